@@ -1,0 +1,15 @@
+//! Ori IR: the textual form of ptxas's internal IR that radbg debugs.
+//!
+//! `model` is the data; `opcode` the mnemonic table; `sm` targets; `abi_spec` the
+//! ABI block of device functions. Architecture invariant: nothing here knows about
+//! allocation or the debugger.
+
+pub mod abi_spec;
+pub mod model;
+pub mod opcode;
+pub mod sm;
+
+pub use abi_spec::*;
+pub use model::*;
+pub use opcode::Opcode;
+pub use sm::Sm;

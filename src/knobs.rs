@@ -1,0 +1,599 @@
+//! The knob catalogue: every knob the seeds name, with its OCG index, type, default
+//! and what it changes in radbg's model, plus the constants radbg exposes as knobs
+//! because the seeds leave them doubtful (those have no ptxas index and a name
+//! radbg assigned, marked `radbg: true`).
+//!
+//! Knobs are set in Ori IR (`.knob 684 = 50`), on the command line
+//! (`--knob RegAllocThresholdForDiscardConflicts=50`) and in sessions (`set knob`).
+//! [`Knobs`] is the resolved, type-checked set the pipeline reads.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use crate::ir::model::{KnobKey, KnobValue};
+
+/// The type of a knob's value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum KnobType {
+    Bool,
+    /// An integer within an inclusive range.
+    Int {
+        min: i64,
+        max: i64,
+    },
+    /// A float within an inclusive range.
+    Float {
+        min: f64,
+        max: f64,
+    },
+    /// A free-form string (ptxas `STR` knobs).
+    Str,
+}
+
+impl KnobType {
+    pub fn name(&self) -> &'static str {
+        match self {
+            KnobType::Bool => "bool",
+            KnobType::Int { .. } => "int",
+            KnobType::Float { .. } => "float",
+            KnobType::Str => "string",
+        }
+    }
+}
+
+/// One catalogue entry.
+#[derive(Debug)]
+pub struct KnobInfo {
+    /// The OCG knob index, where the seeds give one.
+    pub index: Option<u32>,
+    pub name: &'static str,
+    pub ty: KnobType,
+    pub default: Default,
+    /// What the knob changes in radbg's model (and the seed it comes from).
+    pub effect: &'static str,
+    /// True when the name (and the knob itself) is radbg's, not ptxas's.
+    pub radbg: bool,
+}
+
+/// A default value (const-constructible mirror of [`KnobValue`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Default {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(&'static str),
+}
+
+impl Default {
+    fn value(self) -> KnobValue {
+        match self {
+            Default::Bool(b) => KnobValue::Bool(b),
+            Default::Int(i) => KnobValue::Int(i),
+            Default::Float(f) => KnobValue::Float(f),
+            Default::Str(s) => KnobValue::Str(s.to_string()),
+        }
+    }
+}
+
+const fn k(index: u32, name: &'static str, ty: KnobType, default: Default, effect: &'static str) -> KnobInfo {
+    KnobInfo { index: Some(index), name, ty, default, effect, radbg: false }
+}
+
+const fn r(name: &'static str, ty: KnobType, default: Default, effect: &'static str) -> KnobInfo {
+    KnobInfo { index: None, name, ty, default, effect, radbg: true }
+}
+
+const BOOL: KnobType = KnobType::Bool;
+const fn int(min: i64, max: i64) -> KnobType {
+    KnobType::Int { min, max }
+}
+const fn float(min: f64, max: f64) -> KnobType {
+    KnobType::Float { min, max }
+}
+
+// Indices the seeds name; names in brackets are radbg's where the seed gives only
+// the index (noted in `effect`).
+pub const THRESHOLD_DISCARD: u32 = 684;
+pub const NUM_SPILL_TRIALS: u32 = 639;
+pub const NO_RETARGET: u32 = 638;
+pub const SPILL_COST_MULT: u32 = 680;
+pub const COALESCING: u32 = 618;
+pub const SMEM_SPILL: u32 = 619;
+pub const BANK_AWARE: u32 = 627;
+pub const MAC_FORCE: u32 = 628;
+pub const MAC_ORDER: u32 = 629;
+pub const PREF_MAC_OPERANDS: u32 = 646;
+pub const EST_LOOP_ITERS: u32 = 623;
+pub const SPILL_INST_COUNT: u32 = 635;
+pub const PRECOLOR_REUSE: u32 = 636;
+pub const ABI_COMPAT: u32 = 649;
+pub const EPOCH_AWARE: u32 = 682;
+pub const PAIRED_MODE: u32 = 683;
+pub const SECONDARY_BUDGET: u32 = 633;
+pub const TERTIARY_BUDGET: u32 = 632;
+
+/// The catalogue, ordered by index (radbg-only knobs last, by name).
+pub static CATALOGUE: &[KnobInfo] = &[
+    k(
+        381,
+        "HoistInvariantsPolicy",
+        int(0, 3),
+        Default::Int(1),
+        "seed 000: HoistInvariants policy 0=always, 1=inner loops, 3=never (seed calls it 'not yet decoded'; name is radbg's); gates the hoisting pre-pass",
+    ),
+    k(
+        443,
+        "RegAllocMacOperandMatch",
+        BOOL,
+        Default::Bool(true),
+        "seed 000 pre-allocation: second knob matched on the knob-646 path (name is radbg's)",
+    ),
+    k(
+        456,
+        "SplitLiveRangesBudget",
+        int(0, 1 << 20),
+        Default::Int(0),
+        "seed 004: OriSplitLiveRanges gate; 0 = off in radbg (name is radbg's)",
+    ),
+    k(
+        487,
+        "NumOptPhasesBudget",
+        int(0, 1 << 20),
+        Default::Int(1000),
+        "seed 000: budget counter gating ConvertMemoryToRegisterOrUniform; 0 disables the pass",
+    ),
+    k(529, "RegAllocCoalesceMaxDepth", int(0, 1 << 16), Default::Int(8), "seed 000: coalescing depth limit"),
+    k(530, "RegAllocCoalesceMaxWidth", int(0, 1 << 16), Default::Int(4), "seed 000: coalescing width limit"),
+    k(531, "RegAllocCoalesceMaxFanout", int(0, 1 << 16), Default::Int(16), "seed 000: coalescing fan-out limit"),
+    k(
+        618,
+        "RegAllocCoalescing",
+        BOOL,
+        Default::Bool(true),
+        "seed 000 (+441): copy-affinity constraints (types 5, 6, 15) are built only when on",
+    ),
+    k(
+        619,
+        "RegAllocSmemSpill",
+        BOOL,
+        Default::Bool(false),
+        "seed 000 (+1590): force SMEM spilling of UR/tensor classes even outside compile mode 5 (name is radbg's)",
+    ),
+    k(
+        622,
+        "RegAllocGuidanceWalk",
+        BOOL,
+        Default::Bool(true),
+        "seed 003: gates the guidance instruction walk (+10704); off = guidance takes only the vregs marked needs-spill (name is radbg's)",
+    ),
+    k(
+        623,
+        "RegAllocEstimatedLoopIterations",
+        KnobType::Str,
+        Default::Str(""),
+        "seed 000/003: loop iteration estimate; an integer here replaces radbg.LoopWeight in block frequencies",
+    ),
+    k(
+        627,
+        "RegAllocBankAware",
+        BOOL,
+        Default::Bool(false),
+        "seed 000 (+1591): bank-aware allocation; builds parity constraints (types 11-13) between co-sources (name is radbg's)",
+    ),
+    k(628, "RegAllocMacForce", BOOL, Default::Bool(false), "seed 000: forces the MAC pre-allocation path"),
+    k(
+        629,
+        "RegAllocMacVregAllocOrder",
+        int(0, 2),
+        Default::Int(0),
+        "seed 000: vreg order during MAC allocation; non-zero enables pre-allocation",
+    ),
+    k(
+        632,
+        "RegAllocTertiaryBudget",
+        int(0, 255),
+        Default::Int(0),
+        "seed 000 (+1544): tertiary budget limit, 0 = none (name is radbg's)",
+    ),
+    k(
+        633,
+        "RegAllocSecondaryBudget",
+        int(0, 255),
+        Default::Int(0),
+        "seed 000 (+1540): secondary budget limit, 0 = none (name is radbg's)",
+    ),
+    k(
+        635,
+        "RegAllocSpillInstCount",
+        int(0, 1 << 20),
+        Default::Int(44),
+        "seed 000 (+1512): spill instruction count (name is radbg's)",
+    ),
+    k(636, "RegAllocPrecolorReuse", BOOL, Default::Bool(true), "seed 000 (+1593): pre-colour reuse (name is radbg's)"),
+    k(
+        638,
+        "RegAllocNoRetargetPrefs",
+        BOOL,
+        Default::Bool(false),
+        "seed 000/003: when set, SPILL attempts keep the target at the budget instead of lowering it to used-1",
+    ),
+    k(
+        639,
+        "RegAllocNumNonSpillTrials",
+        int(0, 64),
+        Default::Int(4),
+        "seed 000/003: number of SPILL attempts after the NOSPILL attempt (the seeds disagree whether 638 or 639 bounds the loop; radbg uses 639)",
+    ),
+    k(
+        646,
+        "RegAllocPrefMacOperands",
+        int(0, 3),
+        Default::Int(0),
+        "seed 000: MAC operand preference 1=read, 2=write, 3=both; pre-assigns operands of eligible opcodes",
+    ),
+    k(649, "RegAllocAbiCompat", BOOL, Default::Bool(true), "seed 000 (+1594): ABI compatibility (name is radbg's)"),
+    k(
+        680,
+        "RegAllocSpillCostMultiplier",
+        float(0.0, 1e6),
+        Default::Float(4.0),
+        "seed 000 (+1548): spill cost multiplier, scaled by --register-usage-level; also the save-chain bound of seed 001",
+    ),
+    k(
+        682,
+        "RegAllocEpochAware",
+        BOOL,
+        Default::Bool(false),
+        "seed 000 (+1588): epoch-aware allocation (name is radbg's)",
+    ),
+    k(
+        683,
+        "RegAllocPairedMode",
+        BOOL,
+        Default::Bool(false),
+        "seed 000 (+1589): paired-register allocation mode (name is radbg's)",
+    ),
+    k(
+        684,
+        "RegAllocThresholdForDiscardConflicts",
+        int(0, 1 << 30),
+        Default::Int(50),
+        "seed 000: the fat-point scan skips slots whose primary cost exceeds this",
+    ),
+    k(
+        934,
+        "UseNewLoopInvariantRoutineForHoisting",
+        BOOL,
+        Default::Bool(false),
+        "seed 000: selects the new LICM routine",
+    ),
+    r(
+        "radbg.LoopWeight",
+        int(1, 1000),
+        Default::Int(8),
+        "block frequency of a loop body relative to its preheader: freq = LoopWeight^depth (seeds give no scheme)",
+    ),
+    r("radbg.SpillWeight", float(0.0, 1e6), Default::Float(15.0), "seed 003: base spill cost weight per reference"),
+    r(
+        "radbg.SpillWeightHighPressure",
+        float(0.0, 1e6),
+        Default::Float(3.0),
+        "seed 003: spill weight for a class under high pressure (+893 flag)",
+    ),
+    r(
+        "radbg.TensorRegs",
+        int(0, 256),
+        Default::Int(0),
+        "size of the tensor/accumulator file (class 6); 0 = per-arch default (the seed says 'per-arch' without numbers)",
+    ),
+    r("RegTgtCoeffA", float(0.0, 1.0), Default::Float(0.2), "seed 000 (+1632): budget-fraction coefficient A"),
+    r("RegTgtCoeffB", float(0.0, 1.0), Default::Float(1.0), "seed 000 (+1640): budget-fraction coefficient B"),
+    r("RegTgtCoeffC", float(0.0, 1.0), Default::Float(0.3), "seed 000 (+1648): budget-fraction coefficient C"),
+    r(
+        "RegTgtMaxThreads",
+        int(1, 4096),
+        Default::Int(119),
+        "seed 000 (+1624): max threads per block of the budget model",
+    ),
+    r(
+        "RegTgtPressureThreshold",
+        int(1, 4096),
+        Default::Int(160),
+        "seed 000 (+1628): pressure threshold of the budget model",
+    ),
+];
+
+/// Finds a catalogue entry by name (exact) or index.
+pub fn find(key: &KnobKey) -> Option<&'static KnobInfo> {
+    match key {
+        KnobKey::Name(n) => CATALOGUE.iter().find(|k| k.name == n),
+        KnobKey::Index(i) => CATALOGUE.iter().find(|k| k.index == Some(*i)),
+    }
+}
+
+/// Finds an entry by a user-typed string: a name or a decimal index.
+pub fn find_str(s: &str) -> Option<&'static KnobInfo> {
+    match s.parse::<u32>() {
+        Ok(i) => find(&KnobKey::Index(i)),
+        Err(_) => find(&KnobKey::Name(s.to_string())),
+    }
+}
+
+/// The closest knob name to a misspelt one, for "did you mean".
+pub fn suggest(s: &str) -> Option<&'static str> {
+    crate::util::closest(s, CATALOGUE.iter().map(|k| k.name))
+}
+
+/// Why a knob setting was refused.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KnobError {
+    Unknown { key: String, suggestion: Option<&'static str> },
+    WrongType { name: &'static str, expected: &'static str, found: String },
+    OutOfRange { name: &'static str, value: String, min: String, max: String },
+}
+
+impl fmt::Display for KnobError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KnobError::Unknown { key, suggestion } => {
+                write!(f, "unknown knob '{key}'")?;
+                if let Some(s) = suggestion {
+                    write!(f, " (did you mean '{s}'?)")?;
+                }
+                Ok(())
+            }
+            KnobError::WrongType { name, expected, found } => {
+                write!(f, "knob {name} takes a {expected} value, not '{found}'")
+            }
+            KnobError::OutOfRange { name, value, min, max } => {
+                write!(f, "knob {name} value {value} is out of range {min}..={max}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for KnobError {}
+
+fn key_string(key: &KnobKey) -> String {
+    match key {
+        KnobKey::Name(n) => n.clone(),
+        KnobKey::Index(i) => i.to_string(),
+    }
+}
+
+/// Checks a value against an entry's type, converting where it is unambiguous (an
+/// integer written for a float knob, 0/1 for a bool).
+pub fn check(info: &'static KnobInfo, value: &KnobValue) -> Result<KnobValue, KnobError> {
+    let shown = match value {
+        KnobValue::Int(i) => i.to_string(),
+        KnobValue::Float(x) => x.to_string(),
+        KnobValue::Bool(b) => b.to_string(),
+        KnobValue::Str(s) => s.clone(),
+    };
+    let wrong = || KnobError::WrongType { name: info.name, expected: info.ty.name(), found: shown.clone() };
+    match (info.ty, value) {
+        (KnobType::Bool, KnobValue::Bool(b)) => Ok(KnobValue::Bool(*b)),
+        (KnobType::Bool, KnobValue::Int(i)) if *i == 0 || *i == 1 => Ok(KnobValue::Bool(*i == 1)),
+        (KnobType::Int { min, max }, KnobValue::Int(i)) => {
+            if *i < min || *i > max {
+                Err(KnobError::OutOfRange { name: info.name, value: shown, min: min.to_string(), max: max.to_string() })
+            } else {
+                Ok(KnobValue::Int(*i))
+            }
+        }
+        (KnobType::Float { min, max }, KnobValue::Float(_) | KnobValue::Int(_)) => {
+            let x = match value {
+                KnobValue::Float(x) => *x,
+                KnobValue::Int(i) => *i as f64,
+                _ => unreachable!(),
+            };
+            if !x.is_finite() || x < min || x > max {
+                Err(KnobError::OutOfRange { name: info.name, value: shown, min: min.to_string(), max: max.to_string() })
+            } else {
+                Ok(KnobValue::Float(x))
+            }
+        }
+        (KnobType::Str, v) => Ok(KnobValue::Str(match v {
+            KnobValue::Str(s) => s.clone(),
+            _ => shown,
+        })),
+        _ => Err(wrong()),
+    }
+}
+
+/// Parses a value typed by a person (`50`, `4.0`, `true`, `off`, `"text"`).
+pub fn parse_value(s: &str) -> KnobValue {
+    let t = s.trim();
+    match t {
+        "true" | "on" | "yes" => return KnobValue::Bool(true),
+        "false" | "off" | "no" => return KnobValue::Bool(false),
+        _ => {}
+    }
+    if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        if let Ok(i) = i64::from_str_radix(h, 16) {
+            return KnobValue::Int(i);
+        }
+    }
+    if let Ok(i) = t.parse::<i64>() {
+        return KnobValue::Int(i);
+    }
+    if let Ok(x) = t.parse::<f64>() {
+        return KnobValue::Float(x);
+    }
+    KnobValue::Str(t.trim_matches('"').to_string())
+}
+
+/// The knobs in force: catalogue defaults overridden by settings. Ordered by name.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Knobs {
+    set: BTreeMap<&'static str, KnobValue>,
+}
+
+impl Knobs {
+    pub fn new() -> Knobs {
+        Knobs::default()
+    }
+
+    /// Sets a knob by key, type-checked.
+    pub fn set(&mut self, key: &KnobKey, value: &KnobValue) -> Result<&'static KnobInfo, KnobError> {
+        let info = find(key).ok_or_else(|| KnobError::Unknown {
+            key: key_string(key),
+            suggestion: match key {
+                KnobKey::Name(n) => suggest(n),
+                KnobKey::Index(_) => None,
+            },
+        })?;
+        let v = check(info, value)?;
+        self.set.insert(info.name, v);
+        Ok(info)
+    }
+
+    /// Sets a knob from `NAME=VALUE` or `INDEX=VALUE` text.
+    pub fn set_str(&mut self, assignment: &str) -> Result<&'static KnobInfo, KnobError> {
+        let (k, v) = assignment.split_once('=').ok_or_else(|| KnobError::WrongType {
+            name: "?",
+            expected: "NAME=VALUE",
+            found: assignment.to_string(),
+        })?;
+        let k = k.trim();
+        let key = match k.parse::<u32>() {
+            Ok(i) => KnobKey::Index(i),
+            Err(_) => KnobKey::Name(k.to_string()),
+        };
+        self.set(&key, &parse_value(v))
+    }
+
+    /// Removes an override, restoring the default.
+    pub fn reset(&mut self, name: &str) {
+        self.set.remove(name);
+    }
+
+    fn value(&self, info: &'static KnobInfo) -> KnobValue {
+        self.set.get(info.name).cloned().unwrap_or_else(|| info.default.value())
+    }
+
+    fn info(key: impl Into<KnobRef>) -> &'static KnobInfo {
+        let key: KnobRef = key.into();
+        let found = match key {
+            KnobRef::Index(i) => CATALOGUE.iter().find(|k| k.index == Some(i)),
+            KnobRef::Name(n) => CATALOGUE.iter().find(|k| k.name == n),
+        };
+        found.unwrap_or_else(|| panic!("knob {key:?} is not in the catalogue"))
+    }
+
+    /// An integer knob's value. Panics on a key not in the catalogue (a bug).
+    pub fn int(&self, key: impl Into<KnobRef>) -> i64 {
+        match self.value(Knobs::info(key)) {
+            KnobValue::Int(i) => i,
+            KnobValue::Bool(b) => b as i64,
+            KnobValue::Float(x) => x as i64,
+            KnobValue::Str(s) => s.parse().unwrap_or(0),
+        }
+    }
+
+    pub fn float(&self, key: impl Into<KnobRef>) -> f64 {
+        match self.value(Knobs::info(key)) {
+            KnobValue::Float(x) => x,
+            KnobValue::Int(i) => i as f64,
+            KnobValue::Bool(b) => b as i64 as f64,
+            KnobValue::Str(s) => s.parse().unwrap_or(0.0),
+        }
+    }
+
+    pub fn bool(&self, key: impl Into<KnobRef>) -> bool {
+        match self.value(Knobs::info(key)) {
+            KnobValue::Bool(b) => b,
+            KnobValue::Int(i) => i != 0,
+            KnobValue::Float(x) => x != 0.0,
+            KnobValue::Str(s) => !s.is_empty(),
+        }
+    }
+
+    pub fn str(&self, key: impl Into<KnobRef>) -> String {
+        match self.value(Knobs::info(key)) {
+            KnobValue::Str(s) => s,
+            KnobValue::Int(i) => i.to_string(),
+            KnobValue::Float(x) => x.to_string(),
+            KnobValue::Bool(b) => b.to_string(),
+        }
+    }
+
+    /// Every knob with its value in force and whether it was overridden.
+    pub fn all(&self) -> Vec<(&'static KnobInfo, KnobValue, bool)> {
+        CATALOGUE.iter().map(|k| (k, self.value(k), self.set.contains_key(k.name))).collect()
+    }
+
+    /// Only the overridden knobs, by name.
+    pub fn overrides(&self) -> impl Iterator<Item = (&'static str, &KnobValue)> {
+        self.set.iter().map(|(k, v)| (*k, v))
+    }
+}
+
+/// A knob reference in code: an index or a name.
+#[derive(Clone, Copy, Debug)]
+pub enum KnobRef {
+    Index(u32),
+    Name(&'static str),
+}
+
+impl From<u32> for KnobRef {
+    fn from(i: u32) -> KnobRef {
+        KnobRef::Index(i)
+    }
+}
+
+impl From<&'static str> for KnobRef {
+    fn from(n: &'static str) -> KnobRef {
+        KnobRef::Name(n)
+    }
+}
+
+/// Formats a value for display.
+pub fn show(v: &KnobValue) -> String {
+    match v {
+        KnobValue::Int(i) => i.to_string(),
+        KnobValue::Float(x) => format!("{x:?}"),
+        KnobValue::Bool(b) => b.to_string(),
+        KnobValue::Str(s) => format!("{s:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn catalogue_indices_and_names_are_unique() {
+        let mut names: Vec<_> = CATALOGUE.iter().map(|k| k.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), CATALOGUE.len());
+        let mut idx: Vec<_> = CATALOGUE.iter().filter_map(|k| k.index).collect();
+        let n = idx.len();
+        idx.sort();
+        idx.dedup();
+        assert_eq!(idx.len(), n);
+        for k in CATALOGUE {
+            check(k, &k.default.value()).unwrap_or_else(|e| panic!("default of {} invalid: {e}", k.name));
+        }
+    }
+
+    #[test]
+    fn set_by_name_or_index_and_type_check() {
+        let mut k = Knobs::new();
+        assert_eq!(k.int(THRESHOLD_DISCARD), 50);
+        k.set_str("684=7").unwrap();
+        assert_eq!(k.int(THRESHOLD_DISCARD), 7);
+        k.set_str("RegAllocThresholdForDiscardConflicts = 9").unwrap();
+        assert_eq!(k.int(684), 9);
+        assert!(matches!(k.set_str("684=true"), Err(KnobError::WrongType { .. })));
+        assert!(matches!(k.set_str("684=-1"), Err(KnobError::OutOfRange { .. })));
+        let e = k.set_str("RegAllocThresholdForDiscardConflict=1").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unknown knob 'RegAllocThresholdForDiscardConflict' (did you mean 'RegAllocThresholdForDiscardConflicts'?)"
+        );
+        k.set_str("680=2").unwrap();
+        assert_eq!(k.float(SPILL_COST_MULT), 2.0);
+    }
+}

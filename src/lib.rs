@@ -1,0 +1,12 @@
+//! radbg: a register-allocation debugger for GPU compilers.
+//!
+//! The layers, in the direction data flows (see ARCHITECTURE.md):
+//! `ir` (Ori IR model, parser, printer, validator, PTX import) → `analysis` (CFG,
+//! liveness, DCE) → `abi` (calling convention checks) → `alloc` (the fat-point
+//! allocator and its checker) → `engine` (the steppable pipeline, trace, queries) →
+//! `command` (the one command language) → `ui` (REPL and TUI).
+#![forbid(unsafe_code)]
+
+pub mod ir;
+pub mod knobs;
+pub mod util;
