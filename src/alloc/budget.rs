@@ -1,0 +1,314 @@
+//! Register budgets per class and the occupancy model (seed 000, "Register Classes",
+//! "External Budget Inputs", "Piecewise Budget Fraction Evaluation", "Occupancy formula").
+//!
+//! The budget of class 1 (and its mirror, class 2) is the minimum of the
+//! architectural cap, `--maxrregcount` (or `--device-function-maxrregcount` for device
+//! functions), `.maxnreg`, and the launch-bound budget derived from `.maxntid` /
+//! `.minnctapersm`; then bumped to the ABI minimum for functions that use the ABI.
+//! Classes 3–6 are not exposed to `--maxrregcount`: their budget is the file's cap.
+//! Every input that was ignored or overridden leaves a diagnostic with the seed's words.
+
+use crate::ir::{FuncKind, Function, Module, RegFile};
+use crate::knobs::Knobs;
+
+/// Architectural cap of the general register file (R0..R254, seed 000 regfile_params[3]).
+pub const GPR_CAP: u32 = 255;
+/// Registers in one SM's register file (64K 32-bit registers on every target radbg models).
+pub const REGFILE_PER_SM: u32 = 65536;
+/// Registers are allocated to a warp in units of 256 (8 per thread).
+pub const WARP_ALLOC_UNIT: u32 = 256;
+
+/// What set a class budget.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BudgetSource {
+    ArchCap,
+    MaxRegCount,
+    DeviceFunctionMaxRegCount,
+    MaxNReg,
+    LaunchBounds,
+    AbiFloor,
+}
+
+impl BudgetSource {
+    pub fn describe(&self) -> &'static str {
+        match self {
+            BudgetSource::ArchCap => "the architectural cap",
+            BudgetSource::MaxRegCount => "--maxrregcount",
+            BudgetSource::DeviceFunctionMaxRegCount => "--device-function-maxrregcount",
+            BudgetSource::MaxNReg => ".maxnreg",
+            BudgetSource::LaunchBounds => "the launch bounds (.maxntid/.minnctapersm)",
+            BudgetSource::AbiFloor => "the ABI minimum",
+        }
+    }
+}
+
+/// The resolved budget of one function's general register file, with how it came about.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Budget {
+    /// Registers of class 1/2 available (R0 .. R(budget-1)).
+    pub gpr: u32,
+    pub source: BudgetSource,
+    /// ptxas-worded diagnostics about ignored or overridden inputs.
+    pub diagnostics: Vec<String>,
+    /// The launch-bound budget, when `.maxntid` was given.
+    pub launch_bound: Option<u32>,
+}
+
+/// Threads per block from `.maxntid` / `.reqntid`, if either is given.
+pub fn block_threads(f: &Function) -> Option<u32> {
+    let dims = f.maxntid.as_ref().or(f.reqntid.as_ref())?;
+    Some(dims.iter().fold(1u32, |a, &d| a.saturating_mul(d.max(1))))
+}
+
+/// The most registers per thread that let `blocks` blocks of `threads` threads be
+/// resident at once: the register file split by warps, in allocation units.
+pub fn regs_for_occupancy(threads: u32, blocks: u32) -> u32 {
+    let warps = threads.div_ceil(32).max(1).saturating_mul(blocks.max(1));
+    let per_warp = REGFILE_PER_SM / warps;
+    let per_warp = per_warp / WARP_ALLOC_UNIT * WARP_ALLOC_UNIT;
+    (per_warp / 32).min(GPR_CAP)
+}
+
+/// Maximum resident warps per SM for a register count (the occupancy `why` reports).
+///
+/// Seed 000's seven-instruction formula `(-granularity_mask & (2*half/regs)) - offset`
+/// does not give plausible values with the constants the seed prints (64 registers on
+/// sm_90 yields a negative count), so radbg uses the standard computation with the same
+/// ingredients: per-warp allocation granularity (256 registers), the 64K register file and
+/// the per-SM warp limit. Recorded in ARCHITECTURE.md.
+pub fn max_warps(sm_version: u32, regs: u32) -> u32 {
+    let limit = max_warps_per_sm(sm_version);
+    if regs == 0 {
+        return limit;
+    }
+    let per_warp = (regs * 32).div_ceil(WARP_ALLOC_UNIT) * WARP_ALLOC_UNIT;
+    (REGFILE_PER_SM / per_warp).min(limit)
+}
+
+/// Resident-warp limit per SM by architecture.
+pub fn max_warps_per_sm(sm_version: u32) -> u32 {
+    match sm_version {
+        75 => 32,
+        86 | 87 | 89 => 48,
+        120.. => 48,
+        _ => 64,
+    }
+}
+
+/// Resolves the general-register budget of a function (seed 000, "External Budget Inputs").
+pub fn resolve(m: &Module, f: &Function, uses_abi: bool) -> Budget {
+    let mut diagnostics = Vec::new();
+    let mut gpr = GPR_CAP;
+    let mut source = BudgetSource::ArchCap;
+
+    // The CLI cap: --device-function-maxrregcount overrides --maxrregcount for device
+    // functions (ptxas: "for -c compilations"; radbg treats every module as one).
+    let mut cli = m.options.maxrregcount.map(|n| (n, BudgetSource::MaxRegCount));
+    if f.kind == FuncKind::Device {
+        if let Some(d) = m.options.device_function_maxrregcount {
+            if let Some((g, _)) = cli {
+                diagnostics.push(format!("Overriding global maxrregcount {g} with entry-specific value {d} {}", f.name));
+            }
+            cli = Some((d, BudgetSource::DeviceFunctionMaxRegCount));
+        }
+    }
+    if let Some((n, src)) = cli {
+        if n > GPR_CAP {
+            diagnostics.push(format!("Too big maxrregcount value specified {n}, will be ignored"));
+        } else if f.maxnreg.is_none() {
+            gpr = n;
+            source = src;
+        }
+    }
+    // `.maxnreg` takes precedence over the CLI value (no --override-directive-values).
+    if let Some(n) = f.maxnreg {
+        if let Some((c, _)) = cli.filter(|(c, _)| *c <= GPR_CAP) {
+            if c != n {
+                diagnostics.push(format!(".maxnreg {n} takes precedence over --maxrregcount {c} for {}", f.name));
+            }
+        }
+        if n.min(GPR_CAP) < gpr || source == BudgetSource::ArchCap {
+            gpr = n.min(GPR_CAP);
+            source = BudgetSource::MaxNReg;
+        }
+    }
+    // Launch bounds: .minnctapersm is ignored when -maxrregcount is given.
+    let mut launch_bound = None;
+    if let Some(threads) = block_threads(f) {
+        let blocks = match (f.minnctapersm, m.options.maxrregcount) {
+            (Some(b), Some(_)) => {
+                diagnostics.push(".minnctapersm ignored if -maxrregcount option is used".to_string());
+                let _ = b;
+                1
+            }
+            (Some(b), None) => b,
+            (None, _) => 1,
+        };
+        let lb = regs_for_occupancy(threads, blocks);
+        launch_bound = Some(lb);
+        if lb < gpr {
+            gpr = lb;
+            source = BudgetSource::LaunchBounds;
+        }
+    } else if f.minnctapersm.is_some() {
+        diagnostics.push(".minnctapersm ignored without .maxntid or .reqntid".to_string());
+    }
+    // Values below the ABI floor are bumped up silently in ptxas; radbg says so.
+    if uses_abi {
+        if let Some(min) = m.sm.abi_minimum() {
+            if gpr < min {
+                diagnostics.push(format!("register budget {gpr} raised to the ABI minimum of {min}"));
+                gpr = min;
+                source = BudgetSource::AbiFloor;
+            }
+        }
+    }
+    Budget { gpr, source, diagnostics, launch_bound }
+}
+
+/// Number of physical registers of a file that the allocator may use for a class
+/// (seed 000: 255 GPR, 63 UR, 7 P/UP; tensor per-arch, a knob in radbg).
+pub fn file_cap(file: RegFile, knobs: &Knobs) -> u32 {
+    match file {
+        RegFile::R => GPR_CAP,
+        RegFile::UR => 63,
+        RegFile::P | RegFile::UP => 7,
+        RegFile::T => match knobs.int("radbg.TensorRegs") {
+            0 => 64,
+            n => n as u32,
+        },
+        RegFile::B | RegFile::UB => 16,
+    }
+}
+
+/// Seed 000's spill-cost multiplier at +1548 (knob 680, default 4.0) scaled by
+/// `--register-usage-level` (0..=10, default 5): level 5 leaves it as is, each level
+/// above adds a fifth, each below removes one. Higher levels make spilling look more
+/// expensive, so more vregs are classified High and kept in registers.
+pub fn spill_cost_multiplier(knobs: &Knobs, usage_level: Option<u32>) -> f64 {
+    let base = knobs.float(crate::knobs::SPILL_COST_MULT);
+    let level = usage_level.unwrap_or(5).min(10) as f64;
+    base * (1.0 + (level - 5.0) / 5.0).max(0.0)
+}
+
+/// The piecewise-linear budget fraction of seed 000 ("Piecewise Budget Fraction
+/// Evaluation"), evaluated exactly as sub_937E90 does.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FractionModel {
+    pub total_threads: f64,
+    /// Interleaved (y0, x1, y1, x2, y2, x3, y3) at +1664 .. +1712.
+    pub points: [f64; 7],
+    /// Linear fast path: x_min (+1720), y_min (+1728), slope (+1736).
+    pub x_min: f64,
+    pub y_min: f64,
+    pub slope: f64,
+}
+
+impl FractionModel {
+    pub fn new(knobs: &Knobs, total_threads: u32) -> FractionModel {
+        let a = knobs.float("RegTgtCoeffA");
+        let b = knobs.float("RegTgtCoeffB");
+        let c = knobs.float("RegTgtCoeffC");
+        let max_threads = knobs.int("RegTgtMaxThreads") as f64;
+        let threshold = knobs.int("RegTgtPressureThreshold") as f64;
+        // x3 = 255 minus the profile adjustment; radbg's profile adjusts by 0.
+        let x3 = GPR_CAP as f64;
+        let min_occ = total_threads as f64;
+        let max_occ = x3;
+        let slope = if max_occ > min_occ { (b - c) / (max_occ - min_occ) } else { 0.0 };
+        FractionModel {
+            total_threads: total_threads as f64,
+            points: [a, max_threads, a, threshold, a, x3, b],
+            x_min: min_occ,
+            y_min: c,
+            slope,
+        }
+    }
+
+    /// `evaluate_budget_fraction(alloc, reg_count)`.
+    pub fn fraction(&self, reg_count: u32) -> f64 {
+        let x = reg_count as f64;
+        let [y0, x1, y1, x2, y2, x3, y3] = self.points;
+        let t = self.total_threads;
+        if t > x {
+            return y0;
+        }
+        if x1 > x {
+            return if x1 > t { y0 + (y1 - y0) / (x1 - t) * (x - t) } else { y0 };
+        }
+        if x2 > x {
+            return y1 + (y2 - y1) / (x2 - x1) * (x - x1);
+        }
+        if x3 > x {
+            return y2 + (y3 - y2) / (x3 - x2) * (x - x2);
+        }
+        y3
+    }
+
+    /// The spill-round predicate of sub_937E90:
+    /// `pair_penalty + demanded + live_count > (range + 1) * fraction`.
+    pub fn needs_spill(&self, pair_penalty: u32, demanded: u32, live_count: u32, range: u32) -> bool {
+        let f = self.fraction(range + 1);
+        (pair_penalty + demanded + live_count) as f64 > (range + 1) as f64 * f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{FuncKind, Function, Module, Sm};
+
+    fn module(maxrreg: Option<u32>) -> Module {
+        let mut m = Module { sm: Sm::new(90), ..Module::default() };
+        m.options.maxrregcount = maxrreg;
+        m
+    }
+
+    #[test]
+    fn budget_inputs_in_seed_order() {
+        let mut f = Function::new("k", FuncKind::Entry);
+        assert_eq!(resolve(&module(None), &f, false).gpr, 255);
+        assert_eq!(resolve(&module(Some(64)), &f, false).gpr, 64);
+        let b = resolve(&module(Some(300)), &f, false);
+        assert_eq!(b.gpr, 255);
+        assert_eq!(b.diagnostics, vec!["Too big maxrregcount value specified 300, will be ignored"]);
+        f.maxnreg = Some(40);
+        let b = resolve(&module(Some(64)), &f, false);
+        assert_eq!((b.gpr, b.source), (40, BudgetSource::MaxNReg));
+        f.maxnreg = None;
+        f.maxntid = Some(vec![256]);
+        f.minnctapersm = Some(4);
+        let b = resolve(&module(None), &f, false);
+        assert_eq!((b.gpr, b.source), (64, BudgetSource::LaunchBounds));
+        let b = resolve(&module(Some(128)), &f, false);
+        assert!(b.diagnostics.iter().any(|d| d.contains("ignored if -maxrregcount")));
+        assert_eq!(b.gpr, 128);
+    }
+
+    #[test]
+    fn abi_floor_bumps_low_budgets() {
+        let f = Function::new("d", FuncKind::Device);
+        let b = resolve(&module(Some(16)), &f, true);
+        assert_eq!((b.gpr, b.source), (24, BudgetSource::AbiFloor));
+    }
+
+    #[test]
+    fn occupancy_is_monotone_and_granular() {
+        assert_eq!(max_warps(90, 32), 64);
+        assert_eq!(max_warps(90, 64), 32);
+        assert_eq!(max_warps(90, 65), 28);
+        assert_eq!(max_warps(90, 255), 8);
+        assert_eq!(regs_for_occupancy(1024, 1), 64);
+        assert_eq!(regs_for_occupancy(128, 8), 64);
+    }
+
+    #[test]
+    fn fraction_follows_the_piecewise_table() {
+        let k = Knobs::new();
+        let m = FractionModel::new(&k, 32);
+        assert_eq!(m.fraction(10), 0.2);
+        assert_eq!(m.fraction(255), 1.0);
+        let mid = m.fraction(200);
+        assert!(mid > 0.2 && mid < 1.0);
+    }
+}

@@ -1,0 +1,292 @@
+//! Constraint nodes (seed 004, "The 15 Constraint Types"; builder sub_926A30 of seed
+//! 000): what each vreg's histogram is filled from.
+//!
+//! | type | name | arises from (radbg) | histogram effect |
+//! |---|---|---|---|
+//! | 0 | Point | an assigned vreg of the same file live at a common position | primary[slot(u)..+width(u)] += overlap; hard |
+//! | 1 | Exclude-one | a fixed register (R1 stack pointer, R0–R3 under the ABI), a physical operand or a call clobber at a live position | primary[n] += weight; hard |
+//! | 2 | Exclude-all-but | a pinned vreg (`.pin`, ABI parameter/return binding) | every start slot but the target; hard |
+//! | 3 | Below-point | the ABI's reserved low registers: first usable register | start slots below the target; hard |
+//! | 4 | (reserved) | never generated (seed: vtable fallback) | — |
+//! | 5 | Paired-low | a vreg flagged as the low half of a pair (pair mode 1) | odd start slots; hard |
+//! | 6 | Paired-high | a vreg flagged as the high half (0x800000) | even start slots; hard |
+//! | 7 | Aligned-pair | a width-2 vreg | odd start slots; hard |
+//! | 8 | Phi-related | operands of a PHI (CSSA) | stride 2 from slot(u)+1: the other parity; soft |
+//! | 9, 10 | (reserved) | never generated | — |
+//! | 11 | Paired-even-parity | bank-aware mode (knob 627), co-sources, 4 banks (sm < 70) | slots in target's bank; soft |
+//! | 12 | Paired-odd-parity | bank-aware mode, co-sources, 2 banks (sm ≥ 70) | slots of target's parity; soft |
+//! | 13 | Paired-parity-group | bank-aware mode, a co-source that is a pair | slots in either bank of the pair; soft |
+//! | 14 | Paired-parity-extended | a vreg of width ≥ 4 | start slots not a multiple of 4; hard |
+//! | 15 | Range | a copy (MOV) between same-width vregs, coalescing on (knob 618) | secondary of every slot but slot(u); tie-break only |
+//!
+//! "Hard" nodes block the slot outright — whatever the discard threshold, a hard
+//! conflict is never chosen; "soft" weights are what the threshold (knob 684) discards.
+//! Type-0 and type-1 nodes of live-range overlap are materialised from the slot
+//! occupancy when a vreg is assigned (only assigned targets write the histogram), so
+//! there is no interference graph; the static nodes below are built once per attempt.
+
+use crate::alloc::ranges::Ranges;
+use crate::ir::{Function, Operand, Reg, RegClass, RegFile, VRegId, opcode::props, vflags};
+
+/// The sixteen node types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CType {
+    Point = 0,
+    ExcludeOne = 1,
+    ExcludeAllBut = 2,
+    BelowPoint = 3,
+    Reserved4 = 4,
+    PairedLow = 5,
+    PairedHigh = 6,
+    AlignedPair = 7,
+    Phi = 8,
+    Reserved9 = 9,
+    Reserved10 = 10,
+    EvenParity = 11,
+    OddParity = 12,
+    ParityGroup = 13,
+    ParityExtended = 14,
+    Range = 15,
+}
+
+impl CType {
+    pub const ALL: [CType; 16] = [
+        CType::Point,
+        CType::ExcludeOne,
+        CType::ExcludeAllBut,
+        CType::BelowPoint,
+        CType::Reserved4,
+        CType::PairedLow,
+        CType::PairedHigh,
+        CType::AlignedPair,
+        CType::Phi,
+        CType::Reserved9,
+        CType::Reserved10,
+        CType::EvenParity,
+        CType::OddParity,
+        CType::ParityGroup,
+        CType::ParityExtended,
+        CType::Range,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            CType::Point => "Point",
+            CType::ExcludeOne => "Exclude-one",
+            CType::ExcludeAllBut => "Exclude-all-but",
+            CType::BelowPoint => "Below-point",
+            CType::Reserved4 | CType::Reserved9 | CType::Reserved10 => "(reserved)",
+            CType::PairedLow => "Paired-low",
+            CType::PairedHigh => "Paired-high",
+            CType::AlignedPair => "Aligned-pair",
+            CType::Phi => "Phi-related",
+            CType::EvenParity => "Paired-even-parity",
+            CType::OddParity => "Paired-odd-parity",
+            CType::ParityGroup => "Paired-parity-group",
+            CType::ParityExtended => "Paired-parity-extended",
+            CType::Range => "Range",
+        }
+    }
+
+    /// Whether the node blocks slots outright (see the module table).
+    pub fn is_hard(self) -> bool {
+        matches!(
+            self,
+            CType::Point
+                | CType::ExcludeOne
+                | CType::ExcludeAllBut
+                | CType::BelowPoint
+                | CType::PairedLow
+                | CType::PairedHigh
+                | CType::AlignedPair
+                | CType::ParityExtended
+        )
+    }
+
+    /// Whether the node writes the secondary histogram (type 15 only).
+    pub fn is_secondary(self) -> bool {
+        self == CType::Range
+    }
+}
+
+/// What a node points at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Target {
+    VReg(VRegId),
+    /// A physical register (slot) of the vreg's file.
+    Phys(u16),
+}
+
+/// One constraint node (24 bytes in ptxas: type, target, weight).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Node {
+    pub ty: CType,
+    pub target: Target,
+    pub weight: u32,
+}
+
+/// Static constraint nodes of every vreg of one class, built once per attempt.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Constraints {
+    start: Vec<u32>,
+    nodes: Vec<Node>,
+}
+
+impl Constraints {
+    pub fn of(&self, v: VRegId) -> &[Node] {
+        if v.index() + 1 >= self.start.len() {
+            return &[];
+        }
+        &self.nodes[self.start[v.index()] as usize..self.start[v.index() + 1] as usize]
+    }
+
+    pub fn total(&self) -> usize {
+        self.nodes.len()
+    }
+}
+
+/// Inputs of the builder that come from outside the IR.
+pub struct BuildInput<'a> {
+    pub class: RegClass,
+    /// Pinned vregs: (vreg, register).
+    pub pins: &'a [(VRegId, u16)],
+    /// Registers of the file nobody may use (R1 stack pointer, ABI reserved ...).
+    pub fixed: &'a [u16],
+    /// First register usable by ordinary vregs under the ABI (R4), if any.
+    pub first_free: Option<u16>,
+    pub coalescing: bool,
+    pub bank_aware: bool,
+    pub sm_version: u32,
+    /// Block frequency of each block, for soft weights.
+    pub freq: &'a [f64],
+}
+
+/// Builds the static nodes of every vreg of `input.class` (alias roots only).
+pub fn build(f: &Function, ranges: &Ranges, input: &BuildInput) -> Constraints {
+    let n = f.vregs.len();
+    let mut per: Vec<Vec<Node>> = vec![Vec::new(); n];
+    let in_class = |v: VRegId| f.vreg(v).class == input.class && ranges.is_root(v);
+    for (i, vr) in f.vregs.iter().enumerate() {
+        let v = VRegId::new(i);
+        if !in_class(v) {
+            continue;
+        }
+        let nodes = &mut per[i];
+        for &r in input.fixed {
+            nodes.push(Node { ty: CType::ExcludeOne, target: Target::Phys(r), weight: 1 });
+        }
+        if let Some(ff) = input.first_free {
+            nodes.push(Node { ty: CType::BelowPoint, target: Target::Phys(ff), weight: 1 });
+        }
+        if let Some(&(_, reg)) = input.pins.iter().find(|(p, _)| *p == v) {
+            nodes.push(Node { ty: CType::ExcludeAllBut, target: Target::Phys(reg), weight: 1 });
+        } else if let Some(reg) = vr.pin {
+            nodes.push(Node { ty: CType::ExcludeAllBut, target: Target::Phys(reg), weight: 1 });
+        }
+        let mode = (vr.flags & vflags::PAIR_MODE_MASK) >> vflags::PAIR_MODE_SHIFT;
+        if vr.flags & vflags::PAIR_HI != 0 {
+            nodes.push(Node { ty: CType::PairedHigh, target: Target::VReg(v), weight: 1 });
+        } else if mode == 1 {
+            nodes.push(Node { ty: CType::PairedLow, target: Target::VReg(v), weight: 1 });
+        }
+        match vr.width {
+            1 => {}
+            2 => nodes.push(Node { ty: CType::AlignedPair, target: Target::VReg(v), weight: 1 }),
+            _ => nodes.push(Node { ty: CType::ParityExtended, target: Target::VReg(v), weight: 1 }),
+        }
+    }
+    // Instruction-derived nodes: copies (15), phis (8), co-sources in bank-aware mode (11-13).
+    let root = |r: VRegId| ranges.root[r.index()];
+    for (b, block) in f.blocks.iter().enumerate() {
+        let w = input.freq.get(b).copied().unwrap_or(1.0).round().max(1.0) as u32;
+        for inst in &block.insts {
+            let info = inst.info();
+            if input.coalescing && info.is(props::MOVE) && inst.ndefs == 1 {
+                if let (Some(d), Some(s)) = (inst.defs()[0].as_vreg(), inst.uses().first().and_then(Operand::as_vreg)) {
+                    let (d, s) = (root(d.vreg), root(s.vreg));
+                    let same = d != s
+                        && f.vreg(d).width == f.vreg(s).width
+                        && f.vreg(d).file() == f.vreg(s).file()
+                        && f.vreg(d).file() != RegFile::B;
+                    if same {
+                        let wt = ranges.length(d).min(ranges.length(s)).max(1);
+                        if in_class(d) {
+                            per[d.index()].push(Node { ty: CType::Range, target: Target::VReg(s), weight: wt });
+                        }
+                        if in_class(s) {
+                            per[s.index()].push(Node { ty: CType::Range, target: Target::VReg(d), weight: wt });
+                        }
+                    }
+                }
+            }
+            if info.is(props::PHI) && inst.ndefs == 1 {
+                if let Some(d) = inst.defs()[0].as_vreg() {
+                    let d = root(d.vreg);
+                    for s in inst.uses().iter().filter_map(Operand::as_vreg) {
+                        let s = root(s.vreg);
+                        if s != d && f.vreg(s).file() == f.vreg(d).file() {
+                            if in_class(d) {
+                                per[d.index()].push(Node { ty: CType::Phi, target: Target::VReg(s), weight: w });
+                            }
+                            if in_class(s) {
+                                per[s.index()].push(Node { ty: CType::Phi, target: Target::VReg(d), weight: w });
+                            }
+                        }
+                    }
+                }
+            }
+            if input.bank_aware {
+                let srcs: Vec<VRegId> = inst
+                    .uses()
+                    .iter()
+                    .filter_map(|o| match o {
+                        Operand::Reg(Reg::V(r)) if f.vreg(r.vreg).file() == RegFile::R => Some(root(r.vreg)),
+                        _ => None,
+                    })
+                    .collect();
+                for (i, &a) in srcs.iter().enumerate() {
+                    for &b2 in &srcs[i + 1..] {
+                        if a == b2 {
+                            continue;
+                        }
+                        for (x, y) in [(a, b2), (b2, a)] {
+                            if !in_class(x) {
+                                continue;
+                            }
+                            let ty = if f.vreg(y).width >= 2 {
+                                CType::ParityGroup
+                            } else if input.sm_version < 70 {
+                                CType::EvenParity
+                            } else {
+                                CType::OddParity
+                            };
+                            per[x.index()].push(Node { ty, target: Target::VReg(y), weight: w });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut start = Vec::with_capacity(n + 1);
+    let mut nodes = Vec::new();
+    for mut list in per {
+        start.push(nodes.len() as u32);
+        // Merge duplicates (same type and target): weights add, as repeated constraints
+        // accumulate in ptxas's histogram.
+        list.sort_by_key(|nd| (nd.ty, nd.target));
+        for nd in list {
+            match nodes.last_mut() {
+                Some(last) if nodes.len() > *start.last().unwrap() as usize && {
+                    let l: &Node = last;
+                    l.ty == nd.ty && l.target == nd.target
+                } =>
+                {
+                    last.weight = last.weight.saturating_add(nd.weight)
+                }
+                _ => nodes.push(nd),
+            }
+        }
+    }
+    start.push(nodes.len() as u32);
+    Constraints { start, nodes }
+}

@@ -1,0 +1,111 @@
+//! Spill costs and reference points (seed 003, "Spill Cost Model"; seed 001, "Scratch
+//! Data Registers" for the CALL-site adjustment).
+//!
+//! A vreg's spill cost is, for every instruction that reads or writes it, the base
+//! weight (15.0, or 3.0 for a class flagged high-pressure) times the block frequency;
+//! a vreg live across a CALL additionally pays the caller-save cost
+//! `mult × 2 × base_weight × freq`, with `mult` 2.0 when it is live on both sides of
+//! the call and 1.0 otherwise (uniform registers are exempt).
+
+use crate::alloc::ranges::Ranges;
+use crate::ir::{Function, RegFile, VRegId, opcode::props};
+
+/// Per-vreg costs and the program points that reference each vreg (alias roots).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Costs {
+    pub cost: Vec<f64>,
+    ref_start: Vec<u32>,
+    refs: Vec<u32>,
+}
+
+impl Costs {
+    /// Points of the instructions that read or write `v`'s alias group, ascending.
+    pub fn refs(&self, v: VRegId) -> &[u32] {
+        &self.refs[self.ref_start[v.index()] as usize..self.ref_start[v.index() + 1] as usize]
+    }
+
+    /// Computes costs for every vreg. `weight(file)` gives the base weight of the class
+    /// holding the vreg's file; `freq` the block frequencies.
+    pub fn compute(f: &Function, ranges: &Ranges, freq: &[f64], weight: &dyn Fn(VRegId) -> f64) -> Costs {
+        let n = f.vregs.len();
+        let mut cost = vec![0.0f64; n];
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        let layout = f.layout();
+        for (b, block) in f.blocks.iter().enumerate() {
+            let fr = freq.get(b).copied().unwrap_or(1.0);
+            for (i, inst) in block.insts.iter().enumerate() {
+                let p = layout.point(b, i);
+                let mut touch = |v: VRegId| {
+                    let r = ranges.root[v.index()];
+                    cost[r.index()] += weight(r) * fr;
+                    pairs.push((r.0, p));
+                };
+                inst.for_each_use(|r| touch(r.vreg));
+                inst.for_each_def(|r| touch(r.vreg));
+                if inst.info().is(props::CALL) {
+                    // Caller-save cost for everything live across the call.
+                    let (before, after) = (2 * p, 2 * p + 1);
+                    for (vi, vr) in f.vregs.iter().enumerate() {
+                        let v = VRegId::new(vi);
+                        if !ranges.is_root(v) || vr.file() == RegFile::UR || vr.file() == RegFile::UP {
+                            continue;
+                        }
+                        let segs = ranges.segments(v);
+                        if !(covers(segs, before) && covers(segs, after)) {
+                            continue;
+                        }
+                        // Live on both sides beyond the call itself: save and restore.
+                        let both = before > 0 && covers(segs, before - 1) && covers(segs, after + 1);
+                        let mult = if both { 2.0 } else { 1.0 };
+                        cost[vi] += mult * 2.0 * weight(v) * fr;
+                    }
+                }
+            }
+        }
+        pairs.sort_unstable();
+        pairs.dedup();
+        let mut ref_start = vec![0u32; n + 1];
+        let mut refs = Vec::with_capacity(pairs.len());
+        let mut k = 0;
+        for (v, start) in ref_start.iter_mut().enumerate().take(n) {
+            *start = refs.len() as u32;
+            while k < pairs.len() && pairs[k].0 as usize == v {
+                refs.push(pairs[k].1);
+                k += 1;
+            }
+        }
+        ref_start[n] = refs.len() as u32;
+        Costs { cost, ref_start, refs }
+    }
+
+    /// The positions where spilling `v` frees its register: its live runs minus a
+    /// window around every referencing instruction (which keeps needing the register,
+    /// or the reload/store that replaces it).
+    pub fn interior(&self, ranges: &Ranges, v: VRegId) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        let refs = self.refs(v);
+        for &(lo, hi) in ranges.segments(v) {
+            let mut cur = lo;
+            for &p in refs {
+                let (wl, wh) = ((2 * p).saturating_sub(1), 2 * p + 2);
+                if wh < cur || wl > hi {
+                    continue;
+                }
+                if wl > cur {
+                    out.push((cur, wl - 1));
+                }
+                cur = cur.max(wh + 1);
+            }
+            if cur <= hi {
+                out.push((cur, hi));
+            }
+        }
+        out
+    }
+}
+
+/// Whether sorted runs contain a position.
+pub fn covers(segs: &[(u32, u32)], pos: u32) -> bool {
+    let i = segs.partition_point(|&(_, hi)| hi < pos);
+    i < segs.len() && segs[i].0 <= pos
+}

@@ -1,0 +1,868 @@
+//! The per-function allocation state machine: the entry point (sub_9721C0), the
+//! per-class NOSPILL/SPILL retry driver (sub_971A90 / sub_9714E0 of seeds 000 and 003,
+//! "Spill Retry Loop") and the core loop over the assignment stack, as one machine
+//! that [`FunctionAlloc::step`] advances by one event.
+//!
+//! Stages per class (1..6, class 0 skipped, barriers excluded): pre-colouring →
+//! attempt 0 (NOSPILL): constraints per vreg, six-list order, one assignment per stack
+//! entry, end of attempt (the `-CLASS NOSPILL REGALLOC` line), best result → while it
+//! does not fit and attempts remain (knob 639): spill guidance, spill code, liveness
+//! rebuilt, attempt N (SPILL) with the target lowered by one (unless knob 638) → class
+//! end. Then finalization. A class that never fits ends the function with ptxas's fatal
+//! `Register allocation failed` error and no assignment.
+//!
+//! The machine is `Clone`; [`FunctionAlloc::snapshot`] drops the occupancy cache
+//! (rebuilt on demand from the assignment), so checkpoints stay small.
+
+use std::sync::Arc;
+
+use crate::alloc::attempt::{Attempt, AttemptRecord};
+use crate::alloc::constraints::{self, Constraints};
+use crate::alloc::cost::Costs;
+use crate::alloc::event::AllocEvent;
+use crate::alloc::fatpoint;
+use crate::alloc::guidance::{self, Guidance};
+use crate::alloc::occupancy::Occupancy;
+use crate::alloc::order;
+use crate::alloc::ranges::{RangeMax, Ranges};
+use crate::alloc::spill::{self, SlotConfig, SlotPool, SpillMem, SpilledVreg};
+use crate::alloc::state::{AllocMode, AllocState};
+use crate::analysis;
+use crate::ir::{Function, RegClass, RegFile, VRegId, opcode::props, vflags};
+use crate::knobs::{self, Knobs};
+
+/// Everything the allocator needs from outside the function's IR.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AllocConfig {
+    pub sm_version: u32,
+    pub knobs: Knobs,
+    /// Budget of classes 1 and 2 (general registers).
+    pub gpr_budget: u32,
+    /// Vregs pinned by the ABI (parameter and return bindings).
+    pub abi_pins: Vec<(VRegId, u16)>,
+    /// Registers nobody may be assigned, per file.
+    pub fixed: Vec<(RegFile, u16)>,
+    /// First register ordinary vregs may use (R4 under the ABI).
+    pub first_free: Option<u16>,
+    pub uses_abi: bool,
+    /// Vregs live out of exit blocks (return values).
+    pub exit_live: Vec<VRegId>,
+    /// Physical registers each CALL clobbers, by callee name (scratch registers).
+    pub clobbers: Vec<(String, Vec<u16>)>,
+    /// Clobbers of calls to functions not listed.
+    pub default_clobbers: Vec<u16>,
+    /// OptiX compile mode 5 or knob 619: UR and tensor classes spill to SMEM.
+    pub smem_spill: bool,
+    pub usage_level: Option<u32>,
+    pub total_threads: u32,
+}
+
+impl AllocConfig {
+    pub fn simple(sm_version: u32, gpr_budget: u32) -> AllocConfig {
+        AllocConfig {
+            sm_version,
+            knobs: Knobs::new(),
+            gpr_budget,
+            abi_pins: Vec::new(),
+            fixed: Vec::new(),
+            first_free: None,
+            uses_abi: false,
+            exit_live: Vec::new(),
+            clobbers: Vec::new(),
+            default_clobbers: Vec::new(),
+            smem_spill: false,
+            usage_level: None,
+            total_threads: 128,
+        }
+    }
+}
+
+/// Liveness-derived data of the current IR, rebuilt whenever spill code changes it.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    pub cfg: analysis::cfg::Cfg,
+    pub live: analysis::liveness::Liveness,
+    pub ranges: Ranges,
+    pub costs: Costs,
+}
+
+/// One class to allocate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassPlan {
+    pub class: RegClass,
+    pub budget: u32,
+    pub max_regs: u32,
+    pub fixed: Vec<u16>,
+}
+
+/// How a class ended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassResult {
+    pub class: RegClass,
+    pub ok: bool,
+    pub used: u32,
+    pub attempts: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    ClassStart,
+    PreColor,
+    AttemptStart,
+    Constraints,
+    Order,
+    Assign,
+    AttemptEnd,
+    Best,
+    Guidance,
+    SpillCode,
+    Relive,
+    ClassEnd,
+    Finalize,
+    Done,
+}
+
+/// The allocation machine of one function.
+#[derive(Clone, Debug)]
+pub struct FunctionAlloc {
+    pub config: Arc<AllocConfig>,
+    pub func: Arc<Function>,
+    pub analysis: Arc<Analysis>,
+    /// Assigned start slot of every vreg (alias roots; children follow their root).
+    pub assign: Vec<Option<u16>>,
+    pub flags: Vec<u64>,
+    pub state: AllocState,
+    pub plans: Vec<ClassPlan>,
+    /// Index into `plans` of the class being allocated.
+    pub ci: usize,
+    phase: Phase,
+    pub attempt: Option<Attempt>,
+    pub records: Vec<AttemptRecord>,
+    pub spills: Vec<SpilledVreg>,
+    pub guidance: Option<Guidance>,
+    pub pool_local: SlotPool,
+    pub pool_shared: SlotPool,
+    pub results: Vec<ClassResult>,
+    /// The fatal error, when allocation failed.
+    pub failure: Option<String>,
+    /// The `-CLASS NOSPILL REGALLOC` debug lines, in order.
+    pub debug_lines: Vec<String>,
+    occ: Option<Arc<Occupancy>>,
+    /// Vregs the pre-allocation pass put first on the stack.
+    pending_prealloc: Vec<VRegId>,
+    /// Vreg count of the original function (later ones are reload temporaries).
+    pub original_vregs: usize,
+}
+
+fn class_order() -> [RegClass; 7] {
+    [RegClass::R, RegClass::RAlt, RegClass::UR, RegClass::URExt, RegClass::P, RegClass::UP, RegClass::T]
+}
+
+impl FunctionAlloc {
+    /// Prepares the machine: analyses the function and plans the classes that have vregs.
+    pub fn new(func: Function, config: AllocConfig) -> FunctionAlloc {
+        let config = Arc::new(config);
+        let mut state = AllocState::new(&config.knobs, config.total_threads);
+        state.spill_cost_mult = crate::alloc::budget::spill_cost_multiplier(&config.knobs, config.usage_level) as f32;
+        state.smem_spill = state.smem_spill || config.smem_spill;
+        state.spill_cost_threshold = if config.knobs.str(knobs::EST_LOOP_ITERS).is_empty() { 0.0 } else { 1.0 };
+        let has_phi = func.blocks.iter().flat_map(|b| &b.insts).any(|i| i.info().is(props::PHI));
+        if has_phi {
+            state.mode = if state.paired_mode { AllocMode::CssaPaired } else { AllocMode::Cssa };
+        }
+        let mut plans = Vec::new();
+        for class in class_order() {
+            let count = func.vregs.iter().filter(|v| v.class == class).count();
+            if count == 0 {
+                continue;
+            }
+            let file = class.file();
+            let cap = crate::alloc::budget::file_cap(file, &config.knobs);
+            let budget = match file {
+                RegFile::R => config.gpr_budget.min(cap),
+                RegFile::UR if config.sm_version < 75 => 0,
+                _ => cap,
+            };
+            let widen = match state.mode {
+                AllocMode::Cssa => Some(2),
+                AllocMode::CssaPaired => Some(4),
+                _ => None,
+            };
+            let max_regs = fatpoint::max_regs(budget, budget, widen);
+            let fixed = config.fixed.iter().filter(|(f, _)| *f == file).map(|&(_, r)| r).collect();
+            plans.push(ClassPlan { class, budget, max_regs, fixed });
+        }
+        let flags = func.vregs.iter().map(|v| v.flags).collect();
+        let n = func.vregs.len();
+        let original_vregs = n;
+        let analysis = Arc::new(analyse(&func, &config, &state));
+        let threshold = state.spill_cost_threshold;
+        FunctionAlloc {
+            config,
+            func: Arc::new(func),
+            analysis,
+            assign: vec![None; n],
+            flags,
+            state,
+            plans,
+            ci: 0,
+            phase: Phase::ClassStart,
+            attempt: None,
+            records: Vec::new(),
+            spills: Vec::new(),
+            guidance: None,
+            pool_local: SlotPool::new(SlotConfig::for_threshold(threshold)),
+            pool_shared: SlotPool::new(SlotConfig::for_threshold(threshold)),
+            results: Vec::new(),
+            failure: None,
+            debug_lines: Vec::new(),
+            occ: None,
+            pending_prealloc: Vec::new(),
+            original_vregs,
+        }
+    }
+
+    /// A copy without the occupancy cache, for checkpoints.
+    pub fn snapshot(&self) -> FunctionAlloc {
+        let mut s = self.clone();
+        s.occ = None;
+        s
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.phase == Phase::Done
+    }
+
+    pub fn plan(&self) -> Option<&ClassPlan> {
+        self.plans.get(self.ci)
+    }
+
+    /// The slot of a vreg (following its alias root).
+    pub fn slot_of(&self, v: VRegId) -> Option<u16> {
+        let r = self.analysis.ranges.root.get(v.index()).copied().unwrap_or(v);
+        self.assign.get(r.index()).copied().flatten()
+    }
+
+    /// The occupancy of the current class's file, rebuilt from assignments if needed.
+    pub fn occupancy(&mut self) -> Arc<Occupancy> {
+        if self.occ.is_none() {
+            self.occ = Some(Arc::new(self.build_occupancy()));
+        }
+        self.occ.clone().expect("just built")
+    }
+
+    fn build_occupancy(&self) -> Occupancy {
+        let Some(plan) = self.plans.get(self.ci) else {
+            return Occupancy::new(1, 1);
+        };
+        let file = plan.class.file();
+        let ranges = &self.analysis.ranges;
+        let mut occ = Occupancy::new(fatpoint::SLOTS, ranges.positions);
+        for (i, vr) in self.func.vregs.iter().enumerate() {
+            let v = VRegId::new(i);
+            if vr.file() != file || !ranges.is_root(v) {
+                continue;
+            }
+            if let Some(s) = self.assign[i] {
+                for k in 0..vr.width as usize {
+                    occ.occupy(s as usize + k, ranges.segments(v));
+                }
+            }
+        }
+        // Physical operands and call clobbers: a type-1 conflict at that position.
+        let layout = self.func.layout();
+        for (b, block) in self.func.blocks.iter().enumerate() {
+            for (i, inst) in block.insts.iter().enumerate() {
+                let p = layout.point(b, i);
+                for (k, op) in inst.operands.iter().enumerate() {
+                    if let crate::ir::Operand::Reg(crate::ir::Reg::P(pr)) = op {
+                        if pr.file == file && !pr.is_zero() {
+                            let pos = if k < inst.ndefs as usize { 2 * p + 1 } else { 2 * p };
+                            occ.occupy_phys(pr.index as usize, pos);
+                        }
+                    }
+                }
+                if file == RegFile::R && inst.info().is(props::CALL) {
+                    let callee = inst.uses().iter().find_map(|o| match o {
+                        crate::ir::Operand::Sym(s) => Some(s.as_ref()),
+                        _ => None,
+                    });
+                    let clobbers = callee
+                        .and_then(|c| self.config.clobbers.iter().find(|(n, _)| n == c))
+                        .map(|(_, c)| c.as_slice())
+                        .unwrap_or(&self.config.default_clobbers);
+                    // The call's own results are written into their (pinned) registers.
+                    let mut defs_at = Vec::new();
+                    inst.for_each_def(|r| {
+                        if let Some(s) = self.slot_of(r.vreg) {
+                            for k in 0..self.func.vreg(r.vreg).width as u16 {
+                                defs_at.push(s + k);
+                            }
+                        }
+                    });
+                    for &c in clobbers {
+                        if !defs_at.contains(&c) {
+                            occ.occupy_phys(c as usize, 2 * p + 1);
+                        }
+                    }
+                }
+            }
+        }
+        occ
+    }
+
+    /// Advances by one event; `None` once finished.
+    pub fn step(&mut self) -> Option<AllocEvent> {
+        loop {
+            match self.phase {
+                Phase::Done => return None,
+                Phase::ClassStart => {
+                    let Some(plan) = self.plans.get(self.ci).cloned() else {
+                        self.phase = Phase::Finalize;
+                        continue;
+                    };
+                    let id = plan.class.id() as usize;
+                    let d = &mut self.state.classes[id];
+                    d.max_regs = plan.budget as i32;
+                    d.active = true;
+                    self.state.hw_limit = plan.budget as i32;
+                    self.state.budget = plan.budget as i32;
+                    self.state.max_regs_aligned = ((plan.budget + 4) & !3) as i32;
+                    self.state.max_regs_scan = plan.max_regs as i32;
+                    self.state.attempt = 0;
+                    self.state.target = plan.budget as i32;
+                    self.state.effective_budget = plan.budget as i32;
+                    self.state.adjusted_budget = plan.budget as i32;
+                    self.state.spill_done = false;
+                    if matches!(plan.class, RegClass::UR | RegClass::T) && self.state.smem_spill {
+                        self.state.mode = AllocMode::Smem;
+                    }
+                    self.occ = None;
+                    let vregs = self.class_vregs(plan.class).len() as u32;
+                    self.phase = Phase::PreColor;
+                    return Some(AllocEvent::ClassStart {
+                        class: plan.class,
+                        budget: plan.budget,
+                        max_regs: plan.max_regs,
+                        vregs,
+                    });
+                }
+                Phase::PreColor => {
+                    self.phase = Phase::AttemptStart;
+                    return Some(self.precolor());
+                }
+                Phase::AttemptStart => {
+                    let plan = self.plans[self.ci].clone();
+                    let number = self.records.iter().filter(|r| r.class == plan.class).count() as u32;
+                    let spill = number > 0;
+                    let target = if spill { self.state.target.max(0) as u32 } else { plan.budget };
+                    self.state.attempt = number as i32;
+                    self.state.cur_max = 0;
+                    self.state.spill_cost_total = 0.0;
+                    self.state.spill_events = 0;
+                    self.state.best_round = 0;
+                    self.state.target = target as i32;
+                    self.unassign_class(plan.class);
+                    self.occ = None;
+                    let constraints = Arc::new(self.build_constraints(&plan));
+                    let members = self.class_vregs(plan.class);
+                    let pinned_used = members
+                        .iter()
+                        .filter_map(|&v| self.assign[v.index()].map(|s| s as u32 + self.func.vreg(v).width as u32))
+                        .max()
+                        .unwrap_or(0);
+                    self.attempt = Some(Attempt::new(
+                        &plan,
+                        number,
+                        spill,
+                        target,
+                        constraints,
+                        members,
+                        &self.func,
+                        &self.analysis.ranges,
+                        self.pending_prealloc.clone(),
+                        pinned_used,
+                    ));
+                    self.phase = Phase::Constraints;
+                    return Some(AllocEvent::AttemptStart { class: plan.class, attempt: number, spill, target });
+                }
+                Phase::Constraints => {
+                    let att = self.attempt.as_mut().expect("attempt");
+                    if att.constraint_cursor >= att.members.len() {
+                        self.phase = Phase::Order;
+                        continue;
+                    }
+                    let v = att.members[att.constraint_cursor];
+                    att.constraint_cursor += 1;
+                    let nodes = att.constraints.of(v).len() as u32;
+                    let interference = att.interference(v);
+                    return Some(AllocEvent::Constraints {
+                        class: att.class,
+                        attempt: att.number,
+                        vreg: v,
+                        nodes,
+                        interference,
+                        cost: self.analysis.costs.cost[v.index()],
+                    });
+                }
+                Phase::Order => {
+                    let plan = self.plans[self.ci].clone();
+                    let an = self.analysis.clone();
+                    let att = self.attempt.as_mut().expect("attempt");
+                    let cands: Vec<order::Candidate> = att
+                        .members
+                        .iter()
+                        .map(|&v| {
+                            let vr = self.func.vreg(v);
+                            let nodes = att.constraints.of(v);
+                            let own = nodes.iter().any(|n| {
+                                !matches!(n.ty, constraints::CType::ExcludeOne | constraints::CType::BelowPoint)
+                            });
+                            order::Candidate {
+                                vreg: v,
+                                width: vr.width,
+                                pair_flags: self.flags[v.index()] & (vflags::PAIR_MODE_MASK | vflags::PAIR_HI) != 0,
+                                has_nodes: own,
+                                interference: att.interference(v),
+                                spill_cost: an.costs.cost[v.index()],
+                                first_pos: an.ranges.segments(v).first().map(|s| s.0).unwrap_or(0),
+                                preallocated: att.preallocated.contains(&v),
+                            }
+                        })
+                        .collect();
+                    let mut ord = order::order(&cands, plan.budget, att.spill);
+                    // Pre-allocated vregs (sub_94A020) go first.
+                    if !att.preallocated.is_empty() {
+                        let (mut first, mut rest): (Vec<_>, Vec<_>) = ord
+                            .stack
+                            .iter()
+                            .copied()
+                            .zip(ord.lists.iter().copied())
+                            .partition(|(v, _)| att.preallocated.contains(v));
+                        first.append(&mut rest);
+                        ord.stack = first.iter().map(|p| p.0).collect();
+                        ord.lists = first.iter().map(|p| p.1).collect();
+                    }
+                    att.order = ord;
+                    self.state.stack_len = att.order.stack.len() as u32;
+                    self.state.stack_cursor = 0;
+                    let ev = AllocEvent::Order {
+                        class: plan.class,
+                        attempt: att.number,
+                        sizes: att.order.sizes,
+                        stack: att.order.stack.len() as u32,
+                    };
+                    self.phase = Phase::Assign;
+                    return Some(ev);
+                }
+                Phase::Assign => {
+                    let done = {
+                        let att = self.attempt.as_ref().expect("attempt");
+                        att.cursor >= att.order.stack.len()
+                    };
+                    if done {
+                        self.phase = Phase::AttemptEnd;
+                        continue;
+                    }
+                    return Some(AllocEvent::Assign(self.assign_next()));
+                }
+                Phase::AttemptEnd => {
+                    let plan = self.plans[self.ci].clone();
+                    let att = self.attempt.as_ref().expect("attempt");
+                    let used = att.used;
+                    let success = att.needs_spill.is_empty() && used <= plan.budget;
+                    let line = format!(
+                        "-CLASS NOSPILL REGALLOC: attemp {}, used {}, target {}",
+                        att.number, used, att.target
+                    );
+                    self.debug_lines.push(format!("{} {}", plan.class.name(), line));
+                    let mut record = att.record(&self.assign, self.analysis.costs.cost.as_slice(), success);
+                    record.spilled_total =
+                        self.spills.iter().filter(|s| self.func.vreg(s.vreg).class == plan.class).count() as u32;
+                    let ev = AllocEvent::AttemptEnd {
+                        class: plan.class,
+                        attempt: att.number,
+                        used,
+                        target: att.target,
+                        success,
+                        needs_spill: att.needs_spill.len() as u32,
+                        line,
+                    };
+                    self.state.best_round = used as i32;
+                    self.records.push(record);
+                    self.phase = Phase::Best;
+                    return Some(ev);
+                }
+                Phase::Best => {
+                    let plan = self.plans[self.ci].clone();
+                    let best = crate::alloc::attempt::best_of(&self.records, plan.class).expect("an attempt");
+                    let ev = AllocEvent::Best {
+                        class: plan.class,
+                        attempt: best.number,
+                        used: best.used,
+                        cost: best.cost,
+                        spills: best.spilled_total,
+                    };
+                    let last = self.records.last().expect("attempt");
+                    let max_attempts = self.config.knobs.int(knobs::NUM_SPILL_TRIALS).max(0) as u32;
+                    self.phase = if last.success {
+                        Phase::ClassEnd
+                    } else if last.number < max_attempts {
+                        Phase::Guidance
+                    } else {
+                        Phase::ClassEnd
+                    };
+                    return Some(ev);
+                }
+                Phase::Guidance => {
+                    let ev = self.run_guidance();
+                    self.phase = Phase::SpillCode;
+                    return Some(ev);
+                }
+                Phase::SpillCode => {
+                    match self.run_spill_code() {
+                        Some(ev) => {
+                            self.phase = Phase::Relive;
+                            return Some(ev);
+                        }
+                        None => {
+                            // Nothing to spill: retry with the lowered target anyway.
+                            self.phase = Phase::AttemptStart;
+                            continue;
+                        }
+                    }
+                }
+                Phase::Relive => {
+                    let plan = self.plans[self.ci].clone();
+                    self.analysis = Arc::new(analyse(&self.func, &self.config, &self.state));
+                    self.assign.resize(self.func.vregs.len(), None);
+                    self.occ = None;
+                    self.phase = Phase::AttemptStart;
+                    return Some(AllocEvent::Relive {
+                        class: plan.class,
+                        insts: self.func.inst_count() as u32,
+                        vregs: self.func.vregs.len() as u32,
+                    });
+                }
+                Phase::ClassEnd => {
+                    let plan = self.plans[self.ci].clone();
+                    let last = self.records.last().expect("attempt").clone();
+                    let attempts = self.records.iter().filter(|r| r.class == plan.class).count() as u32;
+                    let id = plan.class.id() as usize;
+                    self.state.classes[id].count = last.used as i32;
+                    self.state.classes[id].spilled = self.spills.iter().any(|s| self.func.vreg(s.vreg).class == plan.class);
+                    let mut message = None;
+                    if !last.success {
+                        self.state.classes[id].overflow = true;
+                        let m = format!(
+                            "Register allocation failed with register count of '{}'. Compile the program with a higher register target",
+                            plan.budget
+                        );
+                        self.failure = Some(m.clone());
+                        message = Some(m);
+                        // Finalization clears every assignment (sub_9714E0).
+                        self.assign.iter_mut().for_each(|a| *a = None);
+                    }
+                    self.results.push(ClassResult { class: plan.class, ok: last.success, used: last.used, attempts });
+                    self.attempt = None;
+                    self.guidance = None;
+                    self.phase = if last.success {
+                        self.ci += 1;
+                        Phase::ClassStart
+                    } else {
+                        Phase::Finalize
+                    };
+                    return Some(AllocEvent::ClassEnd { class: plan.class, ok: last.success, used: last.used, attempts, message });
+                }
+                Phase::Finalize => {
+                    self.phase = Phase::Done;
+                    self.state.has_spilled = !self.spills.is_empty();
+                    return Some(AllocEvent::Finalize { ok: self.failure.is_none(), message: self.failure.clone() });
+                }
+            }
+        }
+    }
+
+    /// Runs to the end.
+    pub fn run(&mut self) {
+        while self.step().is_some() {}
+    }
+
+    /// Vregs of a class that need a register: alias roots with a live range.
+    pub fn class_vregs(&self, class: RegClass) -> Vec<VRegId> {
+        let r = &self.analysis.ranges;
+        (0..self.func.vregs.len())
+            .map(VRegId::new)
+            .filter(|&v| self.func.vreg(v).class == class && r.is_root(v) && !r.segments(v).is_empty())
+            .collect()
+    }
+
+    fn pin_of(&self, v: VRegId) -> Option<u16> {
+        self.config.abi_pins.iter().find(|(p, _)| *p == v).map(|p| p.1).or(self.func.vreg(v).pin)
+    }
+
+    fn unassign_class(&mut self, class: RegClass) {
+        for (i, vr) in self.func.vregs.iter().enumerate() {
+            if vr.class == class && self.pin_of(VRegId::new(i)).is_none() {
+                self.assign[i] = None;
+                self.flags[i] &= !vflags::NEEDS_SPILL;
+            }
+        }
+    }
+
+    /// Pre-colouring (pins and ABI bindings) and the pre-allocation pass (sub_94A020).
+    fn precolor(&mut self) -> AllocEvent {
+        let plan = self.plans[self.ci].clone();
+        let mut pinned = Vec::new();
+        for v in self.class_vregs(plan.class) {
+            if let Some(r) = self.pin_of(v) {
+                self.assign[v.index()] = Some(r);
+                self.flags[v.index()] |= vflags::PREASSIGNED;
+                pinned.push((v, r));
+            }
+        }
+        self.occ = None;
+        let k = &self.config.knobs;
+        let enabled = self.state.mac_force || self.state.mac_order != 0 || k.int(knobs::PREF_MAC_OPERANDS) > 0;
+        let mode_ok = matches!(self.state.mode, AllocMode::Cssa | AllocMode::Smem | AllocMode::CssaPaired);
+        let mut prealloc = Vec::new();
+        let note = if !enabled {
+            "off: knobs 628/629/646 unset".to_string()
+        } else if !mode_ok {
+            format!("skipped in allocation mode {}", self.state.mode as i32)
+        } else {
+            for inst in self.func.blocks.iter().flat_map(|b| &b.insts) {
+                let Some(ori) = inst.info().ori else { continue };
+                if !crate::ir::opcode::prealloc_eligible_wide(ori) {
+                    continue;
+                }
+                let mut add = |v: VRegId| {
+                    let r = self.analysis.ranges.root[v.index()];
+                    if self.func.vreg(r).class == plan.class && !prealloc.contains(&r) && self.pin_of(r).is_none() {
+                        prealloc.push(r);
+                    }
+                };
+                inst.for_each_use(|r| add(r.vreg));
+                inst.for_each_def(|r| add(r.vreg));
+            }
+            "operands of eligible opcodes assigned first".to_string()
+        };
+        self.pending_prealloc = prealloc.clone();
+        AllocEvent::PreColor { class: plan.class, pinned, prealloc, note }
+    }
+
+    fn build_constraints(&self, plan: &ClassPlan) -> Constraints {
+        let pins: Vec<(VRegId, u16)> = (0..self.func.vregs.len())
+            .map(VRegId::new)
+            .filter_map(|v| self.pin_of(v).map(|r| (v, r)))
+            .collect();
+        let first_free = if plan.class.file() == RegFile::R { self.config.first_free } else { None };
+        constraints::build(
+            &self.func,
+            &self.analysis.ranges,
+            &constraints::BuildInput {
+                class: plan.class,
+                pins: &pins,
+                fixed: &plan.fixed,
+                first_free,
+                coalescing: self.state.coalescing,
+                bank_aware: self.state.bank_aware,
+                sm_version: self.config.sm_version,
+                freq: &self.analysis.cfg.freq,
+            },
+        )
+    }
+}
+
+/// Liveness, ranges and costs of the current IR.
+pub fn analyse(f: &Function, config: &AllocConfig, state: &AllocState) -> Analysis {
+    let loop_weight = match config.knobs.str(knobs::EST_LOOP_ITERS).trim().parse::<f64>() {
+        Ok(x) if x >= 1.0 => x,
+        _ => config.knobs.int("radbg.LoopWeight") as f64,
+    };
+    let cfg = analysis::cfg::build(f, loop_weight);
+    let live = analysis::liveness::compute(f, &cfg, &config.exit_live);
+    let ranges = Ranges::build(f, &live);
+    let base = config.knobs.float("radbg.SpillWeight");
+    let high = config.knobs.float("radbg.SpillWeightHighPressure");
+    let weight = |v: VRegId| {
+        let class = f.vreg(v).class.id() as usize;
+        if state.classes.get(class).is_some_and(|c| c.high_pressure) { high } else { base }
+    };
+    let costs = Costs::compute(f, &ranges, &cfg.freq, &weight);
+    Analysis { cfg, live, ranges, costs }
+}
+
+/// Interference estimate per vreg: highest file pressure over its positions.
+pub fn interference_index(f: &Function, ranges: &Ranges, file: RegFile) -> RangeMax {
+    RangeMax::new(ranges.pressure(f, file, |_| true))
+}
+
+impl FunctionAlloc {
+    /// Assigns the next vreg on the stack (sub_957160's loop body + sub_94FDD0).
+    fn assign_next(&mut self) -> crate::alloc::event::Assign {
+        let plan = self.plans[self.ci].clone();
+        let occ = self.occupancy();
+        let threshold = self.config.knobs.int(knobs::THRESHOLD_DISCARD).clamp(0, u32::MAX as i64) as u32;
+        let an = self.analysis.clone();
+        let func = self.func.clone();
+        let assign_snapshot = &self.assign;
+        let att = self.attempt.as_mut().expect("attempt");
+        let index = att.cursor;
+        let v = att.order.stack[index];
+        let list = att.order.lists[index];
+        let width = func.vreg(v).width;
+        let segs = an.ranges.segments(v);
+        let root = &an.ranges.root;
+        let slot_of = |t: VRegId| assign_snapshot.get(root[t.index()].index()).copied().flatten();
+        let hist = fatpoint::fill(&fatpoint::FillInput {
+            width,
+            segs,
+            nodes: att.constraints.of(v),
+            occ: &occ,
+            slot_of: &slot_of,
+            n: plan.max_regs as usize,
+        });
+        let d = fatpoint::scan(&hist, width, threshold);
+        att.cursor += 1;
+        let (class, number) = (att.class, att.number);
+        let spilled_already = self.flags[v.index()] & vflags::SPILLED != 0;
+        let mut needs_spill = false;
+        match d.slot {
+            None => {
+                needs_spill = true;
+                att.used = att.used.max(plan.max_regs);
+                att.needs_spill.push(v);
+            }
+            Some(s) => {
+                let end = s as u32 + width as u32;
+                att.used = att.used.max(end);
+                if end > plan.budget && !spilled_already {
+                    needs_spill = true;
+                    att.needs_spill.push(v);
+                } else {
+                    self.assign[v.index()] = Some(s);
+                    let occ_mut = Arc::make_mut(self.occ.as_mut().expect("occupancy"));
+                    for k in 0..width as usize {
+                        occ_mut.occupy(s as usize + k, segs);
+                    }
+                    self.state.cur_max = self.state.cur_max.max(end as i32 - 1);
+                    self.state.peak = self.state.peak.max(self.state.cur_max);
+                    self.state.spill_cost_total += an.costs.cost[v.index()];
+                }
+            }
+        }
+        if needs_spill {
+            self.flags[v.index()] |= vflags::NEEDS_SPILL;
+            self.state.spill_events += 1;
+        }
+        att.last = Some(Arc::new((v, hist, d.clone())));
+        self.state.stack_cursor = index as u32 + 1;
+        crate::alloc::event::Assign {
+            class,
+            attempt: number,
+            index: index as u32,
+            vreg: v,
+            list,
+            slot: d.slot,
+            cost: d.cost,
+            secondary: d.secondary,
+            discarded: d.discarded.len() as u32,
+            blocked: d.blocked,
+            needs_spill,
+        }
+    }
+
+    fn run_guidance(&mut self) -> AllocEvent {
+        let plan = self.plans[self.ci].clone();
+        let last = self.records.last().expect("attempt").clone();
+        // Lower the target for the next attempt (alloc+1560 = target - 1) unless knob 638.
+        let no_retarget = self.config.knobs.bool(knobs::NO_RETARGET);
+        let target = if last.number == 0 || no_retarget {
+            plan.budget
+        } else {
+            last.target.saturating_sub(1).max(1)
+        };
+        self.state.target = target as i32;
+        let an = self.analysis.clone();
+        let file = plan.class.file();
+        // Pressure of the file over positions: this class's vregs, vregs of the file
+        // already assigned by earlier classes, and the fixed registers.
+        let class = plan.class;
+        let mut pressure = an.ranges.pressure(&self.func, file, |v| {
+            self.func.vreg(v).class == class || self.assign[v.index()].is_some()
+        });
+        let fixed_below = plan.fixed.iter().filter(|&&r| (r as u32) < plan.budget).count() as u32
+            + self.config.first_free.filter(|_| file == RegFile::R).map(|f| f as u32).unwrap_or(0);
+        pressure.iter_mut().for_each(|p| *p += fixed_below);
+        let members = self.class_vregs(class);
+        let interiors: Vec<(VRegId, Vec<(u32, u32)>)> = members
+            .iter()
+            .filter(|&&v| {
+                self.flags[v.index()] & vflags::SPILLED == 0
+                    && self.pin_of(v).is_none()
+                    && !self.func.vregs.iter().any(|o| o.alias == Some(v))
+            })
+            .map(|&v| (v, an.costs.interior(&an.ranges, v)))
+            .collect();
+        let cands: Vec<guidance::Cand> = interiors
+            .iter()
+            .map(|(v, int)| guidance::Cand {
+                vreg: *v,
+                width: self.func.vreg(*v).width,
+                cost: an.costs.cost[v.index()],
+                interior: int,
+                needs_spill: last.needs_spill.contains(v),
+            })
+            .collect();
+        let g = guidance::choose(&pressure, target, &cands);
+        let ev = AllocEvent::Guidance {
+            class,
+            attempt: last.number,
+            target,
+            queue: g.queue.len() as u32,
+            chosen: g.chosen.clone(),
+            peak_before: g.peak_before,
+            peak_after: g.peak_after,
+            fallback: g.fallback,
+        };
+        self.guidance = Some(g);
+        ev
+    }
+
+    fn run_spill_code(&mut self) -> Option<AllocEvent> {
+        let plan = self.plans[self.ci].clone();
+        let chosen = self.guidance.as_ref().map(|g| g.chosen.clone()).unwrap_or_default();
+        if chosen.is_empty() {
+            return None;
+        }
+        let smem = self.state.mode == AllocMode::Smem && matches!(plan.class, RegClass::UR | RegClass::T);
+        let mut list = Vec::new();
+        for &v in &chosen {
+            let bytes = self.func.vreg(v).width as u32 * 4;
+            let pool = if smem { &mut self.pool_shared } else { &mut self.pool_local };
+            let Some(off) = pool.alloc(bytes) else { continue };
+            list.push((v, if smem { SpillMem::Shared } else { SpillMem::Local }, off));
+        }
+        if list.is_empty() {
+            return None;
+        }
+        let f = Arc::make_mut(&mut self.func);
+        let recs = spill::insert(f, &list);
+        self.flags.resize(f.vregs.len(), 0);
+        for r in &recs {
+            self.flags[r.vreg.index()] |= vflags::SPILLED;
+            for t in &r.temps {
+                self.flags[t.index()] |= vflags::SPILLED;
+            }
+        }
+        let stores = recs.iter().map(|r| r.stores).sum();
+        let loads = recs.iter().map(|r| r.reloads).sum();
+        self.state.spill_done = true;
+        self.state.has_spilled = true;
+        let frame = if smem { self.pool_shared.frame() } else { self.pool_local.frame() };
+        let vregs = recs.iter().map(|r| (r.vreg, r.offset)).collect();
+        self.spills.extend(recs);
+        Some(AllocEvent::SpillCode { class: plan.class, vregs, stores, loads, frame, smem })
+    }
+}

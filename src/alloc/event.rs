@@ -1,0 +1,178 @@
+//! Events of the allocation state machine: each call to `FunctionAlloc::step` returns
+//! one, carrying enough to explain itself in one line.
+
+use crate::alloc::order::List;
+use crate::ir::{Function, RegClass, VRegId};
+
+/// One step of the allocator.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AllocEvent {
+    ClassStart { class: RegClass, budget: u32, max_regs: u32, vregs: u32 },
+    PreColor { class: RegClass, pinned: Vec<(VRegId, u16)>, prealloc: Vec<VRegId>, note: String },
+    AttemptStart { class: RegClass, attempt: u32, spill: bool, target: u32 },
+    Constraints { class: RegClass, attempt: u32, vreg: VRegId, nodes: u32, interference: u32, cost: f64 },
+    Order { class: RegClass, attempt: u32, sizes: [u32; 6], stack: u32 },
+    Assign(Assign),
+    AttemptEnd { class: RegClass, attempt: u32, used: u32, target: u32, success: bool, needs_spill: u32, line: String },
+    Best { class: RegClass, attempt: u32, used: u32, cost: f64, spills: u32 },
+    Guidance { class: RegClass, attempt: u32, target: u32, queue: u32, chosen: Vec<VRegId>, peak_before: u32, peak_after: u32, fallback: bool },
+    SpillCode { class: RegClass, vregs: Vec<(VRegId, u32)>, stores: u32, loads: u32, frame: u32, smem: bool },
+    Relive { class: RegClass, insts: u32, vregs: u32 },
+    ClassEnd { class: RegClass, ok: bool, used: u32, attempts: u32, message: Option<String> },
+    Finalize { ok: bool, message: Option<String> },
+}
+
+/// One vreg assignment decision of the fat-point core.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Assign {
+    pub class: RegClass,
+    pub attempt: u32,
+    /// Position on the assignment stack.
+    pub index: u32,
+    pub vreg: VRegId,
+    pub list: List,
+    /// The slot the scan chose (`None`: every slot blocked or discarded).
+    pub slot: Option<u16>,
+    pub cost: u32,
+    pub secondary: u32,
+    /// Slots skipped because their cost exceeded the threshold.
+    pub discarded: u32,
+    pub blocked: u32,
+    /// The slot was at or above the budget: marked needs-spill (0x40000), not committed.
+    pub needs_spill: bool,
+}
+
+impl AllocEvent {
+    pub fn class(&self) -> Option<RegClass> {
+        match self {
+            AllocEvent::ClassStart { class, .. }
+            | AllocEvent::PreColor { class, .. }
+            | AllocEvent::AttemptStart { class, .. }
+            | AllocEvent::Constraints { class, .. }
+            | AllocEvent::Order { class, .. }
+            | AllocEvent::AttemptEnd { class, .. }
+            | AllocEvent::Best { class, .. }
+            | AllocEvent::Guidance { class, .. }
+            | AllocEvent::SpillCode { class, .. }
+            | AllocEvent::Relive { class, .. }
+            | AllocEvent::ClassEnd { class, .. } => Some(*class),
+            AllocEvent::Assign(a) => Some(a.class),
+            AllocEvent::Finalize { .. } => None,
+        }
+    }
+
+    /// The event kind as a short word, for breakpoints and the status bar.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AllocEvent::ClassStart { .. } => "class-start",
+            AllocEvent::PreColor { .. } => "precolor",
+            AllocEvent::AttemptStart { .. } => "attempt-start",
+            AllocEvent::Constraints { .. } => "constraints",
+            AllocEvent::Order { .. } => "order",
+            AllocEvent::Assign(_) => "assign",
+            AllocEvent::AttemptEnd { .. } => "attempt-end",
+            AllocEvent::Best { .. } => "best",
+            AllocEvent::Guidance { .. } => "guidance",
+            AllocEvent::SpillCode { .. } => "spill-code",
+            AllocEvent::Relive { .. } => "relive",
+            AllocEvent::ClassEnd { .. } => "class-end",
+            AllocEvent::Finalize { .. } => "finalize",
+        }
+    }
+
+    /// One line that explains the event.
+    pub fn describe(&self, f: &Function) -> String {
+        let name = |v: &VRegId| f.vregs.get(v.index()).map(|r| r.name.as_str()).unwrap_or("?").to_string();
+        let names = |vs: &[VRegId]| {
+            let mut s: Vec<String> = vs.iter().take(8).map(name).collect();
+            if vs.len() > 8 {
+                s.push(format!("… +{}", vs.len() - 8));
+            }
+            s.join(" ")
+        };
+        let file = |c: &RegClass| c.file().prefix();
+        match self {
+            AllocEvent::ClassStart { class, budget, max_regs, vregs } => format!(
+                "class {} ({}): {vregs} vregs, budget {budget}, histogram scan 0..{max_regs}",
+                class.id(),
+                class.name()
+            ),
+            AllocEvent::PreColor { class, pinned, prealloc, note } => {
+                let pins: Vec<String> =
+                    pinned.iter().map(|(v, r)| format!("{}→{}{}", name(v), file(class), r)).collect();
+                format!(
+                    "pre-colour class {}: {} pinned{}{}; pre-allocation {} ({note})",
+                    class.name(),
+                    pinned.len(),
+                    if pins.is_empty() { "" } else { " " },
+                    pins.join(" "),
+                    prealloc.len()
+                )
+            }
+            AllocEvent::AttemptStart { class, attempt, spill, target } => format!(
+                "attempt {attempt} ({}) class {}: target {target}",
+                if *spill { "SPILL" } else { "NOSPILL" },
+                class.name()
+            ),
+            AllocEvent::Constraints { vreg, nodes, interference, cost, .. } => format!(
+                "constraints of {}: {nodes} node(s), interference {interference}, spill cost {cost:.1}",
+                name(vreg)
+            ),
+            AllocEvent::Order { class, sizes, stack, .. } => format!(
+                "six-list order class {}: Unconstrained {} VeryHigh {} High {} LowConf {} LowLate {} LargeVec {} → stack of {stack}",
+                class.name(),
+                sizes[0],
+                sizes[1],
+                sizes[2],
+                sizes[3],
+                sizes[4],
+                sizes[5]
+            ),
+            AllocEvent::Assign(a) => {
+                let reg = a.slot.map(|s| format!("{}{}", file(&a.class), s)).unwrap_or_else(|| "no slot".into());
+                let mut s = format!("assign {} → {reg} (cost {}", name(&a.vreg), a.cost);
+                if a.discarded > 0 {
+                    let _ = std::fmt::Write::write_fmt(&mut s, format_args!(", {} discarded", a.discarded));
+                }
+                s.push(')');
+                if a.needs_spill {
+                    s.push_str(" needs-spill");
+                }
+                s
+            }
+            AllocEvent::AttemptEnd { line, success, .. } => {
+                format!("{} — {}", line, if *success { "fits" } else { "over budget" })
+            }
+            AllocEvent::Best { class, attempt, used, cost, spills } => format!(
+                "best result class {}: attempt {attempt}, used {used}, cost {cost:.1}, {spills} spilled",
+                class.name()
+            ),
+            AllocEvent::Guidance { target, queue, chosen, peak_before, peak_after, fallback, .. } => format!(
+                "spill guidance (target {target}): queue of {queue}, spill {} [{}], peak {peak_before} → {peak_after}{}",
+                chosen.len(),
+                names(chosen),
+                if *fallback { " (needs-spill fallback)" } else { "" }
+            ),
+            AllocEvent::SpillCode { vregs, stores, loads, frame, smem, .. } => format!(
+                "spill code: {} vreg(s) to {}, {stores} store(s), {loads} reload(s), frame {frame} bytes",
+                vregs.len(),
+                if *smem { "SMEM" } else { "LMEM" }
+            ),
+            AllocEvent::Relive { insts, vregs, .. } => {
+                format!("liveness rebuilt: {insts} instructions, {vregs} vregs")
+            }
+            AllocEvent::ClassEnd { class, ok, used, attempts, message } => match message {
+                Some(m) => format!("class {} failed after {attempts} attempt(s): {m}", class.name()),
+                None => format!(
+                    "class {} {} with {used} register(s) after {attempts} attempt(s)",
+                    class.name(),
+                    if *ok { "allocated" } else { "failed" }
+                ),
+            },
+            AllocEvent::Finalize { ok, message } => match message {
+                Some(m) => format!("finalize: {m}"),
+                None => format!("finalize: {}", if *ok { "allocation committed" } else { "allocation failed" }),
+            },
+        }
+    }
+}

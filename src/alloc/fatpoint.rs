@@ -1,0 +1,292 @@
+//! The fat-point core (seed 000, "Core Fat-Point Allocator: sub_957160"): fill a
+//! vreg's 512-slot primary and secondary histograms from its constraint nodes and the
+//! current slot occupancy, then scan `0..min(maxRegs, 512)` for the cheapest slot.
+//!
+//! Scan rule, as the seed gives it: skip slots whose primary cost exceeds the discard
+//! threshold (knob 684); take the minimum primary cost; on a tie, the smaller
+//! secondary cost; on a further tie, the lowest slot. radbg adds one rule the seed
+//! leaves implicit: a slot with a *hard* conflict (two simultaneously live vregs, a
+//! fixed register, a pin elsewhere, a misaligned start) is never a candidate, whatever
+//! the threshold — hard weights go to a separate blocked mask, so raising knob 684
+//! cannot make an allocation invalid. Pairs start on even slots, quads and wider on
+//! multiples of four.
+
+use crate::alloc::constraints::{CType, Node, Target};
+use crate::alloc::occupancy::Occupancy;
+
+/// Histogram capacity: 512 DWORDs (the sentinel pair is not modelled).
+pub const SLOTS: usize = 512;
+
+/// Why a register slot is blocked for the current vreg.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Block {
+    Free,
+    /// Held by an assigned vreg at a common position (type 0).
+    VReg,
+    /// A physical use or clobber, or a fixed register (type 1).
+    Phys,
+}
+
+/// The two histograms of one vreg, plus what is blocked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Histogram {
+    pub primary: Vec<u32>,
+    pub secondary: Vec<u32>,
+    /// Per register: why it cannot hold any part of the vreg.
+    pub blocked: Vec<Block>,
+    /// Per start slot: false where a start-slot node (types 2, 3, 5, 6, 7, 14) forbids it.
+    pub start_ok: Vec<bool>,
+}
+
+impl Histogram {
+    fn new(n: usize) -> Histogram {
+        Histogram { primary: vec![0; n], secondary: vec![0; n], blocked: vec![Block::Free; n], start_ok: vec![true; n] }
+    }
+}
+
+/// The scan bound `maxRegs = max(hw_limit + 7, (budget + 4) & ~3)`, widened ×2 (or ×4
+/// with the 0x40 mode bit) in the CSSA modes 3 and 6, clamped to the histogram.
+pub fn max_regs(hw_limit: u32, budget: u32, cssa_widen: Option<u32>) -> u32 {
+    let m = (hw_limit + 7).max((budget + 4) & !3);
+    (m * cssa_widen.unwrap_or(1)).min(SLOTS as u32)
+}
+
+/// Required start alignment for a width.
+pub fn alignment(width: u8) -> u32 {
+    match width {
+        0 | 1 => 1,
+        2 => 2,
+        _ => 4,
+    }
+}
+
+/// Inputs of a histogram fill.
+pub struct FillInput<'a> {
+    pub width: u8,
+    pub segs: &'a [(u32, u32)],
+    pub nodes: &'a [Node],
+    pub occ: &'a Occupancy,
+    /// Current slot of every vreg (alias roots), `None` when unassigned.
+    pub slot_of: &'a dyn Fn(crate::ir::VRegId) -> Option<u16>,
+    /// Number of slots to fill (maxRegs).
+    pub n: usize,
+}
+
+/// Fills the histograms (sub_957020 in the seed's pseudocode).
+pub fn fill(input: &FillInput) -> Histogram {
+    let n = input.n.min(SLOTS);
+    let mut h = Histogram::new(n);
+    // Types 0 and 1 from the occupancy: overlap with assigned vregs and physical uses.
+    for s in 0..n {
+        let c = input.occ.vreg_conflicts(s, input.segs);
+        if c > 0 {
+            h.primary[s] += c;
+            h.blocked[s] = Block::VReg;
+        }
+        let p = input.occ.phys_conflicts(s, input.segs);
+        if p > 0 {
+            h.primary[s] += p;
+            if h.blocked[s] == Block::Free {
+                h.blocked[s] = Block::Phys;
+            }
+        }
+    }
+    for nd in input.nodes {
+        let target_slot = match nd.target {
+            Target::Phys(r) => Some(r as usize),
+            Target::VReg(t) => (input.slot_of)(t).map(|s| s as usize),
+        };
+        match nd.ty {
+            CType::ExcludeOne => {
+                if let Some(r) = target_slot.filter(|&r| r < n) {
+                    h.primary[r] += nd.weight;
+                    if h.blocked[r] == Block::Free {
+                        h.blocked[r] = Block::Phys;
+                    }
+                }
+            }
+            CType::ExcludeAllBut => {
+                for s in 0..n {
+                    if Some(s) != target_slot {
+                        h.start_ok[s] = false;
+                        h.primary[s] += nd.weight;
+                    }
+                }
+            }
+            CType::BelowPoint => {
+                for s in 0..target_slot.unwrap_or(0).min(n) {
+                    h.start_ok[s] = false;
+                    h.primary[s] += nd.weight;
+                }
+            }
+            CType::PairedLow | CType::AlignedPair => {
+                for s in (1..n).step_by(2) {
+                    h.start_ok[s] = false;
+                    h.primary[s] += nd.weight;
+                }
+            }
+            CType::PairedHigh => {
+                for s in (0..n).step_by(2) {
+                    h.start_ok[s] = false;
+                    h.primary[s] += nd.weight;
+                }
+            }
+            CType::ParityExtended => {
+                for s in (0..n).filter(|s| s % 4 != 0) {
+                    h.start_ok[s] = false;
+                    h.primary[s] += nd.weight;
+                }
+            }
+            CType::Phi => {
+                if let Some(t) = target_slot {
+                    for s in ((t + 1) % 2..n).step_by(2) {
+                        h.primary[s] += nd.weight;
+                    }
+                }
+            }
+            CType::EvenParity => {
+                if let Some(t) = target_slot {
+                    for s in (t % 4..n).step_by(4) {
+                        h.primary[s] += nd.weight;
+                    }
+                }
+            }
+            CType::OddParity => {
+                if let Some(t) = target_slot {
+                    for s in (t % 2..n).step_by(2) {
+                        h.primary[s] += nd.weight;
+                    }
+                }
+            }
+            CType::ParityGroup => {
+                if let Some(t) = target_slot {
+                    for s in (0..n).filter(|s| s % 4 == t % 4 || s % 4 == (t + 1) % 4) {
+                        h.primary[s] += nd.weight;
+                    }
+                }
+            }
+            CType::Range => {
+                if let Some(t) = target_slot {
+                    for s in 0..n {
+                        if s != t {
+                            h.secondary[s] += nd.weight;
+                        }
+                    }
+                }
+            }
+            CType::Point | CType::Reserved4 | CType::Reserved9 | CType::Reserved10 => {}
+        }
+    }
+    h
+}
+
+/// The outcome of a scan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decision {
+    /// The chosen start slot, `None` when every slot was blocked or discarded.
+    pub slot: Option<u16>,
+    /// Primary cost of the choice (summed over the registers it covers).
+    pub cost: u32,
+    pub secondary: u32,
+    /// Feasible start slots skipped because their cost exceeded the threshold.
+    pub discarded: Vec<u16>,
+    /// Start slots blocked by hard constraints.
+    pub blocked: u32,
+}
+
+/// Scans for the cheapest start slot of a vreg of `width`.
+pub fn scan(h: &Histogram, width: u8, threshold: u32) -> Decision {
+    let n = h.primary.len();
+    let w = width.max(1) as usize;
+    let align = alignment(width) as usize;
+    let mut best: Option<(u32, u32, usize)> = None;
+    let mut discarded = Vec::new();
+    let mut blocked = 0;
+    let mut s = 0;
+    while s + w <= n {
+        let covered = s..s + w;
+        if !h.start_ok[s] || covered.clone().any(|r| h.blocked[r] != Block::Free) {
+            blocked += 1;
+            s += align;
+            continue;
+        }
+        let cost: u32 = covered.clone().map(|r| h.primary[r]).sum();
+        if cost > threshold {
+            discarded.push(s as u16);
+            s += align;
+            continue;
+        }
+        let sec: u32 = covered.map(|r| h.secondary[r]).sum();
+        let better = match best {
+            None => true,
+            Some((bc, bs, _)) => cost < bc || (cost == bc && sec < bs),
+        };
+        if better {
+            best = Some((cost, sec, s));
+        }
+        s += align;
+    }
+    match best {
+        Some((cost, secondary, slot)) => Decision { slot: Some(slot as u16), cost, secondary, discarded, blocked },
+        None => Decision { slot: None, cost: 0, secondary: 0, discarded, blocked },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::VRegId;
+
+    fn hist(n: usize) -> Histogram {
+        Histogram::new(n)
+    }
+
+    #[test]
+    fn picks_lowest_free_slot_and_aligns_pairs() {
+        let mut h = hist(8);
+        h.blocked[0] = Block::VReg;
+        assert_eq!(scan(&h, 1, 50).slot, Some(1));
+        assert_eq!(scan(&h, 2, 50).slot, Some(2));
+        h.blocked[5] = Block::Phys;
+        assert_eq!(scan(&h, 4, 50).slot, None);
+    }
+
+    #[test]
+    fn threshold_discards_soft_cost_but_never_admits_hard_conflicts() {
+        let mut h = hist(4);
+        h.primary = vec![60, 70, 3, 3];
+        h.blocked[2] = Block::VReg;
+        let d = scan(&h, 1, 50);
+        assert_eq!(d.slot, Some(3));
+        assert_eq!(d.discarded, vec![0, 1]);
+        // A huge threshold admits soft costs, never the blocked slot 2.
+        let d = scan(&h, 1, u32::MAX);
+        assert_eq!(d.slot, Some(3));
+        h.primary[3] = 90;
+        assert_eq!(scan(&h, 1, u32::MAX).slot, Some(0));
+    }
+
+    #[test]
+    fn secondary_breaks_ties() {
+        let mut h = hist(4);
+        h.secondary = vec![5, 1, 5, 5];
+        assert_eq!(scan(&h, 1, 50).slot, Some(1));
+    }
+
+    #[test]
+    fn fill_applies_node_types() {
+        let occ = Occupancy::new(8, 16);
+        let nodes = [
+            Node { ty: CType::AlignedPair, target: Target::VReg(VRegId(0)), weight: 1 },
+            Node { ty: CType::Range, target: Target::VReg(VRegId(1)), weight: 7 },
+        ];
+        let slot_of = |v: VRegId| if v.0 == 1 { Some(4) } else { None };
+        let h = fill(&FillInput { width: 2, segs: &[(0, 3)], nodes: &nodes, occ: &occ, slot_of: &slot_of, n: 8 });
+        assert!(!h.start_ok[1] && h.start_ok[2]);
+        assert_eq!(h.secondary[4], 0);
+        assert_eq!(h.secondary[2], 7);
+        assert_eq!(scan(&h, 2, 50).slot, Some(4));
+        assert_eq!(max_regs(32, 32, None), 39);
+        assert_eq!(max_regs(255, 255, Some(4)), 512);
+    }
+}

@@ -1,0 +1,272 @@
+//! Spill code generation (seed 003, "Spill Code Generation", sub_94F150; slot setup
+//! sub_939BD0, "LMEM Spilling"; "SMEM Spilling").
+//!
+//! For every spilled vreg: a slot in local memory (or, for UR/tensor classes in OptiX
+//! compile mode 5, in shared memory), a store right after each definition, and a reload
+//! into a fresh short-lived vreg right before each instruction that reads it. Inserted
+//! instructions carry the `.SPILL` modifier so they can be told from user code, and the
+//! origin (PTX line) of the instruction they serve.
+
+use crate::ir::{Function, Inst, MemRef, Opcode, Operand, Reg, RegRef, VReg, VRegId, vflags};
+
+/// The slot-pool configuration of sub_939BD0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SlotConfig {
+    pub bucket: u32,
+    pub align: u32,
+    pub max_pool: u32,
+}
+
+impl SlotConfig {
+    /// `cost threshold == 0.0` → 8-byte buckets aligned to 4; otherwise 16/16; 1 MB pool.
+    pub fn for_threshold(threshold: f64) -> SlotConfig {
+        if threshold == 0.0 {
+            SlotConfig { bucket: 8, align: 4, max_pool: 1 << 20 }
+        } else {
+            SlotConfig { bucket: 16, align: 16, max_pool: 1 << 20 }
+        }
+    }
+}
+
+/// Where spilled values live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpillMem {
+    Local,
+    Shared,
+}
+
+/// A bump allocator of spill slots.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SlotPool {
+    pub config: SlotConfig,
+    /// Next free byte offset.
+    pub top: u32,
+}
+
+impl SlotPool {
+    pub fn new(config: SlotConfig) -> SlotPool {
+        SlotPool { config, top: 0 }
+    }
+
+    /// Allocates `bytes` aligned to the larger of the pool alignment and the value's
+    /// natural alignment (up to the bucket size); `None` when the 1 MB pool is full.
+    pub fn alloc(&mut self, bytes: u32) -> Option<u32> {
+        let align = self.config.align.max(bytes.min(self.config.bucket)).max(4);
+        let off = self.top.div_ceil(align) * align;
+        let end = off.checked_add(bytes)?;
+        if end > self.config.max_pool {
+            return None;
+        }
+        self.top = end;
+        Some(off)
+    }
+
+    /// The stack frame: used bytes rounded up to 8.
+    pub fn frame(&self) -> u32 {
+        self.top.div_ceil(8) * 8
+    }
+}
+
+/// What was inserted for one spilled vreg.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpilledVreg {
+    pub vreg: VRegId,
+    pub mem: SpillMem,
+    pub offset: u32,
+    pub bytes: u32,
+    pub stores: u32,
+    pub reloads: u32,
+    /// The reload temporaries created for its uses.
+    pub temps: Vec<VRegId>,
+    /// Origins (source lines) of the instructions that got spill code.
+    pub origins: Vec<u32>,
+}
+
+fn width_mod(width: u8) -> &'static str {
+    match width {
+        1 => ".SPILL",
+        2 => ".64.SPILL",
+        4 => ".128.SPILL",
+        _ => ".V.SPILL",
+    }
+}
+
+/// Inserts spill code for `spilled` (each with its slot) into `f`. Vreg ids of existing
+/// vregs are unchanged; reload temporaries are appended. Returns one record per vreg.
+pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<SpilledVreg> {
+    let mut recs: Vec<SpilledVreg> = spilled
+        .iter()
+        .map(|&(v, mem, offset)| SpilledVreg {
+            vreg: v,
+            mem,
+            offset,
+            bytes: f.vreg(v).width as u32 * 4,
+            stores: 0,
+            reloads: 0,
+            temps: Vec::new(),
+            origins: Vec::new(),
+        })
+        .collect();
+    let index_of = |v: VRegId| spilled.iter().position(|s| s.0 == v);
+    for &(v, _, _) in spilled {
+        f.vregs[v.index()].flags |= vflags::SPILLED;
+    }
+    for b in 0..f.blocks.len() {
+        let old = std::mem::take(&mut f.blocks[b].insts);
+        let mut out = Vec::with_capacity(old.len() + 4);
+        for mut inst in old {
+            // Reloads for the vregs this instruction reads.
+            let mut reads: Vec<usize> = Vec::new();
+            inst.for_each_use(|r| {
+                if let Some(i) = index_of(r.vreg) {
+                    if !reads.contains(&i) {
+                        reads.push(i);
+                    }
+                }
+            });
+            for &i in &reads {
+                let rec = &mut recs[i];
+                let orig = f.vregs[rec.vreg.index()].clone();
+                let t = VRegId::new(f.vregs.len());
+                let name = format!("{}$rl{}", orig.name, rec.temps.len());
+                let mut tv = VReg::new(name.clone(), orig.class, orig.width, f.decls.len());
+                tv.flags = vflags::SPILLED;
+                tv.origin = inst.origin;
+                f.decls.push(crate::ir::RegDecl {
+                    prefix: name,
+                    count: None,
+                    class: orig.class,
+                    width: orig.width,
+                    origin: inst.origin,
+                });
+                f.vregs.push(tv);
+                rec.temps.push(t);
+                rec.reloads += 1;
+                if let Some(o) = inst.origin {
+                    rec.origins.push(o);
+                }
+                let (op, m) = match rec.mem {
+                    SpillMem::Local => ("LDL", width_mod(orig.width)),
+                    SpillMem::Shared => ("LDS", width_mod(orig.width)),
+                };
+                let mut ld = Inst::new(
+                    Opcode::named(op),
+                    vec![Operand::vreg(t)],
+                    vec![Operand::Mem(Box::new(MemRef { base: None, index: None, sym: None, offset: rec.offset as i64 }))],
+                );
+                ld.mods = m.into();
+                ld.origin = inst.origin;
+                out.push(ld);
+                rename_uses(&mut inst, rec.vreg, t);
+            }
+            // Stores after the definitions of spilled vregs.
+            let mut writes: Vec<usize> = Vec::new();
+            inst.for_each_def(|r| {
+                if let Some(i) = index_of(r.vreg) {
+                    if !writes.contains(&i) {
+                        writes.push(i);
+                    }
+                }
+            });
+            let origin = inst.origin;
+            out.push(inst);
+            for i in writes {
+                let rec = &mut recs[i];
+                let width = f.vregs[rec.vreg.index()].width;
+                let op = match rec.mem {
+                    SpillMem::Local => "STL",
+                    SpillMem::Shared => "STS",
+                };
+                let mut st = Inst::new(
+                    Opcode::named(op),
+                    vec![],
+                    vec![
+                        Operand::Mem(Box::new(MemRef { base: None, index: None, sym: None, offset: rec.offset as i64 })),
+                        Operand::vreg(rec.vreg),
+                    ],
+                );
+                st.mods = width_mod(width).into();
+                st.origin = origin;
+                out.push(st);
+                rec.stores += 1;
+                if let Some(o) = origin {
+                    rec.origins.push(o);
+                }
+            }
+        }
+        f.blocks[b].insts = out;
+    }
+    recs
+}
+
+/// Replaces every read of `from` in `inst` (sources, guard, address registers) by `to`,
+/// keeping component selections. Destinations are left alone.
+fn rename_uses(inst: &mut Inst, from: VRegId, to: VRegId) {
+    let fix = |r: &mut Reg| {
+        if let Reg::V(RegRef { vreg, .. }) = r {
+            if *vreg == from {
+                *vreg = to;
+            }
+        }
+    };
+    if let Some(g) = inst.guard.as_mut() {
+        fix(&mut g.reg);
+    }
+    let nd = inst.ndefs as usize;
+    for (i, op) in inst.operands.iter_mut().enumerate() {
+        match op {
+            Operand::Reg(r) if i >= nd => fix(r),
+            Operand::Mem(m) => {
+                if let Some(r) = m.base.as_mut() {
+                    fix(r);
+                }
+                if let Some(r) = m.index.as_mut() {
+                    fix(r);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether an instruction is spill code inserted by the allocator.
+pub fn is_spill_code(inst: &Inst) -> bool {
+    inst.has_mod("SPILL") && matches!(inst.op.mnemonic(), "STL" | "LDL" | "STS" | "LDS")
+}
+
+/// Spill traffic of a function in bytes: (stores, loads), counting inserted spill code.
+pub fn traffic(f: &Function) -> (u32, u32) {
+    let (mut st, mut ld) = (0, 0);
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        if !is_spill_code(inst) {
+            continue;
+        }
+        let bytes = |op: &Operand| op.as_vreg().map(|r| f.vreg(r.vreg).width as u32 * 4).unwrap_or(0);
+        if inst.ndefs == 0 {
+            st += inst.uses().iter().map(bytes).sum::<u32>();
+        } else {
+            ld += inst.defs().iter().map(bytes).sum::<u32>();
+        }
+    }
+    (st, ld)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slot_configs_follow_seed() {
+        let mut p = SlotPool::new(SlotConfig::for_threshold(0.0));
+        assert_eq!(p.alloc(4), Some(0));
+        assert_eq!(p.alloc(8), Some(8));
+        assert_eq!(p.alloc(4), Some(16));
+        assert_eq!(p.frame(), 24);
+        let mut q = SlotPool::new(SlotConfig::for_threshold(1.0));
+        assert_eq!(q.alloc(4), Some(0));
+        assert_eq!(q.alloc(4), Some(16));
+        let mut full = SlotPool::new(SlotConfig { bucket: 8, align: 4, max_pool: 8 });
+        assert_eq!(full.alloc(8), Some(0));
+        assert_eq!(full.alloc(4), None);
+    }
+}
