@@ -1,0 +1,129 @@
+//! Word-at-a-time bitvector operations on `u64` words, named after the ptxas bitvector
+//! library they model (seed 004, "BitVector Implementation", 0xBDBA60..0xBDE150).
+//!
+//! ptxas works on 32-bit words with SSE2 four at a time; radbg uses 64-bit words and
+//! lets the compiler vectorise. The semantics that matter are kept: the `*_if_changed`
+//! operations only ever *set* bits (which is what makes the solver monotone) and report
+//! whether anything changed, scanning before writing. This module knows nothing of
+//! registers or functions: it sees only words.
+
+/// Number of 64-bit words needed for `bits` bits.
+pub fn words_for(bits: usize) -> usize {
+    bits.div_ceil(64)
+}
+
+/// Sets bit `i`.
+#[inline]
+pub fn set(w: &mut [u64], i: usize) {
+    w[i >> 6] |= 1u64 << (i & 63);
+}
+
+/// Clears bit `i`.
+#[inline]
+pub fn clear(w: &mut [u64], i: usize) {
+    w[i >> 6] &= !(1u64 << (i & 63));
+}
+
+/// Tests bit `i`.
+#[inline]
+pub fn test(w: &[u64], i: usize) -> bool {
+    (w[i >> 6] >> (i & 63)) & 1 == 1
+}
+
+/// `dst |= src`; returns whether `dst` changed (seed 004: `orIfChanged`, sub_BDCF40,
+/// which scans `~dst & src` before writing anything).
+#[inline]
+pub fn or_if_changed(dst: &mut [u64], src: &[u64]) -> bool {
+    let first = dst.iter().zip(src).position(|(d, s)| !d & s != 0);
+    match first {
+        None => false,
+        Some(k) => {
+            for (d, s) in dst[k..].iter_mut().zip(&src[k..]) {
+                *d |= s;
+            }
+            true
+        }
+    }
+}
+
+/// The fused transfer `dst |= gen | (inp & !kill)`; returns whether `dst` changed
+/// (seed 004: `orWithAndNotIfChanged`, sub_BDD560: early-exit scan, then the write
+/// starting at the first differing word).
+#[inline]
+pub fn or_with_and_not_if_changed(dst: &mut [u64], gen_: &[u64], inp: &[u64], kill: &[u64]) -> bool {
+    let n = dst.len();
+    let mut k = 0;
+    while k < n {
+        if !dst[k] & (gen_[k] | (inp[k] & !kill[k])) != 0 {
+            break;
+        }
+        k += 1;
+    }
+    if k == n {
+        return false;
+    }
+    for j in k..n {
+        dst[j] |= gen_[j] | (inp[j] & !kill[j]);
+    }
+    true
+}
+
+/// `dst |= src` (seed 004: `operator|=`, sub_BDCDE0).
+#[inline]
+pub fn or(dst: &mut [u64], src: &[u64]) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d |= s;
+    }
+}
+
+/// Number of set bits (seed 004: `popcount`, sub_BDD8C0).
+pub fn popcount(w: &[u64]) -> usize {
+    w.iter().map(|x| x.count_ones() as usize).sum()
+}
+
+/// Calls `f` with the index of every set bit, ascending; skips zero words whole.
+#[inline]
+pub fn for_each_one(w: &[u64], mut f: impl FnMut(usize)) {
+    for (k, &word) in w.iter().enumerate() {
+        let mut x = word;
+        while x != 0 {
+            let t = x.trailing_zeros() as usize;
+            f(k * 64 + t);
+            x &= x - 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn changed_flags_report_only_real_changes() {
+        let mut d = vec![0b1010u64, 0];
+        assert!(!or_if_changed(&mut d, &[0b0010, 0]));
+        assert!(or_if_changed(&mut d, &[0b0100, 1 << 63]));
+        assert_eq!(d, vec![0b1110, 1 << 63]);
+
+        let mut dst = vec![0u64];
+        // gen = {0}, in = {1, 2}, kill = {2}: dst becomes {0, 1}.
+        assert!(or_with_and_not_if_changed(&mut dst, &[0b001], &[0b110], &[0b100]));
+        assert_eq!(dst, vec![0b011]);
+        assert!(!or_with_and_not_if_changed(&mut dst, &[0b001], &[0b110], &[0b100]));
+    }
+
+    #[test]
+    fn bit_helpers() {
+        let mut w = vec![0u64; words_for(130)];
+        assert_eq!(w.len(), 3);
+        for i in [0, 63, 64, 129] {
+            set(&mut w, i);
+        }
+        clear(&mut w, 63);
+        assert!(test(&w, 129) && !test(&w, 63));
+        let mut ones = Vec::new();
+        for_each_one(&w, |i| ones.push(i));
+        assert_eq!(ones, vec![0, 64, 129]);
+        assert_eq!(popcount(&w), 3);
+    }
+}

@@ -1,0 +1,420 @@
+//! Per-register-file liveness: gen/kill per block, the iterative fixed-point solver
+//! with its sweep record, and the fast program-point queries built on it (seed 004,
+//! "Dataflow Algorithm", "Iterative Fixed-Point Solver", "Per-Register-File Liveness",
+//! "Backward Walk Live Set Update Rule").
+//!
+//! Owns the liveness facts of one function. It knows the CFG and the IR's def/use
+//! rules; it must not know about physical registers, ABI clobbers or allocation.
+//!
+//! # The model of reads and writes
+//! * Reads: the guard predicate, every source register, every address register of a
+//!   memory operand (`Inst::for_each_use`), and, at an EXIT or RET instruction (guarded
+//!   or not), the `exit_live` registers — a guarded RET in mid-block returns there, so the
+//!   return values must be live there too (radbg's addition; the seed only seeds exit
+//!   blocks' live-out, which radbg does as well).
+//! * Writes that *kill* (end a live range, backwards): a register destination naming a
+//!   whole vreg on an instruction that always executes (no guard, or `@PT`).
+//! * Writes that do not kill: a destination naming one component (`%rd0.lo`: the other
+//!   half keeps its value, so the vreg stays live above), and any destination of a
+//!   guarded instruction (when the guard is false the old value survives).
+//! * Barrier files B/UB take no part (seed 004, "Barrier Register Exclusion from GEN/KILL").
+//! * CALL (seed 004's call-like case, opcode 93 there): its defs are its return-value
+//!   operands and its uses its argument operands, so the ordinary rule covers it; the
+//!   callee-clobbered set is physical and handled by the allocator.
+//! * Multi-source/predicated specials (seed 004's 188/190 case walking a source chain):
+//!   in Ori IR every source is an explicit operand, so "add all reachable sources" is
+//!   the ordinary rule.
+//! * PHI is an ordinary instruction: its sources are read at the phi. That is
+//!   conservative (each source is live into the phi's block on every incoming edge),
+//!   which is safe for CSSA where the phi web shares one register.
+//! * A branch in the middle of a block is treated as leaving from the block's end (see
+//!   `cfg`); well-formed input ends blocks at branches.
+//!
+//! Point queries and pressure live in `query`.
+
+use crate::analysis::bits;
+use crate::analysis::cfg::Cfg;
+use crate::analysis::liveset::LiveSet;
+use crate::ir::model::{Function, Inst, Layout, RegFile, VRegId};
+use crate::ir::opcode::props;
+
+/// Instructions between live-set checkpoints inside a long block: a point query walks
+/// at most this many instructions.
+pub const CHECKPOINT_INTERVAL: usize = 128;
+
+/// The files that take part in liveness, in solve order.
+pub const LIVENESS_FILES: [RegFile; 5] = [RegFile::R, RegFile::UR, RegFile::P, RegFile::UP, RegFile::T];
+
+/// One pass of the solver over all blocks: the blocks whose live-in or live-out grew,
+/// in the order the pass visited them. The last sweep of a solve has none.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Sweep {
+    pub changed: Vec<usize>,
+}
+
+/// Which per-block set of a file to read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum BlockSet {
+    Gen,
+    Kill,
+    LiveIn,
+    LiveOut,
+}
+
+/// The independent solve of one register file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileLiveness {
+    pub file: RegFile,
+    /// The file's vregs, ascending; position = bit index in this file's bitvectors.
+    pub vregs: Vec<VRegId>,
+    pub sweeps: Vec<Sweep>,
+    words: usize,
+    gen_: Vec<u64>,
+    kill: Vec<u64>,
+    live_in: Vec<u64>,
+    live_out: Vec<u64>,
+}
+
+impl FileLiveness {
+    fn new(file: RegFile, vregs: Vec<VRegId>, nblocks: usize) -> FileLiveness {
+        let words = bits::words_for(vregs.len());
+        let z = vec![0u64; words * nblocks];
+        FileLiveness {
+            file,
+            vregs,
+            sweeps: Vec::new(),
+            words,
+            gen_: z.clone(),
+            kill: z.clone(),
+            live_in: z.clone(),
+            live_out: z,
+        }
+    }
+
+    fn range(&self, b: usize) -> std::ops::Range<usize> {
+        b * self.words..(b + 1) * self.words
+    }
+
+    /// The raw words of one block's set (empty for a block out of range).
+    pub fn words(&self, which: BlockSet, b: usize) -> &[u64] {
+        let v = match which {
+            BlockSet::Gen => &self.gen_,
+            BlockSet::Kill => &self.kill,
+            BlockSet::LiveIn => &self.live_in,
+            BlockSet::LiveOut => &self.live_out,
+        };
+        v.get(self.range(b)).unwrap_or(&[])
+    }
+
+    /// One block's set as vreg ids, ascending.
+    pub fn ids(&self, which: BlockSet, b: usize) -> Vec<VRegId> {
+        let mut out = Vec::new();
+        bits::for_each_one(self.words(which, b), |i| out.push(self.vregs[i]));
+        out
+    }
+}
+
+/// How one vreg takes part in liveness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Slot {
+    /// Index into `Liveness::files`, or `NONE` (barrier file, or its file not solved).
+    file: u8,
+    /// Bit index within that file.
+    bit: u32,
+}
+
+const NONE: u8 = u8::MAX;
+
+/// Liveness of one function: per-file solves plus checkpoints for point queries.
+/// Queries take the same `Function` the liveness was computed on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Liveness {
+    pub(super) nvregs: usize,
+    pub(super) nblocks: usize,
+    slots: Vec<Slot>,
+    pub(super) files: Vec<FileLiveness>,
+    pub(super) exit_live: LiveSet,
+    pub(super) layout: Layout,
+    /// Per block: the live set after instruction `(j + 1) * CHECKPOINT_INTERVAL - 1` for
+    /// every chunk `j` but the last (whose end is the block's live-out).
+    pub(super) checkpoints: Vec<Vec<LiveSet>>,
+}
+
+/// Computes liveness of `f` over `cfg`. `exit_live` are the vregs live when the function
+/// leaves (return values of a function with an ABI): they seed exit blocks' live-out.
+pub fn compute(f: &Function, cfg: &Cfg, exit_live: &[VRegId]) -> Liveness {
+    compute_with(f, cfg, exit_live, true)
+}
+
+pub(crate) fn compute_with(f: &Function, cfg: &Cfg, exit_live: &[VRegId], checkpoints: bool) -> Liveness {
+    let nvregs = f.vregs.len();
+    let nblocks = f.blocks.len();
+
+    // Dense per-file bit indices (seed 004: one bitvector per file, solved independently).
+    // A file is solved only when the function has vregs in it, like ptxas allocates the
+    // UR bitvector only for functions that use uniform registers.
+    let mut slots = vec![Slot { file: NONE, bit: 0 }; nvregs];
+    let mut files = Vec::new();
+    for file in LIVENESS_FILES {
+        let ids: Vec<VRegId> =
+            f.vregs.iter().enumerate().filter(|(_, v)| v.file() == file).map(|(i, _)| VRegId::new(i)).collect();
+        if ids.is_empty() {
+            continue;
+        }
+        let fi = files.len() as u8;
+        for (bit, v) in ids.iter().enumerate() {
+            slots[v.index()] = Slot { file: fi, bit: bit as u32 };
+        }
+        files.push(FileLiveness::new(file, ids, nblocks));
+    }
+    let exit_live = LiveSet::from_ids(nvregs, exit_live.iter().copied().filter(|v| slot_of(&slots, *v).is_some()));
+
+    let mut live = Liveness {
+        nvregs,
+        nblocks,
+        slots,
+        files,
+        exit_live,
+        layout: f.layout(),
+        checkpoints: vec![Vec::new(); nblocks],
+    };
+    live.gen_kill(f);
+    live.seed_exits(cfg);
+    let order = solve_order(cfg, nblocks);
+    for fl in &mut live.files {
+        solve_file(fl, cfg, &order);
+    }
+    if checkpoints {
+        live.build_checkpoints(f);
+    }
+    live
+}
+
+fn slot_of(slots: &[Slot], v: VRegId) -> Option<Slot> {
+    slots.get(v.index()).copied().filter(|s| s.file != NONE)
+}
+
+/// The solver's visiting order: reverse RPO ("index ctx+520 downto 0"), then the
+/// unreachable blocks in reverse layout order so that queries on them still see a
+/// consistent (if never executed) solution.
+fn solve_order(cfg: &Cfg, nblocks: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = cfg.rpo.iter().rev().copied().filter(|&b| b < nblocks).collect();
+    for b in (0..nblocks).rev() {
+        if !cfg.reachable.get(b).copied().unwrap_or(false) {
+            order.push(b);
+        }
+    }
+    order
+}
+
+/// Seed 004, "Iterative Fixed-Point Solver", stage 2: sweep until no set changes,
+/// meet with `orIfChanged`, transfer with `orWithAndNotIfChanged`.
+fn solve_file(fl: &mut FileLiveness, cfg: &Cfg, order: &[usize]) {
+    let w = fl.words;
+    loop {
+        let mut sweep = Sweep::default();
+        for &b in order {
+            let mut changed = false;
+            let (out_lo, out_hi) = (b * w, (b + 1) * w);
+            for &s in cfg.succs.get(b).map(Vec::as_slice).unwrap_or(&[]) {
+                if s == b {
+                    // A self loop: live_in(b) flows into live_out(b); split the borrow.
+                    let src = fl.live_in[out_lo..out_hi].to_vec();
+                    changed |= bits::or_if_changed(&mut fl.live_out[out_lo..out_hi], &src);
+                } else if (s + 1) * w <= fl.live_in.len() {
+                    changed |= bits::or_if_changed(&mut fl.live_out[out_lo..out_hi], &fl.live_in[s * w..(s + 1) * w]);
+                }
+            }
+            changed |= bits::or_with_and_not_if_changed(
+                &mut fl.live_in[out_lo..out_hi],
+                &fl.gen_[out_lo..out_hi],
+                &fl.live_out[out_lo..out_hi],
+                &fl.kill[out_lo..out_hi],
+            );
+            if changed {
+                sweep.changed.push(b);
+            }
+        }
+        let done = sweep.changed.is_empty();
+        fl.sweeps.push(sweep);
+        if done {
+            break;
+        }
+    }
+}
+
+impl Liveness {
+    /// Gen/kill per block and file from a reverse scan of each block (seed 004,
+    /// sub_774370): a killing def removes the vreg from gen and adds it to kill; a use
+    /// adds it to gen. (The seed's one-line summary "every source not in kill" is the
+    /// forward-scan formulation; scanning backwards, a def clears what uses below it set.)
+    fn gen_kill(&mut self, f: &Function) {
+        let Liveness { files, slots, exit_live, .. } = self;
+        for (b, blk) in f.blocks.iter().enumerate() {
+            for inst in blk.insts.iter().rev() {
+                if kills(inst) {
+                    inst.for_each_def(|r| {
+                        if r.comp.is_none()
+                            && let Some(s) = slot_of(slots, r.vreg)
+                        {
+                            let fl = &mut files[s.file as usize];
+                            let base = b * fl.words;
+                            bits::set(&mut fl.kill[base..], s.bit as usize);
+                            bits::clear(&mut fl.gen_[base..], s.bit as usize);
+                        }
+                    });
+                }
+                inst.for_each_use(|r| {
+                    if let Some(s) = slot_of(slots, r.vreg) {
+                        let fl = &mut files[s.file as usize];
+                        let base = b * fl.words;
+                        bits::set(&mut fl.gen_[base..], s.bit as usize);
+                    }
+                });
+                if inst.info().is(props::EXIT) {
+                    for v in exit_live.iter() {
+                        if let Some(s) = slot_of(slots, v) {
+                            let fl = &mut files[s.file as usize];
+                            let base = b * fl.words;
+                            bits::set(&mut fl.gen_[base..], s.bit as usize);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Stage 1: exit blocks' live-out holds the exit-live registers (seed 004: "Exit
+    /// blocks have their LiveOut initialized to the set of callee-saved / return-value
+    /// registers").
+    fn seed_exits(&mut self, cfg: &Cfg) {
+        for &b in &cfg.exits {
+            if b >= self.nblocks {
+                continue;
+            }
+            for v in self.exit_live.iter() {
+                if let Some(s) = slot_of(&self.slots, v) {
+                    let fl = &mut self.files[s.file as usize];
+                    let base = b * fl.words;
+                    bits::set(&mut fl.live_out[base..], s.bit as usize);
+                }
+            }
+        }
+    }
+
+    fn build_checkpoints(&mut self, f: &Function) {
+        let k = CHECKPOINT_INTERVAL;
+        for (b, blk) in f.blocks.iter().enumerate() {
+            let n = blk.insts.len();
+            if n <= k {
+                continue;
+            }
+            let mut cps = Vec::with_capacity(n / k);
+            let mut live = self.live_out(b);
+            for i in (0..n).rev() {
+                if (i + 1) % k == 0 && i + 1 < n {
+                    cps.push(live.clone());
+                }
+                self.step_back(&blk.insts[i], &mut live, |_, _| {});
+            }
+            cps.reverse();
+            self.checkpoints[b] = cps;
+        }
+    }
+
+    /// Whether `v` takes part in liveness (its file is solved and is not a barrier file).
+    pub fn is_tracked(&self, v: VRegId) -> bool {
+        slot_of(&self.slots, v).is_some()
+    }
+
+    /// The files solved, in solve order (R, UR, P, UP, T; only those with vregs).
+    pub fn files(&self) -> &[FileLiveness] {
+        &self.files
+    }
+
+    /// The solve of one file, if it was solved.
+    pub fn file(&self, file: RegFile) -> Option<&FileLiveness> {
+        self.files.iter().find(|fl| fl.file == file)
+    }
+
+    /// The solver passes of `file` (empty if the file was not solved).
+    pub fn sweeps(&self, file: RegFile) -> &[Sweep] {
+        self.file(file).map_or(&[], |fl| &fl.sweeps)
+    }
+
+    /// The registers live when the function leaves.
+    pub fn exit_live(&self) -> &LiveSet {
+        &self.exit_live
+    }
+
+    /// Number of program points (instructions) the liveness was computed over.
+    pub fn len(&self) -> u32 {
+        self.layout.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.layout.is_empty()
+    }
+
+    fn block_set(&self, b: usize, which: BlockSet) -> LiveSet {
+        let mut s = LiveSet::new(self.nvregs);
+        for fl in &self.files {
+            bits::for_each_one(fl.words(which, b), |i| {
+                s.insert(fl.vregs[i]);
+            });
+        }
+        s
+    }
+
+    /// Live on entry to block `b` (empty for a block out of range).
+    pub fn live_in(&self, b: usize) -> LiveSet {
+        self.block_set(b, BlockSet::LiveIn)
+    }
+
+    /// Live on exit from block `b` (empty for a block out of range).
+    pub fn live_out(&self, b: usize) -> LiveSet {
+        self.block_set(b, BlockSet::LiveOut)
+    }
+
+    /// Upward-exposed uses of block `b`.
+    pub fn gen_set(&self, b: usize) -> LiveSet {
+        self.block_set(b, BlockSet::Gen)
+    }
+
+    /// Vregs killed (wholly and unconditionally defined) in block `b`.
+    pub fn kill_set(&self, b: usize) -> LiveSet {
+        self.block_set(b, BlockSet::Kill)
+    }
+
+    /// The backward transfer of one instruction (seed 004, "Backward Walk Live Set Update
+    /// Rule"): killing defs leave the set, then uses (and exit-live registers at EXIT/RET)
+    /// enter it. `changed(v, inserted)` is told of every membership change.
+    #[inline]
+    pub fn step_back(&self, inst: &Inst, live: &mut LiveSet, mut changed: impl FnMut(VRegId, bool)) {
+        if kills(inst) {
+            inst.for_each_def(|r| {
+                if r.comp.is_none() && self.is_tracked(r.vreg) && live.remove(r.vreg) {
+                    changed(r.vreg, false);
+                }
+            });
+        }
+        inst.for_each_use(|r| {
+            if self.is_tracked(r.vreg) && live.insert(r.vreg) {
+                changed(r.vreg, true);
+            }
+        });
+        if inst.info().is(props::EXIT) {
+            for v in self.exit_live.iter() {
+                if live.insert(v) {
+                    changed(v, true);
+                }
+            }
+        }
+    }
+}
+
+/// Whether an instruction's whole-vreg defs kill (it always executes).
+#[inline]
+pub fn kills(inst: &Inst) -> bool {
+    inst.guard_is_always()
+}

@@ -1,0 +1,144 @@
+//! Program-point queries on a solved [`Liveness`]: live sets before/after any
+//! instruction, register pressure per point and per file, and the backward block walk
+//! the allocator builds interference with (seed 004, "Backward Walk Live Set Update
+//! Rule"). Queries are fast because the solve keeps a live-set checkpoint every
+//! `CHECKPOINT_INTERVAL` instructions of a long block: a point query starts at the
+//! nearest checkpoint below the point and walks at most that many instructions.
+//!
+//! Knows the liveness model (`liveness`); must not know about allocation.
+//!
+//! # Pressure
+//! The pressure of a file at instruction `i` is
+//! `max(weight(live_before(i)), weight(live_after(i) ∪ defs(i)))`, weights counting
+//! widths (a pair 2, a quad 4): a source that dies at `i` may share a register with a
+//! def of `i`, and a def that is dead still needs a register at its instruction. The
+//! allocator's interference relation matches it: a def interferes with everything live
+//! just after its instruction.
+
+use crate::analysis::liveness::{CHECKPOINT_INTERVAL, Liveness};
+use crate::analysis::liveset::LiveSet;
+use crate::ir::model::{Function, Inst, RegFile, VRegId};
+
+impl Liveness {
+    /// The live set just after program point `point` (empty past the end).
+    pub fn live_after(&self, f: &Function, point: u32) -> LiveSet {
+        match self.layout.locate(point) {
+            Some((b, i)) => self.after_in_block(f, b, i),
+            None => LiveSet::new(self.nvregs),
+        }
+    }
+
+    /// The live set just before program point `point` (empty past the end).
+    pub fn live_before(&self, f: &Function, point: u32) -> LiveSet {
+        let Some((b, i)) = self.layout.locate(point) else {
+            return LiveSet::new(self.nvregs);
+        };
+        let mut s = self.after_in_block(f, b, i);
+        if let Some(inst) = f.blocks.get(b).and_then(|blk| blk.insts.get(i)) {
+            self.step_back(inst, &mut s, |_, _| {});
+        }
+        s
+    }
+
+    /// Live after instruction `i` of block `b`: from the nearest checkpoint at or below
+    /// it, walking back at most `CHECKPOINT_INTERVAL - 1` instructions.
+    fn after_in_block(&self, f: &Function, b: usize, i: usize) -> LiveSet {
+        let Some(blk) = f.blocks.get(b) else {
+            return LiveSet::new(self.nvregs);
+        };
+        let n = blk.insts.len();
+        let k = CHECKPOINT_INTERVAL;
+        let j = i / k;
+        let chunk_end = ((j + 1) * k).min(n);
+        let mut live = match self.checkpoints.get(b).and_then(|c| c.get(j)) {
+            Some(cp) if chunk_end < n => cp.clone(),
+            _ => self.live_out(b),
+        };
+        for idx in (i + 1..chunk_end).rev() {
+            self.step_back(&blk.insts[idx], &mut live, |_, _| {});
+        }
+        live
+    }
+
+    /// Pressure of `file` at `point` (see the module doc); 0 past the end.
+    pub fn pressure(&self, f: &Function, point: u32, file: RegFile) -> u32 {
+        let Some((b, i)) = self.layout.locate(point) else {
+            return 0;
+        };
+        let Some(inst) = f.blocks.get(b).and_then(|blk| blk.insts.get(i)) else {
+            return 0;
+        };
+        let after = self.after_in_block(f, b, i);
+        let mut before = after.clone();
+        self.step_back(inst, &mut before, |_, _| {});
+        let with_defs = after.weight(f, file) + self.dead_def_weight(f, inst, &after, file);
+        before.weight(f, file).max(with_defs)
+    }
+
+    /// Width of the distinct tracked defs of `file` in `inst` that are not in `after`.
+    fn dead_def_weight(&self, f: &Function, inst: &Inst, after: &LiveSet, file: RegFile) -> u32 {
+        let mut seen: Vec<VRegId> = Vec::new();
+        let mut w = 0;
+        inst.for_each_def(|r| {
+            if self.is_tracked(r.vreg) && !after.contains(r.vreg) && !seen.contains(&r.vreg) {
+                seen.push(r.vreg);
+                let v = f.vreg(r.vreg);
+                if v.file() == file {
+                    w += v.width as u32;
+                }
+            }
+        });
+        w
+    }
+
+    /// Pressure of `file` at every program point, in one backward walk per block.
+    pub fn pressure_curve(&self, f: &Function, file: RegFile) -> Vec<u32> {
+        let mut curve = vec![0u32; self.layout.len() as usize];
+        let width = |v: VRegId| f.vregs.get(v.index()).filter(|r| r.file() == file).map_or(0, |r| r.width as u32);
+        for (b, blk) in f.blocks.iter().enumerate().take(self.nblocks) {
+            let mut live = self.live_out(b);
+            let mut w: u32 = live.weight(f, file);
+            let start = self.layout.block_start[b] as usize;
+            for (i, inst) in blk.insts.iter().enumerate().rev() {
+                let with_defs = w + self.dead_def_weight(f, inst, &live, file);
+                let mut delta: i64 = 0;
+                self.step_back(inst, &mut live, |v, ins| {
+                    let x = width(v) as i64;
+                    delta += if ins { x } else { -x };
+                });
+                w = (w as i64 + delta) as u32;
+                if let Some(c) = curve.get_mut(start + i) {
+                    *c = w.max(with_defs);
+                }
+            }
+        }
+        curve
+    }
+
+    /// The maximum pressure of `file` and the first program point reaching it; `(0, 0)`
+    /// for an empty function.
+    pub fn max_pressure(&self, f: &Function, file: RegFile) -> (u32, u32) {
+        let curve = self.pressure_curve(f, file);
+        let mut best = (0u32, 0u32);
+        for (p, &v) in curve.iter().enumerate() {
+            if v > best.0 {
+                best = (v, p as u32);
+            }
+        }
+        best
+    }
+
+    /// Walks block `b` bottom-up calling `visit(index, inst, live_after)`, where
+    /// `live_after` is the set live just after the instruction. The allocator builds
+    /// interference with it.
+    pub fn walk_block_backward(&self, f: &Function, b: usize, mut visit: impl FnMut(usize, &Inst, &LiveSet)) {
+        let Some(blk) = f.blocks.get(b) else {
+            return;
+        };
+        let mut live = self.live_out(b);
+        for (i, inst) in blk.insts.iter().enumerate().rev() {
+            visit(i, inst, &live);
+            self.step_back(inst, &mut live, |_, _| {});
+        }
+    }
+}
