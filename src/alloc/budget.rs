@@ -112,7 +112,7 @@ pub fn resolve(m: &Module, f: &Function, uses_abi: bool) -> Budget {
             cli = Some((d, BudgetSource::DeviceFunctionMaxRegCount));
         }
     }
-    if let Some((n, src)) = cli {
+    if let Some((n, src)) = cli.clone() {
         if n > GPR_CAP {
             diagnostics.push(format!("Too big maxrregcount value specified {n}, will be ignored"));
         } else if f.maxnreg.is_none() {

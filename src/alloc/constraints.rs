@@ -274,16 +274,14 @@ pub fn build(f: &Function, ranges: &Ranges, input: &BuildInput) -> Constraints {
         // Merge duplicates (same type and target): weights add, as repeated constraints
         // accumulate in ptxas's histogram.
         list.sort_by_key(|nd| (nd.ty, nd.target));
+        let first = nodes.len();
         for nd in list {
-            match nodes.last_mut() {
-                Some(last) if nodes.len() > *start.last().unwrap() as usize && {
-                    let l: &Node = last;
-                    l.ty == nd.ty && l.target == nd.target
-                } =>
-                {
-                    last.weight = last.weight.saturating_add(nd.weight)
-                }
-                _ => nodes.push(nd),
+            let same = nodes.len() > first && nodes.last().is_some_and(|l: &Node| l.ty == nd.ty && l.target == nd.target);
+            if same {
+                let last = nodes.last_mut().expect("non-empty");
+                last.weight = last.weight.saturating_add(nd.weight);
+            } else {
+                nodes.push(nd);
             }
         }
     }

@@ -109,9 +109,12 @@ impl Ranges {
             let first = segs.len();
             while t < triples.len() && triples[t].0 as usize == v {
                 let (_, lo, hi) = triples[t];
-                match segs.last_mut() {
-                    Some(last) if segs.len() > first && lo <= last.1 + 1 => last.1 = last.1.max(hi),
-                    _ => segs.push((lo, hi)),
+                let extend = segs.len() > first && segs.last().is_some_and(|l: &(u32, u32)| lo <= l.1 + 1);
+                if extend {
+                    let last = segs.last_mut().expect("non-empty");
+                    last.1 = last.1.max(hi);
+                } else {
+                    segs.push((lo, hi));
                 }
                 t += 1;
             }
