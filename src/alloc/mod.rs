@@ -33,3 +33,4 @@ pub mod state;
 
 pub use driver::{AllocConfig, FunctionAlloc};
 pub use event::AllocEvent;
+pub mod stats;
