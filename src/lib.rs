@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 pub mod analysis;
+pub mod engine;
 pub mod alloc;
 pub mod ir;
 pub mod knobs;
