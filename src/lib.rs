@@ -7,6 +7,7 @@
 //! `command` (the one command language) → `ui` (REPL and TUI).
 #![forbid(unsafe_code)]
 
+pub mod abi;
 pub mod ir;
 pub mod knobs;
 pub mod util;
