@@ -6,11 +6,9 @@
 //! runs. Must not know: how parameters are allocated (it receives their placements).
 //!
 //! Placement (radbg's reading of the seed; every case is one [`RetAddrPlacement`]):
-//! - `fixed`: first parameter register + 2 (R6 for R4), fixed before the parameters
-//!   are allocated, so they flow around it. An explicit register is a 7006 conflict
-//!   and is ignored.
-//! - `regular Rn`: Rn, *not* withheld from the parameter allocator, so a collision
-//!   is what 7004 reports. Without a register: R20 (the register device functions
+//! - `fixed`: first parameter register + 2 (R6 for R4). An explicit register is a
+//!   7006 conflict and is ignored.
+//! - `regular Rn`: Rn. Without a register: R20 (the register device functions
 //!   return through in real SASS, `RET.REL.NODEC R20`).
 //! - `uniform URn`: URn (UR0 without a register); the R file is untouched.
 //! - `computed` (and no `retaddr` line at all): the first even register after the
@@ -21,6 +19,13 @@
 //!   `uniform`/`fixed`): the first parameter register made even, withheld before
 //!   the parameters, which then start after it. With an explicit register it is the
 //!   7006 conflict, and the explicit register wins.
+//!
+//! Every R-file return address known before parameter allocation (all but the
+//! computed one) is withheld from the parameter allocator, so parameters never share
+//! a register with it. The seed's parameters are "passed in consecutive R registers";
+//! 7004 therefore fires when the return address lies *inside the parameter span*
+//! (lowest to highest parameter register), i.e. when it splits the parameter block
+//! (for `regular`; `fixed` is the architecture's own split and is not reported).
 //!
 //! Validation paths (seed: "Mode 2 enters the 7002/7001/7003/7004 path. Modes 3 and 5
 //! enter the 7009/7008/7001 path. Mode 1 and mode 5 share the auto-placement path
@@ -131,10 +136,11 @@ pub fn plan(spec: &AbiSpec, base: u32) -> Plan {
 }
 
 impl Plan {
-    /// R registers withheld from the parameter allocator.
+    /// R registers withheld from the parameter allocator: the pair, when it is in
+    /// the R file and known before the parameters are placed.
     pub fn pre_occupied(&self) -> Vec<u32> {
-        match (self.placement, self.reg) {
-            (RetAddrPlacement::Fixed | RetAddrPlacement::BeforeParams, Some(r)) => vec![r, r.saturating_add(1)],
+        match (self.file, self.reg) {
+            (RegFile::R, Some(r)) => vec![r, r.saturating_add(1)],
             _ => Vec::new(),
         }
     }
@@ -284,30 +290,20 @@ pub fn validate(f: &Facts) -> Vec<AbiCheck> {
                         ra + 1
                     )),
             );
-            let hits: Vec<&Placement> = f
-                .params
-                .iter()
-                .flatten()
-                .filter(|p| p.contains(clamp16(ra)) || p.contains(clamp16(ra.saturating_add(1))))
-                .collect();
-            if hits.is_empty() {
-                out.push(
-                    new(&catalog::W7004, "retaddr")
-                        .msg(&catalog::W7004, &param_span(ra, f.params))
-                        .detail(format!("R{ra}:R{} holds no parameter", ra + 1)),
-                );
-            }
-            for p in hits {
-                out.push(
-                    new(&catalog::W7004, "retaddr")
-                        .msg(
-                            &catalog::W7004,
-                            &[Arg::Int(ra as i64), Arg::Int(p.first as i64), Arg::Int(p.last() as i64)],
-                        )
-                        .fail(true)
-                        .detail(format!("parameter R{}..R{} covers the return address", p.first, p.last())),
-                );
-            }
+            let c = new(&catalog::W7004, "retaddr");
+            out.push(match param_span(f.params) {
+                Some((lo, hi)) => {
+                    let bad = ra <= hi && ra.saturating_add(1) >= lo;
+                    c.msg(&catalog::W7004, &[Arg::Int(ra as i64), Arg::Int(lo as i64), Arg::Int(hi as i64)])
+                        .fail(bad)
+                        .detail(format!(
+                            "R{ra}:R{} {} the parameter block R{lo}..R{hi}",
+                            ra.saturating_add(1),
+                            if bad { "splits" } else { "lies outside" }
+                        ))
+                }
+                None => c.detail("no parameter in registers"),
+            });
         }
         RetAddrPlacement::Uniform => {
             let bad = !f.has_uniform;
@@ -340,15 +336,12 @@ pub fn validate(f: &Facts) -> Vec<AbiCheck> {
     out
 }
 
-/// Arguments of a passing 7004 message: the span of all parameter registers.
-fn param_span(ra: u32, params: &[Option<Placement>]) -> Vec<Arg> {
+/// The parameter span: lowest to highest register holding a parameter.
+pub fn param_span(params: &[Option<Placement>]) -> Option<(u32, u32)> {
     let regs = params.iter().flatten().filter(|p| p.count > 0);
-    let lo = regs.clone().map(|p| p.first as i64).min();
-    let hi = regs.map(|p| p.last() as i64).max();
-    match (lo, hi) {
-        (Some(lo), Some(hi)) => vec![Arg::Int(ra as i64), Arg::Int(lo), Arg::Int(hi)],
-        _ => vec![Arg::Int(ra as i64), Arg::Str("-".into()), Arg::Str("-".into())],
-    }
+    let lo = regs.clone().map(|p| p.first as u32).min()?;
+    let hi = regs.map(|p| p.last() as u32).max()?;
+    Some((lo, hi))
 }
 
 pub(crate) fn clamp16(r: u32) -> u16 {

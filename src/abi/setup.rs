@@ -53,7 +53,14 @@ fn run(f: &Function, spec: &AbiSpec, limit: u32, sm: &Sm) -> AbiResult {
     let avail = avail.min(SLOTS as u32).min(MAX_REG_EXCLUSIVE.saturating_sub(base));
 
     let plan = retaddr::plan(spec, base);
-    let layout = params::allocate(spec, base, avail, &plan.pre_occupied());
+    // Withheld from parameters: the return address (when known), the reserved
+    // range and the stack pointer — registers the allocator keeps fixed.
+    let mut withheld = plan.pre_occupied();
+    if let Some((lo, hi)) = reserved {
+        withheld.extend(lo..=hi.min(base.saturating_add(SLOTS as u32)));
+    }
+    withheld.push(sp);
+    let layout = params::allocate(spec, base, avail, &withheld);
     let ra = plan.resolve(&layout, base);
     let ra_file = plan.file;
 
@@ -217,31 +224,25 @@ fn param_checks(
                 .detail(format!("R{r} returns a value but is listed as preserved")),
         );
     }
-    // 7014: the reserved range against each parameter.
-    let c7014 = || AbiCheck::new(&catalog::W7014, step::PARAMS, "reserved");
-    match reserved {
-        None => out.push(c7014().detail("no reserved range")),
-        Some((lo, hi)) => {
-            let hits: Vec<&Placement> = layout
-                .params
-                .iter()
-                .flatten()
-                .filter(|p| p.count > 0 && (p.first as u32) <= hi && (p.last() as u32) >= lo)
-                .collect();
-            if hits.is_empty() {
-                out.push(c7014().detail(format!("R{lo}..R{hi} holds no parameter")));
-            }
-            for p in hits {
-                out.push(
-                    c7014()
-                        .msg(&catalog::W7014, &[lo.into(), hi.into(), p.first.into(), p.last().into()])
-                        .fail(true)
-                        .regs(r_regs(p))
-                        .detail(format!("parameter R{}..R{} lies in the reserved range", p.first, p.last())),
-                );
-            }
+    // 7014: the reserved range against the parameter span. Parameters never take a
+    // reserved register (they are withheld), so the range overlaps only by splitting
+    // the block of consecutive parameter registers.
+    let c7014 = AbiCheck::new(&catalog::W7014, step::PARAMS, "reserved");
+    out.push(match (reserved, retaddr::param_span(&layout.params)) {
+        (None, _) => c7014.detail("no reserved range"),
+        (Some((lo, hi)), None) => c7014.detail(format!("R{lo}..R{hi}; no parameter in registers")),
+        (Some((lo, hi)), Some((plo, phi))) => {
+            let bad = lo <= phi && hi >= plo;
+            c7014
+                .msg(&catalog::W7014, &[lo.into(), hi.into(), plo.into(), phi.into()])
+                .fail(bad)
+                .regs((lo.max(plo)..=hi.min(phi)).map(|r| (RegFile::R, r as u16)))
+                .detail(format!(
+                    "reserved R{lo}..R{hi} {} the parameter block R{plo}..R{phi}",
+                    if bad { "splits" } else { "lies outside" }
+                ))
         }
-    }
+    });
     // The size error of sub_19CA730.
     let c = AbiCheck::new(&catalog::SIZE_ERROR, step::PARAMS, "param");
     out.push(match layout.failure {
