@@ -144,6 +144,10 @@ impl Site<'_> {
     /// Register `j` of an argument operand.
     fn part(&mut self, arg: &Operand, j: usize, k: usize) -> Operand {
         match arg {
+            // Component 0 of a whole wide vreg: the 32-bit vreg takes `.lo` / `.0`.
+            Operand::Reg(Reg::V(r)) if j == 0 && self.width(*r) > 1 => {
+                Operand::Reg(Reg::V(RegRef { vreg: r.vreg, comp: Some(0) }))
+            }
             _ if j == 0 => arg.clone(),
             Operand::Reg(Reg::V(r)) if (j as u8) < self.width(*r) => {
                 Operand::Reg(Reg::V(RegRef { vreg: r.vreg, comp: Some(j as u8) }))

@@ -170,8 +170,11 @@ pub struct Layout {
     pub failure: Option<SizeFailure>,
 }
 
-/// sub_19CA730: parameters first, then return values (so returns land after the
-/// parameters), each in the first aligned run of free slots.
+/// sub_19CA730: parameters first, then return values, each in the first aligned run
+/// of free slots of the one shared free list (seed: "both parameter and return value
+/// allocation in a single bitmap"). Returns are placed after the parameters in
+/// allocation order, so a return can fill an alignment hole the parameters left
+/// (`param 1x4`, `param 1x8`, `return 1x4` gives R4, R6..R7, R5).
 ///
 /// `pre_occupied` are absolute registers taken before the scan (a fixed or
 /// before-params return address). On the first value that does not fit, the
