@@ -23,6 +23,12 @@
 //! check_reserved_smem(m: &Module, func: usize) -> Vec<AbiCheck>
 //! lower_calls(m: &mut Module, results: &[Option<AbiResult>]) -> Vec<LoweredCall>
 //! report(m: &Module, sm: &Sm) -> String
+//! report::check_line(c: &AbiCheck) -> String          // one printed check
+//! report::function_limits(m: &Module, sm: &Sm) -> Vec<u32>
+//! report::declared_limit(m: &Module, func: usize) -> Option<u32>
+//! params::find_contiguous_free(free: &[bool], count: u64, align: u32, base: u32, avail: u32) -> Option<u32>
+//! params::allocate(spec: &AbiSpec, base: u32, avail: u32, withheld: &[u32]) -> params::Layout
+//! CallCostParams::from_knobs(knobs: &Knobs, high_pressure: bool) -> CallCostParams
 //! ```
 //!
 //! # When the ABI applies

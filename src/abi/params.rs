@@ -4,8 +4,8 @@
 //! Owns: the 255-slot free list indexed relative to the first parameter register,
 //! the alignment rule, `find_contiguous_free` exactly as the seed's pseudocode, and
 //! the size error. Must not know: the return-address modes (the caller pre-occupies
-//! the slots a fixed or before-params return address takes) or any diagnostics other
-//! than the size failure it reports back.
+//! the registers the return address, the reserved range and the stack pointer
+//! take) or any diagnostics other than the size failure it reports back.
 
 use crate::ir::abi_spec::{AbiSpec, AbiValue};
 
@@ -176,16 +176,16 @@ pub struct Layout {
 /// allocation order, so a return can fill an alignment hole the parameters left
 /// (`param 1x4`, `param 1x8`, `return 1x4` gives R4, R6..R7, R5).
 ///
-/// `pre_occupied` are absolute registers taken before the scan (a fixed or
-/// before-params return address). On the first value that does not fit, the
+/// `withheld` are absolute registers taken before the scan (the return address when
+/// known, the reserved range, the stack pointer). On the first value that does not fit, the
 /// allocator stops ("return FAILURE"): that value and all later ones stay `None`
 /// (passed on the stack). The seed's pseudocode checks only parameters and reuses
 /// the last parameter's alignment for returns; radbg gives each return its own
 /// alignment and the same size error. Zero-size values need no register and get
 /// `None` without an error.
-pub fn allocate(spec: &AbiSpec, base: u32, avail: u32, pre_occupied: &[u32]) -> Layout {
+pub fn allocate(spec: &AbiSpec, base: u32, avail: u32, withheld: &[u32]) -> Layout {
     let mut list = FreeList::new(base);
-    for &r in pre_occupied {
+    for &r in withheld {
         list.occupy_reg(r);
     }
     // Slot `i` is register `base + i`; nothing may land on RZ (R255) or beyond.

@@ -38,7 +38,11 @@ fn kind(f: &Function) -> &'static str {
     }
 }
 
-fn line(out: &mut String, c: &AbiCheck) {
+/// One check as `radbg check` prints it: step number and name, code, hex id,
+/// verdict, field, then the detail (pass) or the message with the detail on a second
+/// line (fail). Ends with a newline.
+pub fn check_line(c: &AbiCheck) -> String {
+    let mut out = String::new();
     let n = step::ORDER.iter().position(|s| *s == c.step).map_or("-".to_string(), |i| (i + 1).to_string());
     let (code, hex) =
         if c.code == 0 { ("-".to_string(), "-".to_string()) } else { (c.code.to_string(), format!("0x{:X}", c.hex)) };
@@ -48,6 +52,7 @@ fn line(out: &mut String, c: &AbiCheck) {
     if !c.passed && !c.message.is_empty() && !c.detail.is_empty() {
         let _ = writeln!(out, "{:<61}{}", "", c.detail);
     }
+    out
 }
 
 fn placement(p: &Option<Placement>) -> String {
@@ -143,7 +148,7 @@ pub fn report(m: &Module, sm: &Sm) -> String {
         );
         let checks: Vec<&AbiCheck> = res.iter().flat_map(|r| &r.checks).chain(&extra).collect();
         for c in &checks {
-            line(&mut out, c);
+            out.push_str(&check_line(c));
         }
         warnings += checks.iter().filter(|c| !c.passed).count();
         if let Some(res) = &res {

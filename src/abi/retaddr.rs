@@ -165,7 +165,10 @@ impl Plan {
 /// Step 3, sub_19D1720: 7006 (mutual exclusion) and 7012 (the return address
 /// classified as scratch). `scratch` is the spec's explicit scratch registers of the
 /// return address's file; the seed gates 7012 on "preserved classification active",
-/// which an explicit scratch set implies in Ori IR.
+/// which an explicit scratch set implies in Ori IR. The seed says ptxas always
+/// prints 7012 with the argument 1 (its id for the return-address register); radbg
+/// prints the register number, one record per register of the pair in the set, so
+/// the message names the register.
 pub fn setup_checks(plan: &Plan, ra: u32, scratch: &[u16]) -> Vec<AbiCheck> {
     let mut out = Vec::new();
     let c = AbiCheck::new(&catalog::W7006, step::RETADDR_SETUP, "retaddr-before-params")
@@ -226,7 +229,9 @@ pub fn default_range(file: RegFile) -> (u32, u32) {
     }
 }
 
-/// Step 6, sub_19CDFF0, by placement (see the module doc for the paths).
+/// Step 6, sub_19CDFF0, by placement (see the module doc for the paths). 7005's
+/// "return address is %d registers" is filled with the register count the pair
+/// needs (return address + 2), compared against the limit.
 pub fn validate(f: &Facts) -> Vec<AbiCheck> {
     let ra = f.ra;
     let pair = [(f.file, clamp16(ra)), (f.file, clamp16(ra.saturating_add(1)))];
