@@ -176,7 +176,8 @@ pub fn setup_checks(plan: &Plan, ra: u32, scratch: &[u16]) -> Vec<AbiCheck> {
         .fail(plan.conflict_7006);
     out.push(if plan.conflict_7006 {
         let how = if plan.placement == RetAddrPlacement::Fixed { "fixed mode" } else { "retaddr-before-params" };
-        c.detail(format!("explicit return address R{} given together with {how}", plan.explicit.map_or(0, u32::from)))
+        let reg = name(plan.file, plan.explicit.map_or(0, u32::from));
+        c.detail(format!("explicit return address {reg} given together with {how}"))
     } else {
         c.detail(format!("return address placement: {}", plan.placement.name()))
     });
