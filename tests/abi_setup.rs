@@ -255,6 +255,13 @@ fn placements_roles_pins_and_fixed() {
     );
     assert_eq!(res.returns, vec![Some(Placement { first: 9, count: 1, align: 1 })]);
     assert_eq!(res.pins, vec![(a, 6), (r, 9)]);
+    assert_eq!(res.exit_live, vec![r]);
+    // A call clobbers the parameter, return and return-address registers and the
+    // scratch registers below the limit; never R0-R3, the reserved or preserved ones.
+    let clobbers = res.clobbers();
+    assert_eq!(&clobbers[..8], &[4, 5, 6, 7, 8, 9, 10, 11]);
+    assert!(!clobbers.contains(&16) && !clobbers.contains(&40) && !clobbers.contains(&64));
+    assert_eq!(clobbers.last(), Some(&63));
     let fixed: Vec<u16> = res.fixed.iter().map(|(_, r)| *r).collect();
     assert_eq!(fixed, vec![0, 1, 2, 3, 4, 5, 40, 41]);
     assert_eq!(role(&res, RegFile::R, 1), RegRole::StackPointer);

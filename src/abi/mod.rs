@@ -209,6 +209,8 @@ pub struct AbiResult {
     pub ret_addr_placement: Option<RetAddrPlacement>,
     /// Bound vregs (`param 1x4 = %a0`) and the register each is pinned to.
     pub pins: Vec<(VRegId, u16)>,
+    /// The bound return-value vregs that were pinned: live out of the function's exits.
+    pub exit_live: Vec<VRegId>,
     /// Registers the allocator must never assign, sorted: R0–R3, the return address,
     /// the reserved range, the stack pointer (only registers inside the file).
     pub fixed: Vec<(RegFile, u16)>,
@@ -235,6 +237,7 @@ impl AbiResult {
             ret_addr: None,
             ret_addr_placement: None,
             pins: Vec::new(),
+            exit_live: Vec::new(),
             fixed: Vec::new(),
             error: None,
             classes: RegRoles::new(),
@@ -248,6 +251,24 @@ impl AbiResult {
     /// The checks that failed.
     pub fn failures(&self) -> impl Iterator<Item = &AbiCheck> {
         self.checks.iter().filter(|c| !c.passed)
+    }
+
+    /// The R registers a CALL to this function may overwrite, ascending (seed 001,
+    /// "Scratch Data Registers": scratch registers must be saved by the caller):
+    /// parameter, return-value and return-address registers, and the scratch
+    /// registers below the callee's limit (a callee cannot write registers above its
+    /// own limit). Empty for a disengaged result.
+    pub fn clobbers(&self) -> Vec<u16> {
+        if !self.engaged {
+            return Vec::new();
+        }
+        (0..RegFile::R.arch_size())
+            .filter(|&r| match self.classes.get(RegFile::R, r) {
+                RegRole::Param | RegRole::Return | RegRole::RetAddr => true,
+                RegRole::Scratch => (r as u32) < self.limit,
+                _ => false,
+            })
+            .collect()
     }
 }
 

@@ -95,6 +95,12 @@ fn run(f: &Function, spec: &AbiSpec, limit: u32, sm: &Sm) -> AbiResult {
     checks.extend(coroutine_checks(f, spec, ra_file, ra));
 
     let (pins, bind_checks) = bindings(f, spec, &layout.params, &layout.returns);
+    let mut exit_live: Vec<VRegId> = Vec::new();
+    for id in spec.returns.iter().filter_map(|v| v.bind) {
+        if pins.iter().any(|(p, _)| *p == id) && !exit_live.contains(&id) {
+            exit_live.push(id);
+        }
+    }
     // Binding problems belong to the parameter step: insert them after its records.
     let at = checks.iter().rposition(|c| c.step == step::PARAMS).map_or(checks.len(), |i| i + 1);
     checks.splice(at..at, bind_checks);
@@ -134,6 +140,7 @@ fn run(f: &Function, spec: &AbiSpec, limit: u32, sm: &Sm) -> AbiResult {
         ret_addr: Some((ra_file, clamp16(ra))),
         ret_addr_placement: Some(plan.placement),
         pins,
+        exit_live,
         fixed,
         error,
         classes,
