@@ -15,6 +15,7 @@
 //! ```text
 //! setup(m: &Module, func: usize, input: &AbiInput) -> AbiResult
 //! role(res: &AbiResult, file: RegFile, reg: u16) -> RegRole
+//! AbiResult::clobbers(&self) -> Vec<u16>              // R registers a CALL to it may overwrite
 //! apply_pins(m: &mut Module, func: usize, res: &AbiResult)
 //! call_site_cost(op: &CallOperand, params: &CallCostParams) -> f64
 //! call_site_cost_explained(op: &CallOperand, params: &CallCostParams) -> CallCost
