@@ -7,6 +7,7 @@
 //! `command` (the one command language) → `ui` (REPL and TUI).
 #![forbid(unsafe_code)]
 
+pub mod abi;
 pub mod alloc;
 pub mod analysis;
 pub mod cli;
