@@ -31,7 +31,7 @@ pub struct FuncResult {
     pub sweeps: Vec<(RegFile, u32, Vec<usize>)>,
     pub dce_removed: Vec<String>,
     pub uninit: Option<String>,
-    pub abi: Option<stages::AbiOutcome>,
+    pub abi: Option<Arc<crate::abi::AbiResult>>,
     pub budget: Option<Budget>,
     /// The allocation machine once the function's allocation has finished.
     pub alloc: Option<Arc<FunctionAlloc>>,
@@ -203,7 +203,7 @@ impl Machine {
                 }
                 Stage::Budget => {
                     let f = &self.module.functions[fi];
-                    let uses_abi = stages::uses_abi(&self.module, fi);
+                    let uses_abi = stages::uses_abi(self, fi);
                     let b = budget::resolve(&self.module, f, uses_abi);
                     let ev = EventKind::Budget {
                         gpr: b.gpr,
