@@ -102,6 +102,20 @@ impl Machine {
         }
     }
 
+    /// Replaces the run options and the knobs derived from them (for a re-run from a
+    /// checkpoint before the allocation stage; target and budget changes restart instead).
+    pub fn set_options(&mut self, opts: &RunOptions) {
+        let mut knobs = Knobs::new();
+        self.knob_errors.clear();
+        for k in self.source.knobs.iter().map(|k| (&k.key, &k.value)).chain(opts.knobs.iter().map(|(k, v)| (k, v))) {
+            if let Err(e) = knobs.set(k.0, k.1) {
+                self.knob_errors.push(e.to_string());
+            }
+        }
+        self.knobs = Arc::new(knobs);
+        self.opts = Arc::new(opts.clone());
+    }
+
     pub fn is_done(&self) -> bool {
         self.pos.stage == Stage::Done && self.pos.sub > 0
     }
