@@ -50,8 +50,17 @@ pub struct Debugger {
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunSummary {
     pub label: String,
-    /// Per function: its name, `vreg → register` lines, spilled vregs, stats lines.
-    pub functions: Vec<(String, Vec<String>, Vec<String>, Vec<String>)>,
+    pub functions: Vec<FunctionSummary>,
+}
+
+/// One function's final result, as lines ready for diffing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionSummary {
+    pub name: String,
+    /// `vreg → register` lines.
+    pub assignments: Vec<String>,
+    pub spilled: Vec<String>,
+    pub stats: Vec<String>,
 }
 
 /// Scope levels for `next` and `finish`: 0 stage/function, 1 class, 2 attempt, 3 item.
@@ -169,7 +178,7 @@ impl Debugger {
     }
 
     /// Forward to the next event at the current event's level or above (`next`).
-    pub fn next(&mut self) -> Stop {
+    pub fn next_over(&mut self) -> Stop {
         let lvl = self.current().map(level).unwrap_or(0);
         self.run_until(|e| level(e) <= lvl)
     }
@@ -397,7 +406,7 @@ impl Debugger {
         }
         self.trace.truncate(self.cursor);
         // Find the equivalent event.
-        let Some(old) = old_event else { return None };
+        let old = old_event?;
         if old_cursor <= self.cursor {
             let target = old_cursor;
             self.goto(target);
@@ -469,7 +478,7 @@ fn summary(m: &Machine, label: &str) -> RunSummary {
             spilled = a.spills.iter().map(|s| a.func.vreg(s.vreg).name.clone()).collect();
         }
         let stats = r.stats.as_ref().map(|s| s.lines(&m.module.sm.to_string(), false)).unwrap_or_default();
-        functions.push((f.name.clone(), assigns, spilled, stats));
+        functions.push(FunctionSummary { name: f.name.clone(), assignments: assigns, spilled, stats });
     }
     RunSummary { label: label.to_string(), functions }
 }
