@@ -14,10 +14,11 @@ use crate::ir::{Function, RegFile, VRegId, print, vflags};
 /// The allocation object that describes function `fi` right now: the one in progress,
 /// or the finished one.
 pub fn alloc_of(m: &Machine, fi: usize) -> Option<&FunctionAlloc> {
-    if m.pos.stage == crate::engine::Stage::Alloc && m.pos.func == fi {
-        if let Some(c) = m.cur.as_ref() {
-            return Some(c);
-        }
+    if m.pos.stage == crate::engine::Stage::Alloc
+        && m.pos.func == fi
+        && let Some(c) = m.cur.as_ref()
+    {
+        return Some(c);
     }
     m.funcs.get(fi).and_then(|r| r.alloc.as_deref())
 }
