@@ -6,6 +6,7 @@
 
 pub mod check;
 pub mod fmt;
+pub mod replay;
 pub mod run;
 
 use std::path::{Path, PathBuf};
@@ -37,6 +38,8 @@ pub enum Command {
     Fmt(fmt::Args),
     /// Run the whole pipeline in batch: attempts per class and ptxas's `-v` lines.
     Run(run::Args),
+    /// Replay a `.radbg` session file headless and print its transcript.
+    Replay(replay::Args),
 }
 
 /// Options that change a pipeline run (shared by `run`, the debugger and `why`).
@@ -116,6 +119,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Fmt(args)) => fmt::run(&args),
         Some(Command::Run(args)) => run::run(&args),
+        Some(Command::Replay(args)) => replay::run(&args),
         None => match cli.file {
             Some(path) => check::run_default(Some(&path)),
             None => check::run_default(None),
