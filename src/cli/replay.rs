@@ -40,11 +40,11 @@ pub fn replay_file(file: Option<&Path>, session: &Path, json: bool, pipeline: &s
         }
     }
     s.base = session.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
-    if let Some(f) = file {
-        if let Err(e) = s.load(&f.display().to_string()) {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
+    if let Some(f) = file
+        && let Err(e) = s.load(&f.display().to_string())
+    {
+        eprintln!("{e}");
+        return ExitCode::FAILURE;
     }
     let name = session.display().to_string();
     let r = script::replay(&mut s, &name, &text, json);
