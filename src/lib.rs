@@ -7,8 +7,13 @@
 //! `command` (the one command language) → `ui` (REPL and TUI).
 #![forbid(unsafe_code)]
 
-pub mod analysis;
+pub mod abi;
 pub mod alloc;
+pub mod analysis;
+pub mod cli;
+pub mod demo;
+pub mod engine;
+pub mod fuzzing;
 pub mod ir;
 pub mod knobs;
 pub mod util;

@@ -34,3 +34,4 @@ pub mod state;
 
 pub use driver::{AllocConfig, FunctionAlloc};
 pub use event::AllocEvent;
+pub mod stats;

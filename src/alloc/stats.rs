@@ -1,0 +1,90 @@
+//! Statistics in ptxas's own `-v` wording (seed 003, "Spill Statistics"), line for
+//! line, so people and scripts can compare radbg's figures with ptxas's.
+
+use crate::ir::{FuncKind, Function, RegFile, opcode::props};
+
+/// The figures of one allocated function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FunctionStats {
+    pub name: String,
+    pub kind: FuncKind,
+    /// General registers used (the `Used %d registers` figure).
+    pub registers: u32,
+    pub barriers: u32,
+    pub stack_frame: u32,
+    pub spill_stores: u32,
+    pub spill_loads: u32,
+    /// The fatal error when allocation failed.
+    pub error: Option<String>,
+}
+
+impl FunctionStats {
+    /// `ptxas info` / `ptxas warning` / `ptxas error` lines, as `ptxas -v` prints them.
+    pub fn lines(&self, sm: &str, warn_on_spills: bool) -> Vec<String> {
+        let mut out = Vec::new();
+        match self.kind {
+            FuncKind::Entry => out.push(format!("ptxas info    : Compiling entry function '{}' for '{sm}'", self.name)),
+            FuncKind::Device => out.push(format!("ptxas info    : Compiling function '{}' for '{sm}'", self.name)),
+        }
+        if let Some(e) = &self.error {
+            out.push(format!("ptxas error   : {e}"));
+            return out;
+        }
+        out.push(format!("ptxas info    : Function properties for {}", self.name));
+        out.push(format!(
+            "    {} bytes stack frame, {} bytes spill stores, {} bytes spill loads",
+            self.stack_frame, self.spill_stores, self.spill_loads
+        ));
+        if warn_on_spills && (self.spill_stores > 0 || self.spill_loads > 0) {
+            out.push(format!(
+                "ptxas warning : Registers are spilled to local memory in function '{}', {} bytes spill stores, {} bytes spill loads",
+                self.name, self.spill_stores, self.spill_loads
+            ));
+        }
+        if self.kind == FuncKind::Entry {
+            out.push(format!("ptxas info    : Used {} registers, used {} barriers", self.registers, self.barriers));
+        }
+        out
+    }
+}
+
+/// General registers a function uses: one past the highest R register any vreg or
+/// physical operand occupies.
+pub fn registers_used(f: &Function, slot_of: &dyn Fn(crate::ir::VRegId) -> Option<u16>) -> u32 {
+    let mut top = 0u32;
+    for (i, v) in f.vregs.iter().enumerate() {
+        if v.file() != RegFile::R {
+            continue;
+        }
+        if let Some(s) = slot_of(crate::ir::VRegId::new(i)) {
+            top = top.max(s as u32 + v.width as u32);
+        }
+    }
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        for op in &inst.operands {
+            if let crate::ir::Operand::Reg(crate::ir::Reg::P(p)) = op {
+                if p.file == RegFile::R && !p.is_zero() {
+                    top = top.max(p.index as u32 + 1);
+                }
+            }
+        }
+    }
+    top
+}
+
+/// Named barriers a function uses: one past the highest immediate barrier id of its
+/// BAR instructions (bar 0 when written without one), plus barrier-register vregs.
+pub fn barriers_used(f: &Function) -> u32 {
+    let mut n = 0u32;
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        if inst.info().is(props::BARRIER) && inst.op.mnemonic() == "BAR" {
+            let id = inst.uses().iter().find_map(|o| match o {
+                crate::ir::Operand::Imm(i) => Some(*i),
+                _ => None,
+            });
+            n = n.max(id.unwrap_or(0).clamp(0, 15) as u32 + 1);
+        }
+    }
+    let bregs = f.vregs.iter().filter(|v| v.file() == RegFile::B).map(|v| v.width as u32).sum::<u32>();
+    n.max(bregs)
+}

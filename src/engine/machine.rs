@@ -1,0 +1,306 @@
+//! The pipeline machine: every stage of the model, for every function, as one state
+//! machine that [`Machine::step`] advances by one [`Event`].
+//!
+//! Order: (prepass stages for imported PTX) → per function: block rebuild, one event per
+//! liveness sweep of each register file, DCE (when enabled), the uninitialized-register
+//! check → per function with an ABI spec: one event per ABI check in the seed's order →
+//! call lowering → per function: budget, the allocator's events, the independent
+//! checker, the `-v` statistics → done.
+//!
+//! `Machine` is `Clone` and cheap to snapshot (big data sits behind `Arc`); the
+//! debugger keeps snapshots as checkpoints and replays from them.
+
+use std::sync::Arc;
+
+use crate::alloc::budget::{self, Budget};
+use crate::alloc::stats::FunctionStats;
+use crate::alloc::{AllocConfig, FunctionAlloc};
+use crate::analysis::{Cfg, Liveness, cfg, liveness};
+use crate::engine::event::{Event, EventKind, Stage};
+use crate::engine::options::RunOptions;
+use crate::engine::stages;
+use crate::ir::{FuncKind, Module, RegFile, VRegId};
+use crate::knobs::Knobs;
+
+/// What the pipeline has established for one function.
+#[derive(Clone, Debug, Default)]
+pub struct FuncResult {
+    pub cfg: Option<Arc<Cfg>>,
+    pub live: Option<Arc<Liveness>>,
+    /// (file, sweep number, changed blocks) of every liveness sweep, in event order.
+    pub sweeps: Vec<(RegFile, u32, Vec<usize>)>,
+    pub dce_removed: Vec<String>,
+    pub uninit: Option<String>,
+    pub abi: Option<stages::AbiOutcome>,
+    pub budget: Option<Budget>,
+    /// The allocation machine once the function's allocation has finished.
+    pub alloc: Option<Arc<FunctionAlloc>>,
+    pub check_errors: Option<Vec<String>>,
+    pub stats: Option<FunctionStats>,
+}
+
+/// Where the machine is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pos {
+    pub stage: Stage,
+    pub func: usize,
+    pub sub: usize,
+}
+
+/// The pipeline state.
+#[derive(Clone, Debug)]
+pub struct Machine {
+    pub opts: Arc<RunOptions>,
+    /// The module as loaded, with option overrides applied.
+    pub source: Arc<Module>,
+    /// The module as the pipeline has transformed it so far (prepasses, DCE, lowering).
+    pub module: Arc<Module>,
+    pub knobs: Arc<Knobs>,
+    pub funcs: Vec<FuncResult>,
+    pub pos: Pos,
+    /// The allocation in progress.
+    pub cur: Option<FunctionAlloc>,
+    pub prepass_log: Vec<(String, String)>,
+    /// Knob errors found while resolving the module's `.knob` lines.
+    pub knob_errors: Vec<String>,
+}
+
+impl Machine {
+    pub fn new(module: Module, opts: RunOptions) -> Machine {
+        let mut module = module;
+        if let Some(sm) = &opts.sm {
+            module.sm = sm.clone();
+        }
+        if let Some(n) = opts.maxrregcount {
+            module.options.maxrregcount = Some(n);
+        }
+        let mut knobs = Knobs::new();
+        let mut knob_errors = Vec::new();
+        for k in &module.knobs {
+            if let Err(e) = knobs.set(&k.key, &k.value) {
+                knob_errors.push(e.to_string());
+            }
+        }
+        for (k, v) in &opts.knobs {
+            if let Err(e) = knobs.set(k, v) {
+                knob_errors.push(e.to_string());
+            }
+        }
+        let n = module.functions.len();
+        let module = Arc::new(module);
+        let first = if opts.prepasses_enabled() { Stage::Prepass } else { Stage::Cfg };
+        Machine {
+            opts: Arc::new(opts),
+            source: module.clone(),
+            module,
+            knobs: Arc::new(knobs),
+            funcs: vec![FuncResult::default(); n],
+            pos: Pos { stage: first, func: 0, sub: 0 },
+            cur: None,
+            prepass_log: Vec::new(),
+            knob_errors,
+        }
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.pos.stage == Stage::Done && self.pos.sub > 0
+    }
+
+    /// A snapshot for checkpoints (the allocation's occupancy cache is dropped).
+    pub fn snapshot(&self) -> Machine {
+        let mut m = self.clone();
+        m.cur = self.cur.as_ref().map(FunctionAlloc::snapshot);
+        m
+    }
+
+    fn next_func(&mut self, stage: Stage, next_stage: Stage) {
+        self.pos.sub = 0;
+        if self.pos.func + 1 < self.funcs.len() {
+            self.pos.func += 1;
+        } else {
+            self.pos = Pos { stage: next_stage, func: 0, sub: 0 };
+        }
+        let _ = stage;
+    }
+
+    fn goto(&mut self, stage: Stage) {
+        self.pos = Pos { stage, func: 0, sub: 0 };
+    }
+
+    /// Advances by one event; `None` after the final `Done` event.
+    pub fn step(&mut self) -> Option<Event> {
+        loop {
+            if self.funcs.is_empty() && self.pos.stage != Stage::Done {
+                self.goto(Stage::Done);
+            }
+            let fi = self.pos.func;
+            match self.pos.stage {
+                Stage::Prepass => match stages::prepass_step(self) {
+                    Some(ev) => return Some(ev),
+                    None => self.goto(Stage::Cfg),
+                },
+                Stage::Cfg => {
+                    let f = &self.module.functions[fi];
+                    let c = cfg::build(f, cfg::loop_weight(&self.knobs));
+                    let ev = EventKind::BlockRebuild {
+                        blocks: f.blocks.len() as u32,
+                        loops: c.loops.len() as u32,
+                        max_depth: c.loop_depth.iter().copied().max().unwrap_or(0),
+                    };
+                    let exit_live = exit_live(&self.module, fi);
+                    let live = liveness::compute(f, &c, &exit_live);
+                    let mut sweeps = Vec::new();
+                    for fl in live.files() {
+                        for (k, s) in live.sweeps(fl.file).iter().enumerate() {
+                            sweeps.push((fl.file, k as u32 + 1, s.changed.clone()));
+                        }
+                    }
+                    let r = &mut self.funcs[fi];
+                    r.cfg = Some(Arc::new(c));
+                    r.live = Some(Arc::new(live));
+                    r.sweeps = sweeps;
+                    self.pos.stage = Stage::Liveness;
+                    self.pos.sub = 0;
+                    return Some(Event { func: Some(fi), kind: ev });
+                }
+                Stage::Liveness => {
+                    let r = &self.funcs[fi];
+                    if let Some((file, n, changed)) = r.sweeps.get(self.pos.sub).cloned() {
+                        let last = r.sweeps.get(self.pos.sub + 1).is_none_or(|s| s.0 != file);
+                        self.pos.sub += 1;
+                        return Some(Event {
+                            func: Some(fi),
+                            kind: EventKind::LivenessSweep { file, sweep: n, changed, last },
+                        });
+                    }
+                    self.pos.stage = if self.opts.dce { Stage::Dce } else { Stage::Uninit };
+                    self.pos.sub = 0;
+                }
+                Stage::Dce => {
+                    let ev = stages::dce(self, fi);
+                    self.pos.stage = Stage::Uninit;
+                    return Some(ev);
+                }
+                Stage::Uninit => {
+                    let ev = stages::uninit(self, fi);
+                    if fi + 1 < self.funcs.len() {
+                        self.pos = Pos { stage: Stage::Cfg, func: fi + 1, sub: 0 };
+                    } else {
+                        self.goto(Stage::Abi);
+                    }
+                    return Some(ev);
+                }
+                Stage::Abi => match stages::abi_step(self) {
+                    Some(ev) => return Some(ev),
+                    None => self.goto(Stage::Lowering),
+                },
+                Stage::Lowering => {
+                    let ev = stages::lowering(self);
+                    self.goto(Stage::Budget);
+                    if let Some(ev) = ev {
+                        return Some(ev);
+                    }
+                }
+                Stage::Budget => {
+                    let f = &self.module.functions[fi];
+                    let uses_abi = stages::uses_abi(&self.module, fi);
+                    let b = budget::resolve(&self.module, f, uses_abi);
+                    let ev = EventKind::Budget {
+                        gpr: b.gpr,
+                        source: b.source.describe().to_string(),
+                        diagnostics: b.diagnostics.clone(),
+                    };
+                    self.funcs[fi].budget = Some(b);
+                    self.pos.stage = Stage::Alloc;
+                    self.pos.sub = 0;
+                    return Some(Event { func: Some(fi), kind: ev });
+                }
+                Stage::Alloc => {
+                    if self.cur.is_none() {
+                        let config = self.alloc_config(fi);
+                        self.cur = Some(FunctionAlloc::new(self.module.functions[fi].clone(), config));
+                    }
+                    let cur = self.cur.as_mut().expect("allocation in progress");
+                    match cur.step() {
+                        Some(ev) => return Some(Event { func: Some(fi), kind: EventKind::Alloc(ev) }),
+                        None => {
+                            let done = self.cur.take().expect("allocation");
+                            self.funcs[fi].alloc = Some(Arc::new(done));
+                            self.pos.stage = Stage::Check;
+                        }
+                    }
+                }
+                Stage::Check => {
+                    let errors = stages::check(self, fi);
+                    self.funcs[fi].check_errors = Some(errors.clone());
+                    self.pos.stage = Stage::Stats;
+                    return Some(Event { func: Some(fi), kind: EventKind::Check { errors } });
+                }
+                Stage::Stats => {
+                    let stats = stats_of(&self.module, fi, self.funcs[fi].alloc.as_deref());
+                    let lines = stats.lines(&self.module.sm.to_string(), self.module.options.warn_on_spills);
+                    self.funcs[fi].stats = Some(stats);
+                    self.next_func(Stage::Stats, Stage::Done);
+                    if self.pos.stage == Stage::Stats {
+                        self.pos.stage = Stage::Budget;
+                    }
+                    return Some(Event { func: Some(fi), kind: EventKind::Stats { lines } });
+                }
+                Stage::Done => {
+                    if self.pos.sub > 0 {
+                        return None;
+                    }
+                    self.pos.sub = 1;
+                    return Some(Event { func: None, kind: EventKind::Done });
+                }
+            }
+        }
+    }
+
+    /// The allocator's inputs for function `fi`.
+    fn alloc_config(&self, fi: usize) -> AllocConfig {
+        let f = &self.module.functions[fi];
+        let b = self.funcs[fi].budget.as_ref().expect("budget before allocation");
+        let mut c = AllocConfig::simple(self.module.sm.version, b.gpr);
+        c.knobs = (*self.knobs).clone();
+        c.exit_live = exit_live(&self.module, fi);
+        c.usage_level = self.module.options.register_usage_level;
+        c.total_threads = budget::block_threads(f).unwrap_or(c.total_threads);
+        c.smem_spill = self.module.options.compile_mode == 5;
+        stages::abi_config(self, fi, &mut c);
+        c
+    }
+}
+
+/// Return-value vregs of a function with an ABI spec (live out of its exits).
+pub fn exit_live(m: &Module, fi: usize) -> Vec<VRegId> {
+    let f = &m.functions[fi];
+    f.abi.as_ref().map(|a| a.returns.iter().filter_map(|r| r.bind).collect()).unwrap_or_default()
+}
+
+/// The `-v` figures of a function from its finished allocation.
+pub fn stats_of(m: &Module, fi: usize, alloc: Option<&FunctionAlloc>) -> FunctionStats {
+    let f = &m.functions[fi];
+    let mut s = FunctionStats {
+        name: f.name.clone(),
+        kind: f.kind,
+        registers: 0,
+        barriers: crate::alloc::stats::barriers_used(f),
+        stack_frame: 0,
+        spill_stores: 0,
+        spill_loads: 0,
+        error: None,
+    };
+    if let Some(a) = alloc {
+        s.error = a.failure.clone();
+        let (st, ld) = crate::alloc::spill::traffic(&a.func);
+        s.spill_stores = st;
+        s.spill_loads = ld;
+        s.stack_frame = a.pool_local.frame();
+        s.registers = crate::alloc::stats::registers_used(&a.func, &|v| a.slot_of(v));
+    }
+    if f.kind == FuncKind::Device {
+        s.barriers = 0;
+    }
+    s
+}

@@ -1,0 +1,15 @@
+//! The debugger engine: the whole pipeline as a steppable machine (`machine`), its
+//! events (`event`), run options (`options`), and the stages around the allocator
+//! (`stages`).
+//!
+//! Architecture invariant: front ends never reach into the machine; they run commands,
+//! and commands call the engine's queries.
+
+pub mod event;
+pub mod machine;
+pub mod options;
+pub mod stages;
+
+pub use event::{Event, EventKind, Stage};
+pub use machine::Machine;
+pub use options::{AllocatorKind, RunOptions};

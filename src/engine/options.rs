@@ -1,0 +1,54 @@
+//! Options of a pipeline run that are not part of the module: command-line and
+//! session overrides (`--sm`, `--maxrregcount`, `--knob`, `set dce on` …).
+
+use std::collections::BTreeSet;
+
+use crate::ir::{KnobKey, KnobValue, Sm};
+
+/// Which allocator runs in the allocation stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum AllocatorKind {
+    /// ptxas's fat-point allocator (seeds 000/003/004).
+    #[default]
+    FatPoint,
+    /// CICC's Chaitin-Briggs graph colouring (seed 002).
+    Briggs,
+}
+
+impl AllocatorKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            AllocatorKind::FatPoint => "fatpoint",
+            AllocatorKind::Briggs => "briggs",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<AllocatorKind> {
+        match s {
+            "fatpoint" | "fat-point" | "ptxas" => Some(AllocatorKind::FatPoint),
+            "briggs" | "cicc" | "chaitin-briggs" => Some(AllocatorKind::Briggs),
+            _ => None,
+        }
+    }
+}
+
+/// Run options, in the order they apply over the module's own settings.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct RunOptions {
+    pub sm: Option<Sm>,
+    pub maxrregcount: Option<u32>,
+    /// Knob overrides, applied after the module's `.knob` lines (later wins).
+    pub knobs: Vec<(KnobKey, KnobValue)>,
+    /// Run dead-code elimination before allocation.
+    pub dce: bool,
+    pub allocator: AllocatorKind,
+    /// Pre-allocation passes switched off by name (`set stage schedule off`).
+    pub disabled_passes: BTreeSet<String>,
+    /// The module came from PTX: the pre-allocation passes apply.
+    pub imported: bool,
+}
+
+impl RunOptions {
+    pub fn prepasses_enabled(&self) -> bool {
+        self.imported
+    }
+}
