@@ -1,42 +1,9 @@
-//! Test support for the allocation checker: a tiny builder of functions from a subset of
-//! Ori IR text (until the Ori parser lands), and a fixture holding an allocation.
-//!
-//! Registers are declared implicitly by name prefix on first appearance: `%rd` R pair,
-//! `%q` R quad, `%o` R x8, `%p` P, `%up` UP, `%ub` UB, `%u` UR, `%tc` T, `%b` B, anything
-//! else R. Lines are a label `NAME:` or one instruction
-//! `[@[!]PRED] [defs =] OP[.MODS] [operands]`; operands are vregs (`%rd0.lo`, `%q0.2`),
-//! physical registers (`R4`, `RZ`, `UR3`, `P0`, `PT`), memory `[base + index + 0x10]`,
-//! immediates, `SR_*` specials or symbols.
+//! Test support for the allocation checker: functions from Ori IR text (the real parser),
+//! and a fixture holding an allocation of one, built up with `assign`, `pin`, `spill` ...
 #![allow(dead_code)]
 
 use radbg::alloc::check::{Allocation, CheckError, SpillSlotInfo, check};
-use radbg::ir::{
-    Block, FuncKind, Function, Guard, Inst, MemRef, Opcode, Operand, PhysReg, Reg, RegClass, RegFile, RegRef, VRegId,
-};
-
-pub fn class_of(name: &str) -> (RegClass, u8) {
-    let n = name.trim_start_matches('%');
-    let table: &[(&str, RegClass, u8)] = &[
-        ("rd", RegClass::R, 2),
-        ("q", RegClass::R, 4),
-        ("o", RegClass::R, 8),
-        ("up", RegClass::UP, 1),
-        ("ub", RegClass::UB, 1),
-        ("p", RegClass::P, 1),
-        ("u", RegClass::UR, 1),
-        ("tc", RegClass::T, 1),
-        ("b", RegClass::B, 1),
-    ];
-    table.iter().find(|(p, _, _)| n.starts_with(p)).map_or((RegClass::R, 1), |&(_, c, w)| (c, w))
-}
-
-pub fn vreg(f: &mut Function, name: &str) -> VRegId {
-    if let Some(v) = f.vreg_by_name(name) {
-        return v;
-    }
-    let (c, w) = class_of(name);
-    f.add_vreg(name, c, w)
-}
+use radbg::ir::{Function, PhysReg, RegFile, VRegId, parse_str};
 
 /// A physical register name (`R4`, `RZ`, `UR3`, `URZ`, `P0`, `PT`, `UP1`, `UPT`, `T3`).
 pub fn phys(tok: &str) -> Option<PhysReg> {
@@ -57,143 +24,16 @@ pub fn phys(tok: &str) -> Option<PhysReg> {
     None
 }
 
-fn reg(f: &mut Function, tok: &str) -> Reg {
-    if let Some(p) = phys(tok) {
-        return Reg::P(p);
-    }
-    let (name, comp) = match tok.split_once('.') {
-        Some((n, "lo")) => (n, Some(0)),
-        Some((n, "hi")) => (n, Some(1)),
-        Some((n, c)) => (n, Some(c.parse::<u8>().expect("component"))),
-        None => (tok, None),
+/// Parses Ori IR text with the real parser and validator and returns its first
+/// function. Text without a `.entry`/`.func` header is the body of `.entry test`.
+pub fn func(text: &str) -> Function {
+    let src = if text.contains(".entry") || text.contains(".func") {
+        text.to_string()
+    } else {
+        format!(".target sm_90\n.entry test {{\n{text}\n}}\n")
     };
-    Reg::V(RegRef { vreg: vreg(f, name), comp })
-}
-
-fn number(s: &str) -> Option<i64> {
-    let (neg, s) = match s.strip_prefix('-') {
-        Some(r) => (true, r.trim()),
-        None => (false, s),
-    };
-    let v = match s.strip_prefix("0x") {
-        Some(h) => i64::from_str_radix(h, 16).ok()?,
-        None => s.parse().ok()?,
-    };
-    Some(if neg { -v } else { v })
-}
-
-fn operand(f: &mut Function, tok: &str) -> Operand {
-    let tok = tok.trim();
-    if let Some(inner) = tok.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
-        let mut m = MemRef { base: None, index: None, sym: None, offset: 0 };
-        let inner = inner.replace("- ", "+ -");
-        for part in inner.split('+').map(str::trim).filter(|p| !p.is_empty()) {
-            if let Some(n) = number(part) {
-                m.offset += n;
-            } else if part.starts_with('%') || phys(part).is_some() {
-                let r = reg(f, part);
-                if m.base.is_none() {
-                    m.base = Some(r);
-                } else {
-                    m.index = Some(r);
-                }
-            } else {
-                m.sym = Some(part.into());
-            }
-        }
-        return Operand::Mem(Box::new(m));
-    }
-    if tok.starts_with('%') || phys(tok).is_some() {
-        return Operand::Reg(reg(f, tok));
-    }
-    if let Some(n) = number(tok) {
-        return Operand::Imm(n);
-    }
-    if tok.starts_with("SR_") {
-        return Operand::Special(tok.into());
-    }
-    Operand::Sym(tok.into())
-}
-
-/// Splits on commas outside brackets.
-fn split_ops(s: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let (mut depth, mut start) = (0, 0);
-    for (i, c) in s.char_indices() {
-        match c {
-            '[' => depth += 1,
-            ']' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(s[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    if !s[start..].trim().is_empty() {
-        out.push(s[start..].trim());
-    }
-    out
-}
-
-/// Parses one instruction line into `f`'s registers.
-pub fn inst(f: &mut Function, line: &str) -> Inst {
-    let mut line = line.trim();
-    let mut guard = None;
-    if let Some(rest) = line.strip_prefix('@') {
-        let (g, rest) = rest.split_once(' ').expect("guard then instruction");
-        let (negated, g) = match g.strip_prefix('!') {
-            Some(g) => (true, g),
-            None => (false, g),
-        };
-        guard = Some(Guard { reg: reg(f, g), negated });
-        line = rest.trim();
-    }
-    let (defs, rest) = match line.split_once(" = ") {
-        Some((d, r)) => (split_ops(d), r.trim()),
-        None => (Vec::new(), line),
-    };
-    let (mn, uses) = match rest.split_once(' ') {
-        Some((m, u)) => (m, split_ops(u)),
-        None => (rest, Vec::new()),
-    };
-    let (op, mods) = match mn.find('.') {
-        Some(i) => (&mn[..i], &mn[i..]),
-        None => (mn, ""),
-    };
-    let d: Vec<Operand> = defs.iter().map(|t| operand(f, t)).collect();
-    let u: Vec<Operand> = uses.iter().map(|t| operand(f, t)).collect();
-    let mut i = Inst::new(Opcode::from_mnemonic(op), d, u);
-    i.mods = mods.into();
-    i.guard = guard;
-    i
-}
-
-/// Builds a function from the text form described in the module doc.
-pub fn func(src: &str) -> Function {
-    let mut f = Function::new("test", FuncKind::Entry);
-    for raw in src.lines() {
-        let line = raw.split("//").next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
-        if let Some(decl) = line.strip_prefix(".reg ") {
-            for n in decl.split_whitespace() {
-                vreg(&mut f, n);
-            }
-            continue;
-        }
-        if let Some(label) = line.strip_suffix(':') {
-            f.blocks.push(Block { label: label.to_string(), insts: Vec::new() });
-            continue;
-        }
-        if f.blocks.is_empty() {
-            f.blocks.push(Block { label: "BB0".to_string(), insts: Vec::new() });
-        }
-        let i = inst(&mut f, line);
-        f.blocks.last_mut().expect("a block").insts.push(i);
-    }
-    f
+    let m = parse_str(&src).unwrap_or_else(|e| panic!("test input does not parse:\n{e}\n{src}"));
+    m.functions.into_iter().next().expect("a function")
 }
 
 /// A function plus everything an [`Allocation`] borrows.
