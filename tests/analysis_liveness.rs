@@ -189,19 +189,39 @@ fn calls_read_arguments_and_define_results() {
 
 #[test]
 fn component_defs_and_predicated_defs_do_not_kill() {
+    // %r0 is defined twice, so its predicated def keeps the older value live.
     check(
         "BB0:
            %rd1.lo = MOV 1
            %rd1.hi = MOV 2
            @%p0 %r0 = MOV 3
            STG.E [%rd1], %r0
+           %r0 = MOV 4
+           STG.E [%rd1], %r0
            EXIT",
         "BB0 in {%r0, %p0, %rd1} out {}
          [0] {%r0, %p0, %rd1} -> {%r0, %p0, %rd1}
          [1] {%r0, %p0, %rd1} -> {%r0, %p0, %rd1}
          [2] {%r0, %p0, %rd1} -> {%r0, %rd1}
-         [3] {%r0, %rd1} -> {}
-         [4] {} -> {}",
+         [3] {%r0, %rd1} -> {%rd1}
+         [4] {%rd1} -> {%r0, %rd1}
+         [5] {%r0, %rd1} -> {}
+         [6] {} -> {}",
+    );
+}
+
+#[test]
+fn a_single_predicated_def_kills() {
+    // No older value exists for a vreg defined once: the predicated def ends its range.
+    check(
+        "BB0:
+           @%p0 %r0 = MOV 3
+           @%p0 STG.E [%rd1], %r0
+           EXIT",
+        "BB0 in {%p0, %rd1} out {}
+         [0] {%p0, %rd1} -> {%r0, %p0, %rd1}
+         [1] {%r0, %p0, %rd1} -> {}
+         [2] {} -> {}",
     );
 }
 

@@ -101,9 +101,20 @@ fn reads(i: &Inst, v: VRegId, exit_live: &[VRegId]) -> bool {
     hit || (is_exit(i) && exit_live.contains(&v))
 }
 
-fn kills(i: &Inst, v: VRegId) -> bool {
+/// A whole-register def kills when it always executes, or when it is the vreg's only
+/// definition (no older value exists; a component def counts as another definition).
+fn kills(f: &Function, i: &Inst, v: VRegId) -> bool {
+    let (mut whole, mut part) = (0, 0);
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        inst.for_each_def(|r| {
+            if r.vreg == v {
+                if r.comp.is_none() { whole += 1 } else { part += 1 }
+            }
+        });
+    }
+    let only_def = whole == 1 && part == 0;
     let mut hit = false;
-    if i.guard_is_always() {
+    if i.guard_is_always() || only_def {
         i.for_each_def(|r| hit |= r.vreg == v && r.comp.is_none());
     }
     hit
@@ -154,7 +165,7 @@ fn live_at(f: &Function, v: VRegId, exit_live: &[VRegId], b: usize, i: usize) ->
             if reads(&insts[i], v, exit_live) {
                 return true;
             }
-            if !kills(&insts[i], v) {
+            if !kills(f, &insts[i], v) {
                 work.push((b, i + 1));
             }
         } else {

@@ -12,7 +12,7 @@
 //! Assignment": alias propagation).
 
 use crate::analysis::liveness::Liveness;
-use crate::ir::{Function, Inst, RegFile, VRegId};
+use crate::ir::{Function, RegFile, VRegId};
 
 /// Live ranges of every vreg of a function, as sorted, disjoint, inclusive runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,12 +23,6 @@ pub struct Ranges {
     pub root: Vec<VRegId>,
     seg_start: Vec<u32>,
     segs: Vec<(u32, u32)>,
-}
-
-/// Whether a def of this operand ends the vreg's previous value (seed 004: a def
-/// kills). A predicated def or a def of one component leaves the old value live.
-pub fn def_kills(inst: &Inst, comp: Option<u8>) -> bool {
-    comp.is_none() && inst.guard_is_always()
 }
 
 impl Ranges {
@@ -79,7 +73,7 @@ impl Ranges {
                     if open_hi[v] == CLOSED {
                         // Not live after: a dead def still needs its register here.
                         triples.push((v as u32, wpos, wpos));
-                    } else if def_kills(inst, r.comp) && !used_here.contains(&(v as u32)) {
+                    } else if live.def_kills(inst, r) && !used_here.contains(&(v as u32)) {
                         triples.push((v as u32, wpos, open_hi[v]));
                         open_hi[v] = CLOSED;
                     }

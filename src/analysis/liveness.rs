@@ -138,6 +138,28 @@ pub struct Liveness {
     /// Per block: the live set after instruction `(j + 1) * CHECKPOINT_INTERVAL - 1` for
     /// every chunk `j` but the last (whose end is the block's live-out).
     pub(super) checkpoints: Vec<Vec<LiveSet>>,
+    /// Vregs with exactly one whole-register definition in the function: a predicated
+    /// def of such a vreg kills too (there is no older value for it to keep).
+    single_def: Vec<bool>,
+}
+
+/// Liveness where no predicated def kills, even of a vreg defined once (the
+/// uninitialized-register detector's reading).
+pub fn compute_conservative(f: &Function, cfg: &Cfg, exit_live: &[VRegId]) -> Liveness {
+    compute_inner(f, cfg, exit_live, false, false)
+}
+
+/// Per vreg: whether it has exactly one whole-register definition in `f`.
+pub fn single_defs(f: &Function) -> Vec<bool> {
+    let mut n = vec![0u32; f.vregs.len()];
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        inst.for_each_def(|r| {
+            if let Some(c) = n.get_mut(r.vreg.index()) {
+                *c += if r.comp.is_none() { 1 } else { 2 };
+            }
+        });
+    }
+    n.into_iter().map(|c| c == 1).collect()
 }
 
 /// Computes liveness of `f` over `cfg`. `exit_live` are the vregs live when the function
@@ -147,6 +169,10 @@ pub fn compute(f: &Function, cfg: &Cfg, exit_live: &[VRegId]) -> Liveness {
 }
 
 pub(crate) fn compute_with(f: &Function, cfg: &Cfg, exit_live: &[VRegId], checkpoints: bool) -> Liveness {
+    compute_inner(f, cfg, exit_live, checkpoints, true)
+}
+
+fn compute_inner(f: &Function, cfg: &Cfg, exit_live: &[VRegId], checkpoints: bool, single_def_kills: bool) -> Liveness {
     let nvregs = f.vregs.len();
     let nblocks = f.blocks.len();
 
@@ -177,6 +203,7 @@ pub(crate) fn compute_with(f: &Function, cfg: &Cfg, exit_live: &[VRegId], checkp
         exit_live,
         layout: f.layout(),
         checkpoints: vec![Vec::new(); nblocks],
+        single_def: if single_def_kills { single_defs(f) } else { vec![false; f.vregs.len()] },
     };
     live.gen_kill(f);
     live.seed_exits(cfg);
@@ -249,12 +276,14 @@ impl Liveness {
     /// adds it to gen. (The seed's one-line summary "every source not in kill" is the
     /// forward-scan formulation; scanning backwards, a def clears what uses below it set.)
     fn gen_kill(&mut self, f: &Function) {
-        let Liveness { files, slots, exit_live, .. } = self;
+        let Liveness { files, slots, exit_live, single_def, .. } = self;
         for (b, blk) in f.blocks.iter().enumerate() {
             for inst in blk.insts.iter().rev() {
-                if kills(inst) {
+                {
+                    let always = kills(inst);
                     inst.for_each_def(|r| {
                         if r.comp.is_none()
+                            && (always || single_def[r.vreg.index()])
                             && let Some(s) = slot_of(slots, r.vreg)
                         {
                             let fl = &mut files[s.file as usize];
@@ -391,13 +420,16 @@ impl Liveness {
     /// enter it. `changed(v, inserted)` is told of every membership change.
     #[inline]
     pub fn step_back(&self, inst: &Inst, live: &mut LiveSet, mut changed: impl FnMut(VRegId, bool)) {
-        if kills(inst) {
-            inst.for_each_def(|r| {
-                if r.comp.is_none() && self.is_tracked(r.vreg) && live.remove(r.vreg) {
-                    changed(r.vreg, false);
-                }
-            });
-        }
+        let always = kills(inst);
+        inst.for_each_def(|r| {
+            if r.comp.is_none()
+                && (always || self.single_def[r.vreg.index()])
+                && self.is_tracked(r.vreg)
+                && live.remove(r.vreg)
+            {
+                changed(r.vreg, false);
+            }
+        });
         inst.for_each_use(|r| {
             if self.is_tracked(r.vreg) && live.insert(r.vreg) {
                 changed(r.vreg, true);
@@ -410,6 +442,14 @@ impl Liveness {
                 }
             }
         }
+    }
+}
+
+impl Liveness {
+    /// Whether a def of `r` by `inst` ends the vreg's previous value: a whole-register
+    /// def that always executes, or any whole-register def of a vreg defined only once.
+    pub fn def_kills(&self, inst: &Inst, r: crate::ir::model::RegRef) -> bool {
+        r.comp.is_none() && (kills(inst) || self.single_def.get(r.vreg.index()).copied().unwrap_or(false))
     }
 }
 

@@ -54,7 +54,11 @@ pub fn find(f: &Function, cfg: &Cfg, live: &Liveness, defined_at_entry: &[VRegId
     if f.blocks.is_empty() {
         return None;
     }
-    let cands: Vec<VRegId> = live
+    // The detector keeps the conservative reading of predicated defs (a predicated def
+    // never kills), so a vreg defined only under a guard and read unguarded is reported.
+    let exit: Vec<VRegId> = live.exit_live().iter().collect();
+    let conservative = crate::analysis::liveness::compute_conservative(f, cfg, &exit);
+    let cands: Vec<VRegId> = conservative
         .live_in(0)
         .iter()
         .filter(|v| !defined_at_entry.contains(v))

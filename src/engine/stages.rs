@@ -175,6 +175,39 @@ pub fn abi_config(m: &Machine, fi: usize, c: &mut AllocConfig) {
     c.default_clobbers = (4..255u16).filter(|r| !(16..=31).contains(r)).collect();
 }
 
-pub fn check(_m: &Machine, _fi: usize) -> Vec<String> {
-    Vec::new()
+/// The independent checker (`alloc::check`) over the finished allocation.
+pub fn check(m: &Machine, fi: usize) -> Vec<String> {
+    let Some(a) = m.funcs[fi].alloc.as_deref() else { return Vec::new() };
+    if a.failure.is_some() {
+        return Vec::new();
+    }
+    check_alloc(a).err().unwrap_or_default()
+}
+
+/// Runs the checker on one finished fat-point allocation; errors rendered.
+pub fn check_alloc(a: &crate::alloc::FunctionAlloc) -> Result<(), Vec<String>> {
+    use crate::alloc::check::{self, Allocation, SpillSlotInfo};
+    let spills: Vec<SpillSlotInfo> = a
+        .spills
+        .iter()
+        .map(|s| SpillSlotInfo {
+            vreg: s.vreg,
+            shared: s.mem == crate::alloc::spill::SpillMem::Shared,
+            offset: s.offset,
+            bytes: s.bytes,
+            temps: s.temps.clone(),
+        })
+        .collect();
+    let budget: Vec<(crate::ir::RegFile, u32)> = a.plans.iter().map(|p| (p.class.file(), p.budget)).collect();
+    let slots: Vec<Option<u16>> = a.assign.clone();
+    let alloc = Allocation {
+        func: &a.func,
+        slot: &slots,
+        fixed: &a.config.fixed,
+        pins: &a.config.abi_pins,
+        spills: &spills,
+        exit_live: &a.config.exit_live,
+        budget: &budget,
+    };
+    check::check(&alloc).map_err(|errs| errs.iter().map(|e| e.to_string()).collect())
 }
