@@ -82,7 +82,7 @@ impl Attempt {
     /// The record kept once the attempt ends.
     pub fn record(&self, assign: &[Option<u16>], costs: &[f64], success: bool) -> AttemptRecord {
         let assignment = self.members.iter().map(|&v| (v, assign.get(v.index()).copied().flatten())).collect();
-        let cost = self.needs_spill.iter().map(|v| costs.get(v.index()).copied().unwrap_or(0.0)).sum();
+        let cost = self.needs_spill.iter().map(|v| costs.get(v.index()).copied().unwrap_or(0.0)).sum::<f64>() + 0.0;
         AttemptRecord {
             class: self.class,
             number: self.number,

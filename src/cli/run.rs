@@ -32,7 +32,7 @@ pub fn run(args: &Args) -> ExitCode {
     let mut failed = false;
     while let Some(ev) = m.step() {
         if args.events {
-            println!("{}", ev.describe(&m.module));
+            println!("{}", m.describe(&ev));
             continue;
         }
         match &ev.kind {

@@ -114,8 +114,8 @@ impl Session {
         let d = self.dbg.as_ref().expect("loaded");
         match d.current() {
             Some(e) => {
-                let text = format!("#{} [{}] {}", d.cursor(), e.stage().name(), e.describe(&d.machine().module));
-                Output::new(text, render::event_json(d.cursor(), e, &d.machine().module))
+                let text = format!("#{} [{}] {}", d.cursor(), e.stage().name(), d.machine().describe(e));
+                Output::new(text, render::event_json(d.cursor(), e, d.machine()))
             }
             None => Output::new("#0 before the first event", json!({"cursor": 0})),
         }
@@ -496,7 +496,7 @@ impl Session {
                 d.trace()[..d.cursor()]
                     .iter()
                     .enumerate()
-                    .map(|(i, e)| render::event_json(i + 1, e, &d.machine().module))
+                    .map(|(i, e)| render::event_json(i + 1, e, d.machine()))
                     .collect(),
             ),
             other => {

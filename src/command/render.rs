@@ -8,11 +8,12 @@ use serde_json::{Value, json};
 use crate::command::exec::Output;
 use crate::command::parse::Expectation;
 use crate::command::table::{self, COMMANDS};
+use crate::engine::Machine;
 use crate::engine::breakpoint::Breakpoint;
 use crate::engine::debugger::RunSummary;
 use crate::engine::query::{self, HistView, LiveView, NodeView, VregInfo};
 use crate::engine::{Debugger, Event};
-use crate::ir::{Module, RegClass};
+use crate::ir::RegClass;
 use crate::knobs::Knobs;
 
 fn out(text: String, json: Value) -> Output {
@@ -55,13 +56,13 @@ pub fn help(topic: Option<&str>) -> Output {
     }
 }
 
-pub fn event_json(n: usize, e: &Event, m: &Module) -> Value {
+pub fn event_json(n: usize, e: &Event, m: &Machine) -> Value {
     json!({
         "event": n,
         "stage": e.stage().name(),
         "kind": e.kind_name(),
-        "function": e.func.and_then(|i| m.functions.get(i)).map(|f| f.name.clone()),
-        "text": e.describe(m),
+        "function": e.func.and_then(|i| m.module.functions.get(i)).map(|f| f.name.clone()),
+        "text": m.describe(e),
     })
 }
 
@@ -81,12 +82,12 @@ pub fn breakpoints(bps: &[Breakpoint]) -> Output {
 pub fn events(d: &Debugger, n: usize) -> Output {
     let end = d.cursor();
     let start = end.saturating_sub(n);
-    let m = &d.machine().module;
+    let m = d.machine();
     let mut lines = Vec::new();
     let mut j = Vec::new();
     for i in start..end {
         let e = &d.trace()[i];
-        lines.push(format!("#{} [{}] {}", i + 1, e.stage().name(), e.describe(m)));
+        lines.push(format!("#{} [{}] {}", i + 1, e.stage().name(), m.describe(e)));
         j.push(event_json(i + 1, e, m));
     }
     if lines.is_empty() {

@@ -159,6 +159,12 @@ impl Event {
     /// One line explaining the event. `m` is the module as it was when the event
     /// happened (names of vregs added later resolve too: ids only grow).
     pub fn describe(&self, m: &Module) -> String {
+        self.describe_with(m, None)
+    }
+
+    /// Like `describe`, naming vregs from `f` (the function as the allocator has it,
+    /// with spill temporaries) when given.
+    pub fn describe_with(&self, m: &Module, f: Option<&crate::ir::Function>) -> String {
         let fname = self.func.and_then(|i| m.functions.get(i)).map(|f| f.name.as_str()).unwrap_or("");
         let body = match &self.kind {
             EventKind::Prepass { pass, summary } => format!("{pass}: {summary}"),
@@ -194,7 +200,7 @@ impl Event {
                 }
                 s
             }
-            EventKind::Alloc(a) => match self.func.and_then(|i| m.functions.get(i)) {
+            EventKind::Alloc(a) => match f.or_else(|| self.func.and_then(|i| m.functions.get(i))) {
                 Some(f) => a.describe(f),
                 None => a.kind().to_string(),
             },

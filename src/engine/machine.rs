@@ -116,6 +116,12 @@ impl Machine {
         self.opts = Arc::new(opts.clone());
     }
 
+    /// One line for an event, naming vregs from the function as it stands now.
+    pub fn describe(&self, e: &Event) -> String {
+        let f = e.func.filter(|&i| i < self.module.functions.len()).map(|i| crate::engine::query::func_ir(self, i));
+        e.describe_with(&self.module, f)
+    }
+
     pub fn is_done(&self) -> bool {
         self.pos.stage == Stage::Done && self.pos.sub > 0
     }

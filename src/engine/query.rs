@@ -297,7 +297,7 @@ pub fn vreg_info(d: &Debugger, fi: usize, v: VRegId) -> Option<VregInfo> {
         }
         match &e.kind {
             EventKind::Alloc(crate::alloc::AllocEvent::Assign(x)) if x.vreg == v => {
-                history.push(format!("#{} {}", i + 1, e.describe(&m.module)));
+                history.push(format!("#{} {}", i + 1, m.describe(e)));
             }
             EventKind::Alloc(crate::alloc::AllocEvent::Guidance { chosen, .. }) if chosen.contains(&v) => {
                 history.push(format!("#{} chosen for spilling by guidance", i + 1));
