@@ -122,7 +122,7 @@ impl fmt::Display for MemSlot {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let space = if self.shared { "shared" } else { "local" };
         if self.offset < 0 {
-            write!(f, "{space}[-{:#x}]", -self.offset)
+            write!(f, "{space}[-{:#x}]", self.offset.unsigned_abs())
         } else {
             write!(f, "{space}[{:#x}]", self.offset)
         }
@@ -452,7 +452,8 @@ fn check_all(a: &Allocation) -> Vec<CheckError> {
     per_vreg(&ctx, a, &vals, &walk.first_seen, &pins, &mut errors);
     spill::check(&ctx, &graph, a.spills, &vals, &mut errors);
 
-    errors.sort_by_key(|e| e.sort_key());
+    // The text breaks ties, so equal reports end up adjacent and the order is total.
+    errors.sort_by_cached_key(|e| (e.sort_key(), e.to_string()));
     errors.dedup();
     errors
 }
