@@ -199,7 +199,7 @@ fn spill_bodies(s: &Shape, spills: &[(usize, u32)]) -> (Vec<Vec<Line>>, usize, V
                     let t = format!("%s{ntemps}");
                     temps[k].push(ntemps);
                     ntemps += 1;
-                    out.push(Line::new(&[t.clone()], "LDL.SPILL", &[format!("[R1 + {off}]")]));
+                    out.push(Line::new(std::slice::from_ref(&t), "LDL.SPILL", &[format!("[R1 + {off}]")]));
                     for src in &mut l.srcs {
                         if *src == name {
                             *src = t.clone();
