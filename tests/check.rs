@@ -705,6 +705,28 @@ fn all_violations_in_point_then_vreg_order() {
 }
 
 #[test]
+fn everything_in_one_register_is_bounded() {
+    // 600 co-live vregs in R0: 179700 overlapping pairs, more than the checker lists.
+    let n = 600;
+    let mut src = format!(".reg .R %r<{n}>\nBB0:\n");
+    for i in 0..n {
+        src += &format!("%r{i} = S2R SR_TID.X\n");
+    }
+    for i in 0..n {
+        src += &format!("STG.E [R2], %r{i}\n");
+    }
+    src += "EXIT\n";
+    let mut fx = Fixture::new(&src);
+    fx.slot = vec![Some(0); n];
+    let errs = fx.errors();
+    assert_eq!(errs.len(), radbg::alloc::check::MAX_OVERLAPS + 1);
+    assert_eq!(
+        errs[0].to_string(),
+        "more than 100000 pairs of vregs share registers; only the first 100000 found are listed"
+    );
+}
+
+#[test]
 fn malformed_input_is_reported_not_a_panic() {
     let mut fx = Fixture::new(STRAIGHT).own_registers();
     let (r0, r1) = (fx.id("%r0"), fx.id("%r1"));
