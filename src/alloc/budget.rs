@@ -104,13 +104,13 @@ pub fn resolve(m: &Module, f: &Function, uses_abi: bool) -> Budget {
     // The CLI cap: --device-function-maxrregcount overrides --maxrregcount for device
     // functions (ptxas: "for -c compilations"; radbg treats every module as one).
     let mut cli = m.options.maxrregcount.map(|n| (n, BudgetSource::MaxRegCount));
-    if f.kind == FuncKind::Device {
-        if let Some(d) = m.options.device_function_maxrregcount {
-            if let Some((g, _)) = cli {
-                diagnostics.push(format!("Overriding global maxrregcount {g} with entry-specific value {d} {}", f.name));
-            }
-            cli = Some((d, BudgetSource::DeviceFunctionMaxRegCount));
+    if f.kind == FuncKind::Device
+        && let Some(d) = m.options.device_function_maxrregcount
+    {
+        if let Some((g, _)) = cli {
+            diagnostics.push(format!("Overriding global maxrregcount {g} with entry-specific value {d} {}", f.name));
         }
+        cli = Some((d, BudgetSource::DeviceFunctionMaxRegCount));
     }
     if let Some((n, src)) = cli.clone() {
         if n > GPR_CAP {
@@ -122,10 +122,10 @@ pub fn resolve(m: &Module, f: &Function, uses_abi: bool) -> Budget {
     }
     // `.maxnreg` takes precedence over the CLI value (no --override-directive-values).
     if let Some(n) = f.maxnreg {
-        if let Some((c, _)) = cli.filter(|(c, _)| *c <= GPR_CAP) {
-            if c != n {
-                diagnostics.push(format!(".maxnreg {n} takes precedence over --maxrregcount {c} for {}", f.name));
-            }
+        if let Some((c, _)) = cli.filter(|(c, _)| *c <= GPR_CAP)
+            && c != n
+        {
+            diagnostics.push(format!(".maxnreg {n} takes precedence over --maxrregcount {c} for {}", f.name));
         }
         if n.min(GPR_CAP) < gpr || source == BudgetSource::ArchCap {
             gpr = n.min(GPR_CAP);
@@ -154,14 +154,13 @@ pub fn resolve(m: &Module, f: &Function, uses_abi: bool) -> Budget {
         diagnostics.push(".minnctapersm ignored without .maxntid or .reqntid".to_string());
     }
     // Values below the ABI floor are bumped up silently in ptxas; radbg says so.
-    if uses_abi {
-        if let Some(min) = m.sm.abi_minimum() {
-            if gpr < min {
-                diagnostics.push(format!("register budget {gpr} raised to the ABI minimum of {min}"));
-                gpr = min;
-                source = BudgetSource::AbiFloor;
-            }
-        }
+    if uses_abi
+        && let Some(min) = m.sm.abi_minimum()
+        && gpr < min
+    {
+        diagnostics.push(format!("register budget {gpr} raised to the ABI minimum of {min}"));
+        gpr = min;
+        source = BudgetSource::AbiFloor;
     }
     Budget { gpr, source, diagnostics, launch_bound }
 }

@@ -201,36 +201,39 @@ pub fn build(f: &Function, ranges: &Ranges, input: &BuildInput) -> Constraints {
         let w = input.freq.get(b).copied().unwrap_or(1.0).round().max(1.0) as u32;
         for inst in &block.insts {
             let info = inst.info();
-            if input.coalescing && info.is(props::MOVE) && inst.ndefs == 1 {
-                if let (Some(d), Some(s)) = (inst.defs()[0].as_vreg(), inst.uses().first().and_then(Operand::as_vreg)) {
-                    let (d, s) = (root(d.vreg), root(s.vreg));
-                    let same = d != s
-                        && f.vreg(d).width == f.vreg(s).width
-                        && f.vreg(d).file() == f.vreg(s).file()
-                        && f.vreg(d).file() != RegFile::B;
-                    if same {
-                        let wt = ranges.length(d).min(ranges.length(s)).max(1);
-                        if in_class(d) {
-                            per[d.index()].push(Node { ty: CType::Range, target: Target::VReg(s), weight: wt });
-                        }
-                        if in_class(s) {
-                            per[s.index()].push(Node { ty: CType::Range, target: Target::VReg(d), weight: wt });
-                        }
+            if input.coalescing
+                && info.is(props::MOVE)
+                && inst.ndefs == 1
+                && let (Some(d), Some(s)) = (inst.defs()[0].as_vreg(), inst.uses().first().and_then(Operand::as_vreg))
+            {
+                let (d, s) = (root(d.vreg), root(s.vreg));
+                let same = d != s
+                    && f.vreg(d).width == f.vreg(s).width
+                    && f.vreg(d).file() == f.vreg(s).file()
+                    && f.vreg(d).file() != RegFile::B;
+                if same {
+                    let wt = ranges.length(d).min(ranges.length(s)).max(1);
+                    if in_class(d) {
+                        per[d.index()].push(Node { ty: CType::Range, target: Target::VReg(s), weight: wt });
+                    }
+                    if in_class(s) {
+                        per[s.index()].push(Node { ty: CType::Range, target: Target::VReg(d), weight: wt });
                     }
                 }
             }
-            if info.is(props::PHI) && inst.ndefs == 1 {
-                if let Some(d) = inst.defs()[0].as_vreg() {
-                    let d = root(d.vreg);
-                    for s in inst.uses().iter().filter_map(Operand::as_vreg) {
-                        let s = root(s.vreg);
-                        if s != d && f.vreg(s).file() == f.vreg(d).file() {
-                            if in_class(d) {
-                                per[d.index()].push(Node { ty: CType::Phi, target: Target::VReg(s), weight: w });
-                            }
-                            if in_class(s) {
-                                per[s.index()].push(Node { ty: CType::Phi, target: Target::VReg(d), weight: w });
-                            }
+            if info.is(props::PHI)
+                && inst.ndefs == 1
+                && let Some(d) = inst.defs()[0].as_vreg()
+            {
+                let d = root(d.vreg);
+                for s in inst.uses().iter().filter_map(Operand::as_vreg) {
+                    let s = root(s.vreg);
+                    if s != d && f.vreg(s).file() == f.vreg(d).file() {
+                        if in_class(d) {
+                            per[d.index()].push(Node { ty: CType::Phi, target: Target::VReg(s), weight: w });
+                        }
+                        if in_class(s) {
+                            per[s.index()].push(Node { ty: CType::Phi, target: Target::VReg(d), weight: w });
                         }
                     }
                 }
@@ -276,7 +279,8 @@ pub fn build(f: &Function, ranges: &Ranges, input: &BuildInput) -> Constraints {
         list.sort_by_key(|nd| (nd.ty, nd.target));
         let first = nodes.len();
         for nd in list {
-            let same = nodes.len() > first && nodes.last().is_some_and(|l: &Node| l.ty == nd.ty && l.target == nd.target);
+            let same =
+                nodes.len() > first && nodes.last().is_some_and(|l: &Node| l.ty == nd.ty && l.target == nd.target);
             if same {
                 let last = nodes.last_mut().expect("non-empty");
                 last.weight = last.weight.saturating_add(nd.weight);

@@ -275,11 +275,12 @@ impl FunctionAlloc {
             for (i, inst) in block.insts.iter().enumerate() {
                 let p = layout.point(b, i);
                 for (k, op) in inst.operands.iter().enumerate() {
-                    if let crate::ir::Operand::Reg(crate::ir::Reg::P(pr)) = op {
-                        if pr.file == file && !pr.is_zero() {
-                            let pos = if k < inst.ndefs as usize { 2 * p + 1 } else { 2 * p };
-                            occ.occupy_phys(pr.index as usize, pos);
-                        }
+                    if let crate::ir::Operand::Reg(crate::ir::Reg::P(pr)) = op
+                        && pr.file == file
+                        && !pr.is_zero()
+                    {
+                        let pos = if k < inst.ndefs as usize { 2 * p + 1 } else { 2 * p };
+                        occ.occupy_phys(pr.index as usize, pos);
                     }
                 }
                 if file == RegFile::R && inst.info().is(props::CALL) {
@@ -409,9 +410,12 @@ impl FunctionAlloc {
                     let plan = self.plans[self.ci].clone();
                     let an = self.analysis.clone();
                     let att = self.attempt.as_mut().expect("attempt");
+                    let pinned: Vec<VRegId> =
+                        att.members.iter().copied().filter(|&v| self.assign[v.index()].is_some()).collect();
                     let cands: Vec<order::Candidate> = att
                         .members
                         .iter()
+                        .filter(|v| !pinned.contains(v))
                         .map(|&v| {
                             let vr = self.func.vreg(v);
                             let nodes = att.constraints.of(v);
@@ -471,10 +475,8 @@ impl FunctionAlloc {
                     let att = self.attempt.as_ref().expect("attempt");
                     let used = att.used;
                     let success = att.needs_spill.is_empty() && used <= plan.budget;
-                    let line = format!(
-                        "-CLASS NOSPILL REGALLOC: attemp {}, used {}, target {}",
-                        att.number, used, att.target
-                    );
+                    let line =
+                        format!("-CLASS NOSPILL REGALLOC: attemp {}, used {}, target {}", att.number, used, att.target);
                     self.debug_lines.push(format!("{} {}", plan.class.name(), line));
                     let mut record = att.record(&self.assign, self.analysis.costs.cost.as_slice(), success);
                     record.spilled_total =
@@ -550,7 +552,8 @@ impl FunctionAlloc {
                     let attempts = self.records.iter().filter(|r| r.class == plan.class).count() as u32;
                     let id = plan.class.id() as usize;
                     self.state.classes[id].count = last.used as i32;
-                    self.state.classes[id].spilled = self.spills.iter().any(|s| self.func.vreg(s.vreg).class == plan.class);
+                    self.state.classes[id].spilled =
+                        self.spills.iter().any(|s| self.func.vreg(s.vreg).class == plan.class);
                     let mut message = None;
                     if !last.success {
                         self.state.classes[id].overflow = true;
@@ -572,7 +575,13 @@ impl FunctionAlloc {
                     } else {
                         Phase::Finalize
                     };
-                    return Some(AllocEvent::ClassEnd { class: plan.class, ok: last.success, used: last.used, attempts, message });
+                    return Some(AllocEvent::ClassEnd {
+                        class: plan.class,
+                        ok: last.success,
+                        used: last.used,
+                        attempts,
+                        message,
+                    });
                 }
                 Phase::Finalize => {
                     self.phase = Phase::Done;
@@ -652,10 +661,8 @@ impl FunctionAlloc {
     }
 
     fn build_constraints(&self, plan: &ClassPlan) -> Constraints {
-        let pins: Vec<(VRegId, u16)> = (0..self.func.vregs.len())
-            .map(VRegId::new)
-            .filter_map(|v| self.pin_of(v).map(|r| (v, r)))
-            .collect();
+        let pins: Vec<(VRegId, u16)> =
+            (0..self.func.vregs.len()).map(VRegId::new).filter_map(|v| self.pin_of(v).map(|r| (v, r))).collect();
         let first_free = if plan.class.file() == RegFile::R { self.config.first_free } else { None };
         constraints::build(
             &self.func,
@@ -778,22 +785,20 @@ impl FunctionAlloc {
         let last = self.records.last().expect("attempt").clone();
         // Lower the target for the next attempt (alloc+1560 = target - 1) unless knob 638.
         let no_retarget = self.config.knobs.bool(knobs::NO_RETARGET);
-        let target = if last.number == 0 || no_retarget {
-            plan.budget
-        } else {
-            last.target.saturating_sub(1).max(1)
-        };
+        let target = if last.number == 0 || no_retarget { plan.budget } else { last.target.saturating_sub(1).max(1) };
         self.state.target = target as i32;
         let an = self.analysis.clone();
         let file = plan.class.file();
         // Pressure of the file over positions: this class's vregs, vregs of the file
         // already assigned by earlier classes, and the fixed registers.
         let class = plan.class;
-        let mut pressure = an.ranges.pressure(&self.func, file, |v| {
-            self.func.vreg(v).class == class || self.assign[v.index()].is_some()
-        });
-        let fixed_below = plan.fixed.iter().filter(|&&r| (r as u32) < plan.budget).count() as u32
-            + self.config.first_free.filter(|_| file == RegFile::R).map(|f| f as u32).unwrap_or(0);
+        let mut pressure = an
+            .ranges
+            .pressure(&self.func, file, |v| self.func.vreg(v).class == class || self.assign[v.index()].is_some());
+        let first_free = self.config.first_free.filter(|_| file == RegFile::R).unwrap_or(0);
+        let fixed_below = (0..plan.budget.min(fatpoint::SLOTS as u32) as u16)
+            .filter(|r| *r < first_free || plan.fixed.contains(r))
+            .count() as u32;
         pressure.iter_mut().for_each(|p| *p += fixed_below);
         let members = self.class_vregs(class);
         let interiors: Vec<(VRegId, Vec<(u32, u32)>)> = members

@@ -32,7 +32,8 @@ pub enum List {
 }
 
 impl List {
-    pub const ALL: [List; 6] = [List::Unconstrained, List::VeryHigh, List::High, List::LowConf, List::LowLate, List::LargeVec];
+    pub const ALL: [List; 6] =
+        [List::Unconstrained, List::VeryHigh, List::High, List::LowConf, List::LowLate, List::LargeVec];
 
     pub fn name(self) -> &'static str {
         match self {

@@ -104,8 +104,8 @@ impl Ranges {
         let mut seg_start = vec![0u32; n + 1];
         let mut segs: Vec<(u32, u32)> = Vec::with_capacity(triples.len());
         let mut t = 0;
-        for v in 0..n {
-            seg_start[v] = segs.len() as u32;
+        for (v, start) in seg_start.iter_mut().enumerate().take(n) {
+            *start = segs.len() as u32;
             let first = segs.len();
             while t < triples.len() && triples[t].0 as usize == v {
                 let (_, lo, hi) = triples[t];

@@ -118,10 +118,10 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
             // Reloads for the vregs this instruction reads.
             let mut reads: Vec<usize> = Vec::new();
             inst.for_each_use(|r| {
-                if let Some(i) = index_of(r.vreg) {
-                    if !reads.contains(&i) {
-                        reads.push(i);
-                    }
+                if let Some(i) = index_of(r.vreg)
+                    && !reads.contains(&i)
+                {
+                    reads.push(i);
                 }
             });
             for &i in &reads {
@@ -152,7 +152,12 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
                 let mut ld = Inst::new(
                     Opcode::named(op),
                     vec![Operand::vreg(t)],
-                    vec![Operand::Mem(Box::new(MemRef { base: None, index: None, sym: None, offset: rec.offset as i64 }))],
+                    vec![Operand::Mem(Box::new(MemRef {
+                        base: None,
+                        index: None,
+                        sym: None,
+                        offset: rec.offset as i64,
+                    }))],
                 );
                 ld.mods = m.into();
                 ld.origin = inst.origin;
@@ -162,10 +167,10 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
             // Stores after the definitions of spilled vregs.
             let mut writes: Vec<usize> = Vec::new();
             inst.for_each_def(|r| {
-                if let Some(i) = index_of(r.vreg) {
-                    if !writes.contains(&i) {
-                        writes.push(i);
-                    }
+                if let Some(i) = index_of(r.vreg)
+                    && !writes.contains(&i)
+                {
+                    writes.push(i);
                 }
             });
             let origin = inst.origin;
@@ -181,7 +186,12 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
                     Opcode::named(op),
                     vec![],
                     vec![
-                        Operand::Mem(Box::new(MemRef { base: None, index: None, sym: None, offset: rec.offset as i64 })),
+                        Operand::Mem(Box::new(MemRef {
+                            base: None,
+                            index: None,
+                            sym: None,
+                            offset: rec.offset as i64,
+                        })),
                         Operand::vreg(rec.vreg),
                     ],
                 );
@@ -203,10 +213,10 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
 /// keeping component selections. Destinations are left alone.
 fn rename_uses(inst: &mut Inst, from: VRegId, to: VRegId) {
     let fix = |r: &mut Reg| {
-        if let Reg::V(RegRef { vreg, .. }) = r {
-            if *vreg == from {
-                *vreg = to;
-            }
+        if let Reg::V(RegRef { vreg, .. }) = r
+            && *vreg == from
+        {
+            *vreg = to;
         }
     };
     if let Some(g) = inst.guard.as_mut() {

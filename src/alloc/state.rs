@@ -36,7 +36,15 @@ pub struct ClassDesc {
 
 impl Default for ClassDesc {
     fn default() -> ClassDesc {
-        ClassDesc { base: 0, max_regs: -1, count: 0, active: false, overflow: false, spilled: false, high_pressure: false }
+        ClassDesc {
+            base: 0,
+            max_regs: -1,
+            count: 0,
+            active: false,
+            overflow: false,
+            spilled: false,
+            high_pressure: false,
+        }
     }
 }
 

@@ -62,10 +62,11 @@ pub fn registers_used(f: &Function, slot_of: &dyn Fn(crate::ir::VRegId) -> Optio
     }
     for inst in f.blocks.iter().flat_map(|b| &b.insts) {
         for op in &inst.operands {
-            if let crate::ir::Operand::Reg(crate::ir::Reg::P(p)) = op {
-                if p.file == RegFile::R && !p.is_zero() {
-                    top = top.max(p.index as u32 + 1);
-                }
+            if let crate::ir::Operand::Reg(crate::ir::Reg::P(p)) = op
+                && p.file == RegFile::R
+                && !p.is_zero()
+            {
+                top = top.max(p.index as u32 + 1);
             }
         }
     }

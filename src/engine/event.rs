@@ -71,18 +71,51 @@ pub struct Event {
 #[derive(Clone, Debug, PartialEq)]
 pub enum EventKind {
     /// A pre-allocation pass changed the IR (or was switched off).
-    Prepass { pass: String, summary: String },
-    BlockRebuild { blocks: u32, loops: u32, max_depth: u32 },
-    LivenessSweep { file: RegFile, sweep: u32, changed: Vec<usize>, last: bool },
-    Dce { removed: Vec<String> },
-    Uninit { message: Option<String> },
-    AbiCheck { code: u32, passed: bool, message: String, detail: String },
-    AbiError { message: String },
-    Lowering { summary: String },
-    Budget { gpr: u32, source: String, diagnostics: Vec<String> },
+    Prepass {
+        pass: String,
+        summary: String,
+    },
+    BlockRebuild {
+        blocks: u32,
+        loops: u32,
+        max_depth: u32,
+    },
+    LivenessSweep {
+        file: RegFile,
+        sweep: u32,
+        changed: Vec<usize>,
+        last: bool,
+    },
+    Dce {
+        removed: Vec<String>,
+    },
+    Uninit {
+        message: Option<String>,
+    },
+    AbiCheck {
+        code: u32,
+        passed: bool,
+        message: String,
+        detail: String,
+    },
+    AbiError {
+        message: String,
+    },
+    Lowering {
+        summary: String,
+    },
+    Budget {
+        gpr: u32,
+        source: String,
+        diagnostics: Vec<String>,
+    },
     Alloc(AllocEvent),
-    Check { errors: Vec<String> },
-    Stats { lines: Vec<String> },
+    Check {
+        errors: Vec<String>,
+    },
+    Stats {
+        lines: Vec<String>,
+    },
     Done,
 }
 

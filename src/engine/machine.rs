@@ -31,7 +31,7 @@ pub struct FuncResult {
     pub sweeps: Vec<(RegFile, u32, Vec<usize>)>,
     pub dce_removed: Vec<String>,
     pub uninit: Option<String>,
-    pub abi: Option<stages::AbiOutcome>,
+    pub abi: Option<Arc<crate::abi::AbiResult>>,
     pub budget: Option<Budget>,
     /// The allocation machine once the function's allocation has finished.
     pub alloc: Option<Arc<FunctionAlloc>>,
@@ -100,6 +100,20 @@ impl Machine {
             prepass_log: Vec::new(),
             knob_errors,
         }
+    }
+
+    /// Replaces the run options and the knobs derived from them (for a re-run from a
+    /// checkpoint before the allocation stage; target and budget changes restart instead).
+    pub fn set_options(&mut self, opts: &RunOptions) {
+        let mut knobs = Knobs::new();
+        self.knob_errors.clear();
+        for k in self.source.knobs.iter().map(|k| (&k.key, &k.value)).chain(opts.knobs.iter().map(|(k, v)| (k, v))) {
+            if let Err(e) = knobs.set(k.0, k.1) {
+                self.knob_errors.push(e.to_string());
+            }
+        }
+        self.knobs = Arc::new(knobs);
+        self.opts = Arc::new(opts.clone());
     }
 
     pub fn is_done(&self) -> bool {
@@ -203,7 +217,7 @@ impl Machine {
                 }
                 Stage::Budget => {
                     let f = &self.module.functions[fi];
-                    let uses_abi = stages::uses_abi(&self.module, fi);
+                    let uses_abi = stages::uses_abi(self, fi);
                     let b = budget::resolve(&self.module, f, uses_abi);
                     let ev = EventKind::Budget {
                         gpr: b.gpr,

@@ -13,3 +13,8 @@ pub mod stages;
 pub use event::{Event, EventKind, Stage};
 pub use machine::Machine;
 pub use options::{AllocatorKind, RunOptions};
+pub mod breakpoint;
+pub mod debugger;
+pub mod query;
+
+pub use debugger::{Debugger, Stop};

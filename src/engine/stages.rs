@@ -2,45 +2,178 @@
 //! ABI setup and call lowering, the checker. Kept apart from `machine` so the machine
 //! reads as the pipeline's table of contents.
 
+use std::sync::Arc;
+
+use crate::abi::{self, AbiInput, report::function_limits};
 use crate::alloc::AllocConfig;
+use crate::analysis::{dce, liveness, uninit};
 use crate::engine::event::{Event, EventKind};
 use crate::engine::machine::Machine;
-use crate::ir::Module;
-
-/// What ABI setup established for one function (engine-side copy of the checks).
-#[derive(Clone, Debug, PartialEq, Default)]
-pub struct AbiOutcome {
-    pub checks: Vec<(u32, bool, String, String)>,
-    pub error: Option<String>,
-}
+use crate::engine::machine::exit_live;
+use crate::ir::VRegId;
 
 /// The next prepass event, or `None` when the prepasses are done.
 pub fn prepass_step(_m: &mut Machine) -> Option<Event> {
     None
 }
 
-pub fn dce(_m: &mut Machine, fi: usize) -> Event {
-    Event { func: Some(fi), kind: EventKind::Dce { removed: Vec::new() } }
+/// Dead-code elimination (seed 004, OriPerformLiveDead), then liveness recomputed on
+/// the smaller function.
+pub fn dce(m: &mut Machine, fi: usize) -> Event {
+    let exit_live = exit_live(&m.module, fi);
+    let cfg = m.funcs[fi].cfg.clone().expect("cfg before dce");
+    let module = Arc::make_mut(&mut m.module);
+    let f = &mut module.functions[fi];
+    let report = dce::run(f, &cfg, &exit_live);
+    let removed: Vec<String> = report
+        .removed
+        .iter()
+        .map(|r| {
+            let mut s = format!("[{}] {}", r.point, crate::ir::print::print_inst(f, &r.inst));
+            if let Some(o) = r.origin {
+                s.push_str(&format!("  (line {o})"));
+            }
+            s
+        })
+        .collect();
+    if !report.removed.is_empty() {
+        let c = crate::analysis::cfg::build(f, crate::analysis::cfg::loop_weight(&m.knobs));
+        let live = liveness::compute(f, &c, &exit_live);
+        m.funcs[fi].cfg = Some(Arc::new(c));
+        m.funcs[fi].live = Some(Arc::new(live));
+    }
+    m.funcs[fi].dce_removed = removed.clone();
+    Event { func: Some(fi), kind: EventKind::Dce { removed } }
 }
 
-pub fn uninit(_m: &mut Machine, fi: usize) -> Event {
-    Event { func: Some(fi), kind: EventKind::Uninit { message: None } }
+/// The uninitialized-register detector (seed 004). Parameters bound by the ABI and
+/// pinned vregs count as defined at entry.
+pub fn uninit(m: &mut Machine, fi: usize) -> Event {
+    let f = &m.module.functions[fi];
+    let mut defined: Vec<VRegId> =
+        f.vregs.iter().enumerate().filter(|(_, v)| v.pin.is_some()).map(|(i, _)| VRegId::new(i)).collect();
+    if let Some(a) = &f.abi {
+        defined.extend(a.params.iter().filter_map(|p| p.bind));
+    }
+    let r = &m.funcs[fi];
+    let (Some(c), Some(l)) = (r.cfg.as_ref(), r.live.as_ref()) else {
+        return Event { func: Some(fi), kind: EventKind::Uninit { message: None } };
+    };
+    let w = uninit::find(f, c, l, &defined);
+    let message = w.map(|w| {
+        let mut s = w.message.clone();
+        let d = w.details(f);
+        if !d.is_empty() {
+            s.push_str(": ");
+            s.push_str(&d.join(", "));
+        }
+        s
+    });
+    m.funcs[fi].uninit = message.clone();
+    Event { func: Some(fi), kind: EventKind::Uninit { message } }
 }
 
-pub fn abi_step(_m: &mut Machine) -> Option<Event> {
-    None
+/// ABI setup (seed 001, sub_19D1AF0): for each function, the master setup in the
+/// seed's order plus the convergent-boundary (7020) and reserved-SMEM (7801) checks;
+/// one event per check.
+pub fn abi_step(m: &mut Machine) -> Option<Event> {
+    loop {
+        let fi = m.pos.func;
+        if fi >= m.funcs.len() {
+            return None;
+        }
+        if m.pos.sub == 0 {
+            let limits = function_limits(&m.module, &m.module.sm);
+            let input = AbiInput { maxreg: limits[fi], sm: m.module.sm.clone() };
+            let mut res = abi::setup(&m.module, fi, &input);
+            res.checks.extend(abi::check_convergent(&m.module, fi));
+            res.checks.extend(abi::check_reserved_smem(&m.module, fi));
+            m.funcs[fi].abi = Some(Arc::new(res));
+        }
+        let res = m.funcs[fi].abi.clone().expect("abi result");
+        // Functions the ABI does not apply to show only failing extra checks.
+        let visible: Vec<&abi::AbiCheck> = res.checks.iter().filter(|c| res.engaged || !c.passed).collect();
+        let sub = m.pos.sub;
+        if sub < visible.len() {
+            m.pos.sub += 1;
+            let c = visible[sub];
+            return Some(Event {
+                func: Some(fi),
+                kind: EventKind::AbiCheck {
+                    code: c.code,
+                    passed: c.passed,
+                    message: c.message.clone(),
+                    detail: c.detail.clone(),
+                },
+            });
+        }
+        if sub == visible.len()
+            && let Some(e) = &res.error
+        {
+            m.pos.sub += 1;
+            return Some(Event { func: Some(fi), kind: EventKind::AbiError { message: e.clone() } });
+        }
+        m.pos.func += 1;
+        m.pos.sub = 0;
+    }
 }
 
-pub fn lowering(_m: &mut Machine) -> Option<Event> {
-    None
+/// Call lowering (seed 001, "Pass 2 ... CALL lowering") and pinning of the bound
+/// parameter/return vregs; liveness is recomputed for the functions that changed.
+pub fn lowering(m: &mut Machine) -> Option<Event> {
+    let results: Vec<Option<abi::AbiResult>> = m.funcs.iter().map(|r| r.abi.as_deref().cloned()).collect();
+    if !results.iter().any(|r| r.as_ref().is_some_and(|r| r.engaged)) {
+        return None;
+    }
+    let before = m.module.clone();
+    let module = Arc::make_mut(&mut m.module);
+    for (fi, r) in results.iter().enumerate() {
+        if let Some(r) = r.as_ref().filter(|r| r.engaged) {
+            abi::apply_pins(module, fi, r);
+        }
+    }
+    let lowered = abi::lower_calls(module, &results);
+    let moves: usize = lowered.iter().map(|l| l.moves_before + l.moves_after).sum();
+    let pins: usize = results.iter().flatten().map(|r| r.pins.len()).sum();
+    for fi in 0..m.funcs.len() {
+        if m.module.functions[fi] != before.functions[fi] {
+            let f = &m.module.functions[fi];
+            let c = crate::analysis::cfg::build(f, crate::analysis::cfg::loop_weight(&m.knobs));
+            let live = liveness::compute(f, &c, &exit_live(&m.module, fi));
+            m.funcs[fi].cfg = Some(Arc::new(c));
+            m.funcs[fi].live = Some(Arc::new(live));
+        }
+    }
+    let summary = format!(
+        "ABI lowering: {} call(s) lowered with {moves} move(s); {pins} parameter/return vreg(s) pinned",
+        lowered.len()
+    );
+    Some(Event { func: None, kind: EventKind::Lowering { summary } })
 }
 
 /// Whether a function takes part in the calling convention.
-pub fn uses_abi(m: &Module, fi: usize) -> bool {
-    m.functions[fi].abi.is_some()
+pub fn uses_abi(m: &Machine, fi: usize) -> bool {
+    m.funcs[fi].abi.as_ref().is_some_and(|r| r.engaged)
 }
 
-pub fn abi_config(_m: &Machine, _fi: usize, _c: &mut AllocConfig) {}
+/// The allocator inputs that come from the ABI: fixed registers, the first usable
+/// register, what each callee clobbers.
+pub fn abi_config(m: &Machine, fi: usize, c: &mut AllocConfig) {
+    c.uses_abi = uses_abi(m, fi);
+    if let Some(r) = m.funcs[fi].abi.as_ref().filter(|r| r.engaged) {
+        c.fixed = r.fixed.clone();
+        c.first_free = Some(r.first_param as u16);
+        c.exit_live = r.exit_live.clone();
+    }
+    for (gi, g) in m.funcs.iter().enumerate() {
+        if let Some(r) = g.abi.as_ref().filter(|r| r.engaged) {
+            c.clobbers.push((m.module.functions[gi].name.clone(), r.clobbers()));
+        }
+    }
+    // Calls to functions outside the module follow the default convention: R16–R31
+    // preserved, everything else from R4 up scratch.
+    c.default_clobbers = (4..255u16).filter(|r| !(16..=31).contains(r)).collect();
+}
 
 pub fn check(_m: &Machine, _fi: usize) -> Vec<String> {
     Vec::new()

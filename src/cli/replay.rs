@@ -1,0 +1,60 @@
+//! `radbg replay SESSION.radbg` and `radbg FILE -x SESSION.radbg`: replay a session
+//! headless and print its transcript (or JSON lines with `--json`); exit status 1 when
+//! an expectation fails or an error stops it.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use crate::command::{Session, script};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The session file; it should `load` its kernel first.
+    pub session: PathBuf,
+    /// Print JSON lines instead of a transcript.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub pipeline: super::PipelineArgs,
+}
+
+pub fn run(args: &Args) -> ExitCode {
+    replay_file(None, &args.session, args.json, &args.pipeline)
+}
+
+/// Replays `session`, first loading `file` when given.
+pub fn replay_file(file: Option<&Path>, session: &Path, json: bool, pipeline: &super::PipelineArgs) -> ExitCode {
+    let text = match std::fs::read_to_string(session) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("radbg: cannot read {}: {e}", session.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut s = Session::new();
+    match super::run_options(pipeline) {
+        Ok(o) => s.opts = o,
+        Err(e) => {
+            eprintln!("radbg: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    s.base = session.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
+    if let Some(f) = file
+        && let Err(e) = s.load(&f.display().to_string())
+    {
+        eprintln!("{e}");
+        return ExitCode::FAILURE;
+    }
+    let name = session.display().to_string();
+    let r = script::replay(&mut s, &name, &text, json);
+    print!("{}", r.transcript);
+    if !r.ok {
+        eprintln!(
+            "radbg: replay of {name} failed ({} problem(s)); first: {}",
+            r.failures.len(),
+            r.failures.first().map(String::as_str).unwrap_or("?")
+        );
+    }
+    if r.ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}

@@ -1,0 +1,71 @@
+//! `radbg run FILE`: the whole pipeline in batch, printing each class's attempts
+//! (`-CLASS NOSPILL REGALLOC: attemp ...`) and ptxas's `-v` lines for every function.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::engine::{EventKind, Machine};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// An Ori IR file.
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub pipeline: super::PipelineArgs,
+    /// Print every pipeline event, one line each, instead of only attempts and statistics.
+    #[arg(long)]
+    pub events: bool,
+}
+
+pub fn run(args: &Args) -> ExitCode {
+    let (module, opts) = match super::load_for_pipeline(&args.file, &args.pipeline) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let mut m = Machine::new(module, opts);
+    for e in &m.knob_errors {
+        eprintln!("radbg: {e}");
+    }
+    if !m.knob_errors.is_empty() {
+        return ExitCode::FAILURE;
+    }
+    let mut failed = false;
+    while let Some(ev) = m.step() {
+        if args.events {
+            println!("{}", ev.describe(&m.module));
+            continue;
+        }
+        match &ev.kind {
+            EventKind::Budget { diagnostics, .. } => {
+                for d in diagnostics {
+                    println!("ptxas info    : {d}");
+                }
+            }
+            EventKind::AbiCheck { code, passed: false, message, .. } => {
+                let f = ev.func.map(|i| m.module.functions[i].name.as_str()).unwrap_or("");
+                println!("ptxas warning : ({code}) {message} [{f}]");
+            }
+            EventKind::AbiError { message } => println!("ptxas error   : {message}"),
+            EventKind::Uninit { message: Some(msg) } => println!("ptxas warning : {msg}"),
+            EventKind::Alloc(crate::alloc::AllocEvent::AttemptEnd { class, line, .. }) => {
+                println!("{} {line}", class.name());
+            }
+            EventKind::Check { errors } if !errors.is_empty() => {
+                failed = true;
+                for e in errors {
+                    println!("radbg checker : {e}");
+                }
+            }
+            EventKind::Stats { lines } => {
+                for l in lines {
+                    println!("{l}");
+                }
+            }
+            _ => {}
+        }
+    }
+    if m.funcs.iter().any(|f| f.stats.as_ref().is_some_and(|s| s.error.is_some())) {
+        failed = true;
+    }
+    if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+}

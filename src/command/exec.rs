@@ -1,0 +1,531 @@
+//! Executing commands against a debugging session. One interpreter serves the REPL,
+//! the TUI's command line and `.radbg` scripts; each command yields text and the same
+//! content as JSON (rendering in `command::render`).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde_json::{Value, json};
+
+use crate::command::parse::{Command, DiffWhat, Expectation, Setting};
+use crate::command::render;
+use crate::engine::breakpoint::BpKind;
+use crate::engine::{AllocatorKind, Debugger, EventKind, RunOptions, Stage, Stop, query};
+use crate::ir::{KnobKey, VRegId};
+
+/// The result of one command.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Output {
+    pub text: String,
+    pub json: Value,
+    /// An `expect` that did not hold.
+    pub failed: bool,
+}
+
+impl Output {
+    fn new(text: impl Into<String>, json: Value) -> Output {
+        Output { text: text.into(), json, failed: false }
+    }
+}
+
+/// A debugging session: the loaded file, the debugger, the selected function.
+pub struct Session {
+    pub dbg: Option<Debugger>,
+    pub file: Option<String>,
+    /// Function selected with `func` (None: follow the current event).
+    pub selected: Option<usize>,
+    /// Options applied to every load.
+    pub opts: RunOptions,
+    pub stop_on_error: bool,
+    /// Directory relative paths in `load` resolve against (the script's directory).
+    pub base: PathBuf,
+    pub quit: bool,
+    /// Set by Ctrl-C; polled by `continue`.
+    pub interrupt: Arc<AtomicBool>,
+}
+
+impl Default for Session {
+    fn default() -> Session {
+        Session::new()
+    }
+}
+
+impl Session {
+    pub fn new() -> Session {
+        Session {
+            dbg: None,
+            file: None,
+            selected: None,
+            opts: RunOptions::default(),
+            stop_on_error: true,
+            base: PathBuf::from("."),
+            quit: false,
+            interrupt: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// Opens a module directly (the embedded demo, a file loaded by the CLI).
+    pub fn open(&mut self, module: crate::ir::Module, name: &str, imported: bool) {
+        let mut opts = self.opts.clone();
+        opts.imported = imported;
+        self.dbg = Some(Debugger::new(module, opts));
+        self.file = Some(name.to_string());
+        self.selected = None;
+    }
+
+    /// Loads a file (relative to `base`).
+    pub fn load(&mut self, path: &str) -> Result<String, String> {
+        let p = Path::new(path);
+        let full = if p.is_absolute() || p.exists() { p.to_path_buf() } else { self.base.join(p) };
+        let loaded = crate::load::load_path(&full)?;
+        let n = loaded.module.functions.len();
+        let insts: usize = loaded.module.functions.iter().map(|f| f.inst_count()).sum();
+        self.open(loaded.module, path, loaded.imported);
+        Ok(format!("{}loaded {path}: {n} function(s), {insts} instructions", loaded.warnings))
+    }
+
+    fn dbg(&mut self) -> Result<&mut Debugger, String> {
+        self.dbg.as_mut().ok_or_else(|| "no file loaded (use 'load FILE')".to_string())
+    }
+
+    fn func(&self) -> usize {
+        let d = self.dbg.as_ref().expect("loaded");
+        self.selected.unwrap_or_else(|| query::current_func(d))
+    }
+
+    fn vreg_id(&self, name: &str) -> Result<(usize, VRegId), String> {
+        let d = self.dbg.as_ref().ok_or("no file loaded")?;
+        let fi = self.func();
+        let f = query::func_ir(d.machine(), fi);
+        match f.vreg_by_name(name) {
+            Some(v) => Ok((fi, v)),
+            None => {
+                let hint = crate::util::closest(name, f.vregs.iter().map(|v| v.name.as_str()))
+                    .map(|s| format!(" (did you mean {s}?)"))
+                    .unwrap_or_default();
+                Err(format!("no vreg {name} in function {}{hint}", f.name))
+            }
+        }
+    }
+
+    /// Where the cursor is, as one line.
+    fn position(&self) -> Output {
+        let d = self.dbg.as_ref().expect("loaded");
+        match d.current() {
+            Some(e) => {
+                let text = format!("#{} [{}] {}", d.cursor(), e.stage().name(), e.describe(&d.machine().module));
+                Output::new(text, render::event_json(d.cursor(), e, &d.machine().module))
+            }
+            None => Output::new("#0 before the first event", json!({"cursor": 0})),
+        }
+    }
+
+    fn stopped(&self, stop: Stop) -> Output {
+        let mut o = self.position();
+        let d = self.dbg.as_ref().expect("loaded");
+        let why = match &stop {
+            Stop::Breakpoint(id) => {
+                let bp = d.breakpoints.iter().find(|b| b.id == *id).map(|b| b.describe()).unwrap_or_default();
+                Some(format!("breakpoint {id} ({bp})"))
+            }
+            Stop::Watch { id, offset, old, new } => Some(format!("watchpoint {id}: +{offset} changed {old} → {new}")),
+            Stop::End => Some("end of the pipeline".to_string()),
+            Stop::Start => Some("start of the pipeline".to_string()),
+            Stop::Interrupted => Some("interrupted".to_string()),
+            Stop::Steps => None,
+        };
+        if let Some(w) = why {
+            o.text = format!("{w}\n{}", o.text);
+            o.json["stop"] = json!(w);
+        }
+        o
+    }
+
+    /// Executes one command.
+    pub fn exec(&mut self, cmd: &Command) -> Result<Output, String> {
+        match cmd {
+            Command::Load(path) => {
+                let msg = self.load(path)?;
+                Ok(Output::new(msg, json!({"loaded": path})))
+            }
+            Command::Help(topic) => Ok(render::help(topic.as_deref())),
+            Command::Echo(text) => Ok(Output::new(text.clone(), json!({"echo": text}))),
+            Command::Quit => {
+                self.quit = true;
+                Ok(Output::new("", json!({"quit": true})))
+            }
+            Command::Set(Setting::StopOnError(b)) => {
+                self.stop_on_error = *b;
+                Ok(Output::new(format!("stop-on-error {}", if *b { "on" } else { "off" }), json!({"stop_on_error": b})))
+            }
+            _ => self.exec_loaded(cmd),
+        }
+    }
+
+    fn exec_loaded(&mut self, cmd: &Command) -> Result<Output, String> {
+        self.dbg()?;
+        match cmd {
+            Command::Run => {
+                self.dbg()?.restart();
+                Ok(self.position())
+            }
+            Command::Step(n) => {
+                self.dbg()?.step(*n);
+                let stop = if self.dbg()?.at_end() { Stop::End } else { Stop::Steps };
+                Ok(self.stopped(stop))
+            }
+            Command::Next => {
+                let s = self.dbg()?.next_over();
+                Ok(self.stopped(s))
+            }
+            Command::Finish => {
+                let s = self.dbg()?.finish();
+                Ok(self.stopped(s))
+            }
+            Command::Continue => {
+                let flag = self.interrupt.clone();
+                flag.store(false, Ordering::SeqCst);
+                let s = self.dbg()?.cont(&|| flag.load(Ordering::SeqCst));
+                Ok(self.stopped(s))
+            }
+            Command::ReverseStep(n) => {
+                self.dbg()?.reverse_step(*n);
+                let stop = if self.dbg()?.cursor() == 0 { Stop::Start } else { Stop::Steps };
+                Ok(self.stopped(stop))
+            }
+            Command::ReverseNext => {
+                let s = self.dbg()?.reverse_next();
+                Ok(self.stopped(s))
+            }
+            Command::ReverseContinue => {
+                let s = self.dbg()?.reverse_continue();
+                Ok(self.stopped(s))
+            }
+            Command::Goto(n) => {
+                self.dbg()?.goto(*n);
+                let stop = if self.dbg()?.cursor() < *n { Stop::End } else { Stop::Steps };
+                Ok(self.stopped(stop))
+            }
+            Command::Break(kind) => {
+                if let BpKind::Assign { vreg, .. } | BpKind::Spill { vreg: Some(vreg) } = kind {
+                    self.check_vreg_anywhere(vreg)?;
+                }
+                let id = self.dbg()?.add_breakpoint(kind.clone());
+                let d = self.dbg.as_ref().expect("loaded");
+                let desc = d.breakpoints.iter().find(|b| b.id == id).map(|b| b.describe()).unwrap_or_default();
+                let what = if matches!(kind, BpKind::Watch { .. }) { "watchpoint" } else { "breakpoint" };
+                Ok(Output::new(format!("{what} {id}: {desc}"), json!({"breakpoint": id, "what": desc})))
+            }
+            Command::InfoBreakpoints => Ok(render::breakpoints(&self.dbg()?.breakpoints)),
+            Command::Delete(id) => {
+                let d = self.dbg()?;
+                match id {
+                    None => {
+                        let n = d.breakpoints.len();
+                        d.breakpoints.clear();
+                        Ok(Output::new(format!("deleted {n} breakpoint(s)"), json!({"deleted": n})))
+                    }
+                    Some(i) => {
+                        if d.delete_breakpoint(*i) {
+                            Ok(Output::new(format!("deleted breakpoint {i}"), json!({"deleted": i})))
+                        } else {
+                            Err(format!("no breakpoint {i} (see 'info breakpoints')"))
+                        }
+                    }
+                }
+            }
+            Command::Enable(i) | Command::Disable(i) => {
+                let on = matches!(cmd, Command::Enable(_));
+                let b = self.dbg()?.breakpoint_mut(*i).ok_or(format!("no breakpoint {i} (see 'info breakpoints')"))?;
+                b.enabled = on;
+                Ok(Output::new(
+                    format!("breakpoint {i} {}", if on { "enabled" } else { "disabled" }),
+                    json!({"breakpoint": i, "enabled": on}),
+                ))
+            }
+            Command::Where => Ok(self.position()),
+            Command::Events(n) => Ok(render::events(self.dbg.as_ref().expect("loaded"), *n)),
+            Command::Func(name) => self.select_func(name.as_deref()),
+            Command::Ir(p, n) => {
+                let fi = self.func();
+                let d = self.dbg.as_ref().expect("loaded");
+                Ok(render::ir(d, fi, *p, n.unwrap_or(20)))
+            }
+            Command::Print(name) => {
+                let (fi, v) = self.vreg_id(name)?;
+                let d = self.dbg.as_ref().expect("loaded");
+                let info = query::vreg_info(d, fi, v).ok_or("no such vreg")?;
+                Ok(render::vreg(&info))
+            }
+            Command::Live(p) => {
+                let fi = self.func();
+                let d = self.dbg.as_ref().expect("loaded");
+                let point = p.or_else(|| current_point(d, fi)).unwrap_or(0);
+                let lv = query::live_at(d.machine(), fi, point)
+                    .ok_or_else(|| format!("no liveness for point {point} yet (step past the liveness stage)"))?;
+                Ok(render::live(&lv))
+            }
+            Command::Constraints(name) => {
+                let (fi, v) = match name {
+                    Some(n) => self.vreg_id(n)?,
+                    None => query::current_vreg(self.dbg.as_ref().expect("loaded").machine())
+                        .ok_or("no vreg is being allocated here (name one: constraints %r12)")?,
+                };
+                let d = self.dbg.as_ref().expect("loaded");
+                let nodes = query::constraints_of(d.machine(), fi, v);
+                let name = query::func_ir(d.machine(), fi).vreg(v).name.clone();
+                Ok(render::constraints(&name, &nodes))
+            }
+            Command::Hist => {
+                let d = self.dbg.as_ref().expect("loaded");
+                let h = query::histogram(d.machine())
+                    .ok_or("no assignment decision at the cursor (step to an 'assign' event)")?;
+                Ok(render::histogram(&h))
+            }
+            Command::State(off) => {
+                let d = self.dbg.as_ref().expect("loaded");
+                Ok(render::state(d, *off))
+            }
+            Command::Attempts(class) => {
+                let fi = self.func();
+                let d = self.dbg.as_ref().expect("loaded");
+                Ok(render::attempts(d, fi, *class))
+            }
+            Command::Abi => {
+                let fi = self.func();
+                let d = self.dbg.as_ref().expect("loaded");
+                Ok(render::abi(d, fi))
+            }
+            Command::Stats => Ok(render::stats(self.dbg.as_ref().expect("loaded"))),
+            Command::Knobs(all) => Ok(render::knobs(&self.dbg.as_ref().expect("loaded").machine().knobs, *all)),
+            Command::Set(s) => self.set(s),
+            Command::Diff(w) => self.diff(w),
+            Command::Expect(e) => self.expect(e),
+            Command::Export { file, what } => self.export(file, what),
+            Command::Load(_) | Command::Help(_) | Command::Echo(_) | Command::Quit => unreachable!("handled"),
+        }
+    }
+
+    fn check_vreg_anywhere(&self, name: &str) -> Result<(), String> {
+        let d = self.dbg.as_ref().ok_or("no file loaded")?;
+        let m = &d.machine().module;
+        if m.functions.iter().any(|f| f.vreg_by_name(name).is_some()) {
+            return Ok(());
+        }
+        let hint = crate::util::closest(name, m.functions.iter().flat_map(|f| f.vregs.iter().map(|v| v.name.as_str())))
+            .map(|s| format!(" (did you mean {s}?)"))
+            .unwrap_or_default();
+        Err(format!("no vreg {name} in any function{hint}"))
+    }
+
+    fn select_func(&mut self, name: Option<&str>) -> Result<Output, String> {
+        let d = self.dbg.as_ref().expect("loaded");
+        let m = &d.machine().module;
+        let Some(name) = name else {
+            let cur = self.func();
+            let lines: Vec<String> = m
+                .functions
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    format!("{} {} ({} instructions)", if i == cur { "*" } else { " " }, f.name, f.inst_count())
+                })
+                .collect();
+            let names: Vec<&str> = m.functions.iter().map(|f| f.name.as_str()).collect();
+            return Ok(Output::new(lines.join("\n"), json!({"functions": names, "selected": m.functions[cur].name})));
+        };
+        match m.function(name) {
+            Some(i) => {
+                self.selected = Some(i);
+                Ok(Output::new(format!("function {name}"), json!({"selected": name})))
+            }
+            None => {
+                let hint = crate::util::closest(name, m.functions.iter().map(|f| f.name.as_str()))
+                    .map(|s| format!(" (did you mean {s}?)"))
+                    .unwrap_or_default();
+                Err(format!("no function {name}{hint}"))
+            }
+        }
+    }
+
+    fn set(&mut self, s: &Setting) -> Result<Output, String> {
+        let mut opts = self.dbg()?.opts.clone();
+        let (from, label) = match s {
+            Setting::Knob(text) => {
+                let mut k = crate::knobs::Knobs::new();
+                let info = k.set_str(text).map_err(|e| e.to_string())?;
+                let (_, v) = text.split_once('=').unwrap_or((text, ""));
+                opts.knobs.push((KnobKey::Name(info.name.to_string()), crate::knobs::parse_value(v)));
+                let from = if info.name == "radbg.LoopWeight" || info.index == Some(crate::knobs::EST_LOOP_ITERS) {
+                    Stage::Prepass
+                } else {
+                    Stage::Budget
+                };
+                (from, format!("knob {}={}", info.name, v.trim()))
+            }
+            Setting::MaxRegCount(n) => {
+                opts.maxrregcount = Some(*n);
+                (Stage::Prepass, format!("maxrregcount {n}"))
+            }
+            Setting::Sm(sm) => {
+                opts.sm = Some(crate::ir::Sm::parse(sm)?);
+                (Stage::Prepass, format!("sm {sm}"))
+            }
+            Setting::Dce(b) => {
+                opts.dce = *b;
+                (Stage::Prepass, format!("dce {}", if *b { "on" } else { "off" }))
+            }
+            Setting::Allocator(a) => {
+                opts.allocator = AllocatorKind::from_name(a).ok_or(format!("unknown allocator {a}"))?;
+                if opts.allocator == AllocatorKind::Briggs {
+                    return Err("the Briggs allocator is not part of this build yet".to_string());
+                }
+                (Stage::Budget, format!("allocator {a}"))
+            }
+            Setting::Stage(name, on) => {
+                if *on {
+                    opts.disabled_passes.remove(name);
+                } else {
+                    opts.disabled_passes.insert(name.clone());
+                }
+                (Stage::Prepass, format!("stage {name} {}", if *on { "on" } else { "off" }))
+            }
+            Setting::StopOnError(_) => unreachable!("handled"),
+        };
+        self.opts = opts.clone();
+        let note = self.dbg()?.set_options(opts, from);
+        let mut o = self.position();
+        o.text = format!("{label}: re-ran from stage {}\n{}", from.name(), o.text);
+        if let Some(n) = note {
+            o.text = format!("{}\nnote: {n}", o.text);
+            o.json["note"] = json!(n);
+        }
+        o.json["set"] = json!(label);
+        Ok(o)
+    }
+
+    fn diff(&mut self, w: &DiffWhat) -> Result<Output, String> {
+        let fi = self.func();
+        let d = self.dbg.as_ref().expect("loaded");
+        match w {
+            DiffWhat::Attempts(class, a, b) => render::diff_attempts(d, fi, *class, *a, *b),
+            DiffWhat::Runs => {
+                let before = d.previous_run.clone().ok_or("no earlier run: change a knob or option first (set ...)")?;
+                let after = d.summary_now("after");
+                Ok(render::diff_runs(&before, &after))
+            }
+            DiffWhat::State(a, b) => Ok(render::diff_state(d, *a, *b)),
+            DiffWhat::Allocators => Err("the Briggs allocator is not part of this build yet".to_string()),
+        }
+    }
+
+    fn expect(&mut self, e: &Expectation) -> Result<Output, String> {
+        let fi = self.func();
+        let d = self.dbg.as_ref().expect("loaded");
+        let m = d.machine();
+        let (ok, got): (bool, String) = match e {
+            Expectation::Assigned(name, reg) => {
+                let (fi, v) = self.vreg_id(name)?;
+                let a = query::alloc_of(m, fi);
+                let vr = query::func_ir(m, fi).vreg(v);
+                let got = a
+                    .and_then(|a| a.slot_of(v))
+                    .map(|s| query::reg_name(vr.file(), s, vr.width))
+                    .unwrap_or_else(|| "unassigned".into());
+                let first = got.split(':').next().unwrap_or("").split("..").next().unwrap_or("").to_string();
+                (got == *reg || first == *reg, got)
+            }
+            Expectation::Attempts(class, op, n) => {
+                let count = query::attempts(m, fi).iter().filter(|r| r.class == *class).count() as i64;
+                (op.eval(count, *n), count.to_string())
+            }
+            Expectation::Abi(code) => {
+                let hit = d.trace()[..d.cursor()]
+                    .iter()
+                    .any(|ev| matches!(&ev.kind, EventKind::AbiCheck { code: c, passed: false, .. } if c == code));
+                (hit, if hit { format!("warning {code} emitted") } else { format!("no warning {code} so far") })
+            }
+            Expectation::Stats(field, op, n) => {
+                let s = m.funcs.get(fi).and_then(|r| r.stats.as_ref()).ok_or(format!(
+                    "no statistics for {} yet at event {} (continue to the end first)",
+                    m.module.functions[fi].name,
+                    d.cursor()
+                ))?;
+                let v = match field.as_str() {
+                    "registers" => s.registers,
+                    "spill-stores" => s.spill_stores,
+                    "spill-loads" => s.spill_loads,
+                    "stack-frame" => s.stack_frame,
+                    _ => s.barriers,
+                } as i64;
+                (op.eval(v, *n), v.to_string())
+            }
+            Expectation::Fails | Expectation::Ok => {
+                let failed = m.funcs.iter().any(|r| r.alloc.as_ref().is_some_and(|a| a.failure.is_some()));
+                let done = m.funcs.iter().all(|r| r.alloc.is_some()) || failed;
+                if !done {
+                    return Err(format!(
+                        "allocation has not finished at event {} (continue to the end first)",
+                        d.cursor()
+                    ));
+                }
+                let want_fail = matches!(e, Expectation::Fails);
+                (failed == want_fail, if failed { "allocation failed".into() } else { "allocation succeeded".into() })
+            }
+            Expectation::Event(kind) => {
+                let k = d.current().map(|e| e.kind_name()).unwrap_or("none");
+                (k == kind, k.to_string())
+            }
+            Expectation::Cursor(op, n) => (op.eval(d.cursor() as i64, *n), d.cursor().to_string()),
+        };
+        let what = render::expectation_text(e);
+        let mut o = Output::new(
+            if ok { format!("ok: {what}") } else { format!("FAILED: expected {what}, got {got}") },
+            json!({"expect": what, "ok": ok, "got": got}),
+        );
+        o.failed = !ok;
+        Ok(o)
+    }
+
+    fn export(&mut self, file: &str, what: &str) -> Result<Output, String> {
+        let fi = self.func();
+        let d = self.dbg.as_ref().expect("loaded");
+        let value = match what {
+            "trace" => Value::Array(
+                d.trace()[..d.cursor()]
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| render::event_json(i + 1, e, &d.machine().module))
+                    .collect(),
+            ),
+            other => {
+                let cmd = match other {
+                    "ir" => Command::Ir(Some(0), Some(u32::MAX)),
+                    "live" => Command::Live(None),
+                    "constraints" => Command::Constraints(None),
+                    "hist" => Command::Hist,
+                    "state" => Command::State(None),
+                    "attempts" => Command::Attempts(None),
+                    "abi" => Command::Abi,
+                    "stats" => Command::Stats,
+                    _ => Command::Knobs(true),
+                };
+                let _ = fi;
+                self.exec(&cmd)?.json
+            }
+        };
+        let text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
+        let path = if Path::new(file).is_absolute() { PathBuf::from(file) } else { self.base.join(file) };
+        std::fs::write(&path, text + "\n").map_err(|e| format!("cannot write {file}: {e}"))?;
+        Ok(Output::new(format!("wrote {what} to {file}"), json!({"exported": what, "file": file})))
+    }
+}
+
+/// The program point of the current event's instruction, when it has one.
+pub fn current_point(d: &Debugger, fi: usize) -> Option<u32> {
+    let m = d.machine();
+    let a = query::alloc_of(m, fi)?;
+    let (_, v) = query::current_vreg(m).filter(|(f, _)| *f == fi)?;
+    a.analysis.ranges.segments(v).first().map(|s| s.0 / 2)
+}

@@ -1,0 +1,12 @@
+//! The `.radbg` command language: one table (`table`), one parser (`parse`), one
+//! interpreter (`exec`) and its renderers (`render`), and script replay and recording
+//! (`script`). The REPL, the TUI's command line and session files all go through here.
+
+pub mod exec;
+pub mod parse;
+pub mod render;
+pub mod script;
+pub mod table;
+
+pub use exec::{Output, Session};
+pub use parse::{Command, parse_line};

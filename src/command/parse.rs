@@ -1,0 +1,755 @@
+//! Parsing the `.radbg` command language (`grammar/radbg.ebnf`): one line may hold
+//! several commands separated by `;`; `#` starts a comment. Errors carry a byte span
+//! over the offending word so the REPL can draw a caret and scripts can report
+//! `file:line:col`, with a "did you mean" where one is plausible.
+
+use crate::command::table;
+use crate::engine::Stage;
+use crate::engine::breakpoint::{BpKind, COND_VARS, CmpOp, Condition};
+use crate::ir::RegClass;
+
+/// A parsed command.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    Load(String),
+    Run,
+    Step(usize),
+    Next,
+    Finish,
+    Continue,
+    ReverseStep(usize),
+    ReverseNext,
+    ReverseContinue,
+    Goto(usize),
+    Break(BpKind),
+    InfoBreakpoints,
+    Delete(Option<u32>),
+    Enable(u32),
+    Disable(u32),
+    Where,
+    Events(usize),
+    Func(Option<String>),
+    Ir(Option<u32>, Option<u32>),
+    Print(String),
+    Live(Option<u32>),
+    Constraints(Option<String>),
+    Hist,
+    State(Option<u32>),
+    Attempts(Option<RegClass>),
+    Abi,
+    Stats,
+    Knobs(bool),
+    Set(Setting),
+    Diff(DiffWhat),
+    Expect(Expectation),
+    Export { file: String, what: String },
+    Echo(String),
+    Help(Option<String>),
+    Quit,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Setting {
+    Knob(String),
+    MaxRegCount(u32),
+    Sm(String),
+    Dce(bool),
+    Allocator(String),
+    Stage(String, bool),
+    StopOnError(bool),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum DiffWhat {
+    Attempts(RegClass, u32, u32),
+    Runs,
+    State(usize, usize),
+    Allocators,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expectation {
+    Assigned(String, String),
+    Attempts(RegClass, CmpOp, i64),
+    Abi(u32),
+    Stats(String, CmpOp, i64),
+    Fails,
+    Ok,
+    Event(String),
+    Cursor(CmpOp, i64),
+}
+
+/// A parse error: byte span in the line, message, optional hint.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CmdError {
+    pub start: usize,
+    pub end: usize,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl CmdError {
+    fn at(w: &Word, message: impl Into<String>) -> CmdError {
+        CmdError { start: w.start, end: w.end, message: message.into(), hint: None }
+    }
+    fn hint(mut self, h: impl Into<String>) -> CmdError {
+        self.hint = Some(h.into());
+        self
+    }
+
+    /// `message` plus the line with a caret under the span.
+    pub fn render(&self, line: &str) -> String {
+        let mut s = format!("error: {}\n  {line}\n  ", self.message);
+        let start = line[..self.start.min(line.len())].chars().count();
+        let width = line[self.start.min(line.len())..self.end.min(line.len())].chars().count().max(1);
+        s.push_str(&" ".repeat(start));
+        s.push_str(&"^".repeat(width));
+        if let Some(h) = &self.hint {
+            s.push_str(&format!("\n  = help: {h}"));
+        }
+        s
+    }
+}
+
+/// A word of the line with its byte span.
+#[derive(Clone, Debug, PartialEq)]
+struct Word<'a> {
+    text: &'a str,
+    start: usize,
+    end: usize,
+}
+
+/// Splits a line into commands (`;`), each a list of words; drops `#` comments.
+fn split(line: &str) -> Vec<Vec<Word<'_>>> {
+    let line = match line.find('#') {
+        Some(i) => &line[..i],
+        None => line,
+    };
+    let mut cmds = vec![Vec::new()];
+    let mut start = None;
+    for (i, ch) in line.char_indices().chain(std::iter::once((line.len(), ' '))) {
+        let sep = ch.is_whitespace() || ch == ';';
+        match (start, sep) {
+            (None, false) => start = Some(i),
+            (Some(s), true) => {
+                cmds.last_mut().expect("one").push(Word { text: &line[s..i], start: s, end: i });
+                start = None;
+            }
+            _ => {}
+        }
+        if ch == ';' && i < line.len() {
+            cmds.push(Vec::new());
+        }
+    }
+    cmds.into_iter().filter(|c| !c.is_empty()).collect()
+}
+
+/// Parses one line into commands.
+pub fn parse_line(line: &str) -> Result<Vec<Command>, CmdError> {
+    split(line).into_iter().map(|words| parse_words(line, &words)).collect()
+}
+
+fn end_of(line: &str, words: &[Word]) -> Word<'static> {
+    let e = words.last().map(|w| w.end).unwrap_or(line.len());
+    Word { text: "", start: e, end: e + 1 }
+}
+
+fn number<T: std::str::FromStr>(w: &Word, what: &str, max: u64) -> Result<T, CmdError> {
+    let v: u64 = w.text.parse().map_err(|_| CmdError::at(w, format!("expected {what}, found '{}'", w.text)))?;
+    if v > max {
+        return Err(CmdError::at(w, format!("{what} {v} is out of range (at most {max})")));
+    }
+    w.text.parse().map_err(|_| CmdError::at(w, format!("expected {what}, found '{}'", w.text)))
+}
+
+fn class(w: &Word) -> Result<RegClass, CmdError> {
+    RegClass::from_name(w.text).ok_or_else(|| {
+        let e = CmdError::at(w, format!("unknown register class '{}'", w.text));
+        match crate::util::closest(w.text, RegClass::ALL.iter().map(|c| c.name())) {
+            Some(s) => e.hint(format!("did you mean {s}?")),
+            None => e.hint("classes: R Ralt UR URext P UP T"),
+        }
+    })
+}
+
+fn on_off(w: &Word) -> Result<bool, CmdError> {
+    match w.text {
+        "on" | "true" | "yes" | "1" => Ok(true),
+        "off" | "false" | "no" | "0" => Ok(false),
+        _ => Err(CmdError::at(w, format!("expected on or off, found '{}'", w.text))),
+    }
+}
+
+fn vreg(w: &Word) -> Result<String, CmdError> {
+    if w.text.starts_with('%') && w.text.len() > 1 {
+        Ok(w.text.to_string())
+    } else {
+        Err(CmdError::at(w, format!("expected a vreg name like %r12, found '{}'", w.text)))
+    }
+}
+
+fn cmp(w: &Word) -> Result<CmpOp, CmdError> {
+    CmpOp::parse(w.text)
+        .ok_or_else(|| CmdError::at(w, format!("expected a comparison (== != < <= > >=), found '{}'", w.text)))
+}
+
+fn signed(w: &Word) -> Result<i64, CmdError> {
+    w.text.parse().map_err(|_| CmdError::at(w, format!("expected a number, found '{}'", w.text)))
+}
+
+/// Limit on step counts and event numbers, to keep typos from running for hours.
+pub const MAX_COUNT: u64 = 100_000_000;
+
+fn parse_words(line: &str, w: &[Word]) -> Result<Command, CmdError> {
+    let head = &w[0];
+    let spec = table::find(head.text).ok_or_else(|| {
+        let e = CmdError::at(head, format!("unknown command '{}'", head.text));
+        match crate::util::closest(head.text, table::all_words()) {
+            Some(s) => e.hint(format!("did you mean '{s}'? (try 'help')")),
+            None => e.hint("try 'help'"),
+        }
+    })?;
+    let args = &w[1..];
+    let need = |i: usize, what: &str| -> Result<&Word, CmdError> {
+        args.get(i).ok_or_else(|| {
+            CmdError::at(&end_of(line, w), format!("{} needs {what}", spec.name))
+                .hint(format!("usage: {}", spec.synopsis))
+        })
+    };
+    let too_many = |n: usize| -> Result<(), CmdError> {
+        match args.get(n) {
+            Some(x) => Err(CmdError::at(x, format!("unexpected '{}' after {}", x.text, spec.name))
+                .hint(format!("usage: {}", spec.synopsis))),
+            None => Ok(()),
+        }
+    };
+    let rest = |i: usize| -> String {
+        match args.get(i) {
+            Some(x) => line[x.start..args.last().expect("some").end].to_string(),
+            None => String::new(),
+        }
+    };
+    let count = |i: usize| -> Result<usize, CmdError> {
+        match args.get(i) {
+            Some(x) => number::<usize>(x, "a count", MAX_COUNT),
+            None => Ok(1),
+        }
+    };
+    let cmd = match spec.name {
+        "load" => {
+            need(0, "a file")?;
+            Command::Load(rest(0).trim().to_string())
+        }
+        "run" => {
+            too_many(0)?;
+            Command::Run
+        }
+        "step" => {
+            too_many(1)?;
+            Command::Step(count(0)?)
+        }
+        "next" => {
+            too_many(0)?;
+            Command::Next
+        }
+        "finish" => {
+            too_many(0)?;
+            Command::Finish
+        }
+        "continue" => {
+            too_many(0)?;
+            Command::Continue
+        }
+        "reverse-step" => {
+            too_many(1)?;
+            Command::ReverseStep(count(0)?)
+        }
+        "reverse-next" => {
+            too_many(0)?;
+            Command::ReverseNext
+        }
+        "reverse-continue" => {
+            too_many(0)?;
+            Command::ReverseContinue
+        }
+        "goto" => {
+            too_many(1)?;
+            Command::Goto(number(need(0, "an event number")?, "an event number", MAX_COUNT)?)
+        }
+        "break" => Command::Break(parse_break(line, w, args)?),
+        "watch" => {
+            too_many(1)?;
+            let x = need(0, "a state offset like +1564")?;
+            let off = x.text.trim_start_matches('+');
+            let offset = off
+                .parse::<u32>()
+                .map_err(|_| CmdError::at(x, format!("expected an offset like +1564, found '{}'", x.text)))?;
+            if offset > 1744 {
+                return Err(CmdError::at(x, format!("offset +{offset} is past the state object (last field +1744)")));
+            }
+            Command::Break(BpKind::Watch { offset })
+        }
+        "info" => {
+            let x = need(0, "what to show")?;
+            if !matches!(x.text, "breakpoints" | "b" | "break" | "watchpoints") {
+                return Err(CmdError::at(x, format!("unknown info topic '{}'", x.text)).hint("try 'info breakpoints'"));
+            }
+            too_many(1)?;
+            Command::InfoBreakpoints
+        }
+        "delete" => {
+            too_many(1)?;
+            Command::Delete(args.first().map(|x| number(x, "a breakpoint number", u32::MAX as u64)).transpose()?)
+        }
+        "enable" | "disable" => {
+            too_many(1)?;
+            let n = number(need(0, "a breakpoint number")?, "a breakpoint number", u32::MAX as u64)?;
+            if spec.name == "enable" { Command::Enable(n) } else { Command::Disable(n) }
+        }
+        "where" => {
+            too_many(0)?;
+            Command::Where
+        }
+        "events" => {
+            too_many(1)?;
+            Command::Events(match args.first() {
+                Some(x) => number(x, "a count", MAX_COUNT)?,
+                None => 10,
+            })
+        }
+        "func" => {
+            too_many(1)?;
+            Command::Func(args.first().map(|x| x.text.to_string()))
+        }
+        "ir" => {
+            too_many(2)?;
+            let a = args.first().map(|x| number(x, "a program point", u32::MAX as u64)).transpose()?;
+            let b = args.get(1).map(|x| number(x, "a line count", 100_000)).transpose()?;
+            Command::Ir(a, b)
+        }
+        "print" => {
+            too_many(1)?;
+            Command::Print(vreg(need(0, "a vreg")?)?)
+        }
+        "live" => {
+            too_many(1)?;
+            Command::Live(args.first().map(|x| number(x, "a program point", u32::MAX as u64)).transpose()?)
+        }
+        "constraints" => {
+            too_many(1)?;
+            Command::Constraints(args.first().map(vreg).transpose()?)
+        }
+        "hist" => {
+            too_many(0)?;
+            Command::Hist
+        }
+        "state" => {
+            too_many(1)?;
+            let off = args
+                .first()
+                .map(|x| {
+                    x.text
+                        .trim_start_matches('+')
+                        .parse::<u32>()
+                        .map_err(|_| CmdError::at(x, format!("expected an offset like +1564, found '{}'", x.text)))
+                })
+                .transpose()?;
+            Command::State(off)
+        }
+        "attempts" => {
+            too_many(1)?;
+            Command::Attempts(args.first().map(class).transpose()?)
+        }
+        "abi" => {
+            too_many(0)?;
+            Command::Abi
+        }
+        "stats" => {
+            too_many(0)?;
+            Command::Stats
+        }
+        "knobs" => {
+            too_many(1)?;
+            match args.first() {
+                Some(x) if x.text == "all" => Command::Knobs(true),
+                Some(x) => return Err(CmdError::at(x, format!("expected 'all', found '{}'", x.text))),
+                None => Command::Knobs(false),
+            }
+        }
+        "set" => Command::Set(parse_set(line, w, args)?),
+        "diff" => Command::Diff(parse_diff(line, w, args)?),
+        "expect" => Command::Expect(parse_expect(line, w, args)?),
+        "export" => {
+            let fmt = need(0, "a format")?;
+            if fmt.text != "json" {
+                return Err(CmdError::at(fmt, format!("unknown export format '{}'", fmt.text)).hint("only 'json'"));
+            }
+            let file = need(1, "a file")?.text.to_string();
+            too_many(3)?;
+            let what = args.get(2).map(|x| x.text.to_string()).unwrap_or_else(|| "trace".into());
+            const WHAT: &[&str] =
+                &["trace", "ir", "live", "constraints", "hist", "state", "attempts", "abi", "stats", "knobs"];
+            if !WHAT.contains(&what.as_str()) {
+                let x = &args[2];
+                let e = CmdError::at(x, format!("cannot export '{what}'"));
+                return Err(match crate::util::closest(&what, WHAT.iter().copied()) {
+                    Some(s) => e.hint(format!("did you mean '{s}'?")),
+                    None => e.hint(format!("one of: {}", WHAT.join(", "))),
+                });
+            }
+            Command::Export { file, what }
+        }
+        "echo" => Command::Echo(rest(0)),
+        "help" => {
+            too_many(1)?;
+            Command::Help(args.first().map(|x| x.text.to_string()))
+        }
+        "quit" => {
+            too_many(0)?;
+            Command::Quit
+        }
+        other => unreachable!("command {other} in the table but not parsed"),
+    };
+    Ok(cmd)
+}
+
+fn parse_break(line: &str, w: &[Word], args: &[Word]) -> Result<BpKind, CmdError> {
+    let usage = "break (assign|spill) %VREG [if COND] | attempt [N] [class C] [spill|nospill] | stage NAME | abi CODE | fail | checker";
+    let kind = args
+        .first()
+        .ok_or_else(|| CmdError::at(&end_of(line, w), "break needs what to stop on").hint(format!("usage: {usage}")))?;
+    let extra = |n: usize| -> Result<(), CmdError> {
+        match args.get(n) {
+            Some(x) => Err(CmdError::at(x, format!("unexpected '{}'", x.text)).hint(format!("usage: {usage}"))),
+            None => Ok(()),
+        }
+    };
+    Ok(match kind.text {
+        "assign" => {
+            let v = vreg(args.get(1).ok_or_else(|| CmdError::at(&end_of(line, w), "break assign needs a vreg"))?)?;
+            let cond = match args.get(2) {
+                None => None,
+                Some(x) if x.text == "if" => Some(parse_cond(line, w, &args[3..])?),
+                Some(x) => return Err(CmdError::at(x, format!("expected 'if', found '{}'", x.text))),
+            };
+            BpKind::Assign { vreg: v, cond }
+        }
+        "spill" => {
+            extra(2)?;
+            BpKind::Spill { vreg: args.get(1).map(vreg).transpose()? }
+        }
+        "attempt" => {
+            let mut number_ = None;
+            let mut class_ = None;
+            let mut spill = None;
+            let mut i = 1;
+            while let Some(x) = args.get(i) {
+                match x.text {
+                    "class" => {
+                        class_ = Some(class(args.get(i + 1).ok_or_else(|| CmdError::at(x, "class needs a name"))?)?);
+                        i += 1;
+                    }
+                    "spill" | "SPILL" => spill = Some(true),
+                    "nospill" | "NOSPILL" => spill = Some(false),
+                    t if t.chars().all(|c| c.is_ascii_digit()) => number_ = Some(number(x, "an attempt number", 64)?),
+                    _ => {
+                        return Err(CmdError::at(x, format!("unexpected '{}'", x.text)).hint(format!("usage: {usage}")));
+                    }
+                }
+                i += 1;
+            }
+            BpKind::Attempt { number: number_, class: class_, spill }
+        }
+        "stage" => {
+            let x = args.get(1).ok_or_else(|| CmdError::at(&end_of(line, w), "break stage needs a stage name"))?;
+            extra(2)?;
+            let st = Stage::from_name(x.text).ok_or_else(|| {
+                let e = CmdError::at(x, format!("unknown stage '{}'", x.text));
+                match crate::util::closest(x.text, Stage::ALL.iter().map(|s| s.name())) {
+                    Some(s) => e.hint(format!("did you mean '{s}'?")),
+                    None => {
+                        e.hint(format!("stages: {}", Stage::ALL.iter().map(|s| s.name()).collect::<Vec<_>>().join(" ")))
+                    }
+                }
+            })?;
+            BpKind::Stage(st)
+        }
+        "abi" => {
+            let x = args.get(1).ok_or_else(|| CmdError::at(&end_of(line, w), "break abi needs a warning code"))?;
+            extra(2)?;
+            let code: u32 = number(x, "a warning code", 9999)?;
+            if !(7001..=7999).contains(&code) {
+                return Err(CmdError::at(x, format!("{code} is not an ABI warning code (7001-7020, 7801)")));
+            }
+            BpKind::Abi(code)
+        }
+        "fail" => {
+            extra(1)?;
+            BpKind::Fail
+        }
+        "checker" => {
+            extra(1)?;
+            BpKind::Checker
+        }
+        other => {
+            let kinds = ["assign", "spill", "attempt", "stage", "abi", "fail", "checker"];
+            let e = CmdError::at(kind, format!("unknown breakpoint kind '{other}'"));
+            return Err(match crate::util::closest(other, kinds) {
+                Some(s) => e.hint(format!("did you mean '{s}'?")),
+                None => e.hint(format!("usage: {usage}")),
+            });
+        }
+    })
+}
+
+fn parse_cond(line: &str, w: &[Word], a: &[Word]) -> Result<Condition, CmdError> {
+    let mut terms = Vec::new();
+    let mut i = 0;
+    loop {
+        let var = a.get(i).ok_or_else(|| CmdError::at(&end_of(line, w), "condition needs VAR OP NUMBER"))?;
+        if !COND_VARS.contains(&var.text) {
+            let e = CmdError::at(var, format!("unknown condition variable '{}'", var.text));
+            return Err(match crate::util::closest(var.text, COND_VARS.iter().copied()) {
+                Some(s) => e.hint(format!("did you mean '{s}'?")),
+                None => e.hint(format!("variables: {}", COND_VARS.join(" "))),
+            });
+        }
+        let op = cmp(a.get(i + 1).ok_or_else(|| CmdError::at(var, "condition needs an operator"))?)?;
+        let n = signed(a.get(i + 2).ok_or_else(|| CmdError::at(var, "condition needs a number"))?)?;
+        terms.push((var.text.to_string(), op, n));
+        i += 3;
+        match a.get(i) {
+            None => break,
+            Some(x) if x.text == "&&" || x.text == "and" => i += 1,
+            Some(x) => return Err(CmdError::at(x, format!("expected '&&', found '{}'", x.text))),
+        }
+    }
+    Ok(Condition { terms })
+}
+
+fn parse_set(line: &str, w: &[Word], a: &[Word]) -> Result<Setting, CmdError> {
+    let usage = "set knob NAME=VALUE | maxrregcount N | sm SM | dce on|off | allocator fatpoint|briggs | stage PASS on|off | stop-on-error on|off";
+    let what = a
+        .first()
+        .ok_or_else(|| CmdError::at(&end_of(line, w), "set needs what to set").hint(format!("usage: {usage}")))?;
+    let val = |i: usize| -> Result<&Word, CmdError> {
+        a.get(i).ok_or_else(|| CmdError::at(&end_of(line, w), format!("set {} needs a value", what.text)))
+    };
+    let extra = |n: usize| -> Result<(), CmdError> {
+        match a.get(n) {
+            Some(x) => Err(CmdError::at(x, format!("unexpected '{}'", x.text))),
+            None => Ok(()),
+        }
+    };
+    Ok(match what.text {
+        "knob" => {
+            let v = val(1)?;
+            // Allow `set knob NAME = VALUE` with spaces.
+            let text = line[v.start..a.last().expect("some").end].split_whitespace().collect::<String>();
+            let mut k = crate::knobs::Knobs::new();
+            k.set_str(&text).map_err(|e| CmdError::at(v, e.to_string()))?;
+            Setting::Knob(text)
+        }
+        "maxrregcount" => {
+            extra(2)?;
+            let n: u32 = number(val(1)?, "a register count", 65535)?;
+            if n == 0 {
+                return Err(CmdError::at(val(1)?, "maxrregcount must be at least 1"));
+            }
+            Setting::MaxRegCount(n)
+        }
+        "sm" => {
+            extra(2)?;
+            let v = val(1)?;
+            crate::ir::Sm::parse(v.text).map_err(|e| CmdError::at(v, e))?;
+            Setting::Sm(v.text.to_string())
+        }
+        "dce" => {
+            extra(2)?;
+            Setting::Dce(on_off(val(1)?)?)
+        }
+        "allocator" => {
+            extra(2)?;
+            let v = val(1)?;
+            if crate::engine::AllocatorKind::from_name(v.text).is_none() {
+                return Err(CmdError::at(v, format!("unknown allocator '{}'", v.text)).hint("fatpoint or briggs"));
+            }
+            Setting::Allocator(v.text.to_string())
+        }
+        "stage" => {
+            extra(3)?;
+            Setting::Stage(val(1)?.text.to_string(), on_off(val(2)?)?)
+        }
+        "stop-on-error" => {
+            extra(2)?;
+            Setting::StopOnError(on_off(val(1)?)?)
+        }
+        other => {
+            let opts = ["knob", "maxrregcount", "sm", "dce", "allocator", "stage", "stop-on-error"];
+            let e = CmdError::at(what, format!("unknown setting '{other}'"));
+            return Err(match crate::util::closest(other, opts) {
+                Some(s) => e.hint(format!("did you mean '{s}'?")),
+                None => e.hint(format!("usage: {usage}")),
+            });
+        }
+    })
+}
+
+fn parse_diff(line: &str, w: &[Word], a: &[Word]) -> Result<DiffWhat, CmdError> {
+    let usage = "diff attempts CLASS A B | diff runs | diff state E1 E2 | diff allocators";
+    let what = a
+        .first()
+        .ok_or_else(|| CmdError::at(&end_of(line, w), "diff needs what to compare").hint(format!("usage: {usage}")))?;
+    let arg = |i: usize, d: &str| -> Result<&Word, CmdError> {
+        a.get(i).ok_or_else(|| {
+            CmdError::at(&end_of(line, w), format!("diff {} needs {d}", what.text)).hint(format!("usage: {usage}"))
+        })
+    };
+    let extra = |n: usize| -> Result<(), CmdError> {
+        match a.get(n) {
+            Some(x) => Err(CmdError::at(x, format!("unexpected '{}'", x.text))),
+            None => Ok(()),
+        }
+    };
+    Ok(match what.text {
+        "attempts" => {
+            extra(4)?;
+            DiffWhat::Attempts(
+                class(arg(1, "a class")?)?,
+                number(arg(2, "two attempt numbers")?, "an attempt number", 64)?,
+                number(arg(3, "two attempt numbers")?, "an attempt number", 64)?,
+            )
+        }
+        "runs" => {
+            extra(1)?;
+            DiffWhat::Runs
+        }
+        "state" => {
+            extra(3)?;
+            DiffWhat::State(
+                number(arg(1, "two event numbers")?, "an event number", MAX_COUNT)?,
+                number(arg(2, "two event numbers")?, "an event number", MAX_COUNT)?,
+            )
+        }
+        "allocators" => {
+            extra(1)?;
+            DiffWhat::Allocators
+        }
+        other => {
+            let e = CmdError::at(what, format!("cannot diff '{other}'"));
+            return Err(match crate::util::closest(other, ["attempts", "runs", "state", "allocators"]) {
+                Some(s) => e.hint(format!("did you mean '{s}'?")),
+                None => e.hint(format!("usage: {usage}")),
+            });
+        }
+    })
+}
+
+fn parse_expect(line: &str, w: &[Word], a: &[Word]) -> Result<Expectation, CmdError> {
+    let usage = "expect %VREG == REG | attempts class C == N | abi CODE | stats FIELD == N | fails | ok | event KIND | cursor == N";
+    let first = a
+        .first()
+        .ok_or_else(|| CmdError::at(&end_of(line, w), "expect needs a fact").hint(format!("usage: {usage}")))?;
+    let arg = |i: usize| -> Result<&Word, CmdError> {
+        a.get(i).ok_or_else(|| CmdError::at(&end_of(line, w), "incomplete expectation").hint(format!("usage: {usage}")))
+    };
+    let extra = |n: usize| -> Result<(), CmdError> {
+        match a.get(n) {
+            Some(x) => Err(CmdError::at(x, format!("unexpected '{}'", x.text))),
+            None => Ok(()),
+        }
+    };
+    if first.text.starts_with('%') {
+        extra(3)?;
+        let op = arg(1)?;
+        if op.text != "==" {
+            return Err(CmdError::at(op, "expected '=='"));
+        }
+        return Ok(Expectation::Assigned(first.text.to_string(), arg(2)?.text.to_string()));
+    }
+    Ok(match first.text {
+        "attempts" => {
+            extra(5)?;
+            let kw = arg(1)?;
+            if kw.text != "class" {
+                return Err(CmdError::at(kw, "expected 'class'"));
+            }
+            Expectation::Attempts(class(arg(2)?)?, cmp(arg(3)?)?, signed(arg(4)?)?)
+        }
+        "abi" => {
+            extra(2)?;
+            Expectation::Abi(number(arg(1)?, "a warning code", 9999)?)
+        }
+        "stats" => {
+            extra(4)?;
+            let f = arg(1)?;
+            const FIELDS: &[&str] = &["registers", "spill-stores", "spill-loads", "stack-frame", "barriers"];
+            if !FIELDS.contains(&f.text) {
+                let e = CmdError::at(f, format!("unknown statistic '{}'", f.text));
+                return Err(match crate::util::closest(f.text, FIELDS.iter().copied()) {
+                    Some(s) => e.hint(format!("did you mean '{s}'?")),
+                    None => e.hint(format!("one of: {}", FIELDS.join(", "))),
+                });
+            }
+            Expectation::Stats(f.text.to_string(), cmp(arg(2)?)?, signed(arg(3)?)?)
+        }
+        "fails" => {
+            extra(1)?;
+            Expectation::Fails
+        }
+        "ok" => {
+            extra(1)?;
+            Expectation::Ok
+        }
+        "event" => {
+            extra(2)?;
+            Expectation::Event(arg(1)?.text.to_string())
+        }
+        "cursor" => {
+            extra(3)?;
+            Expectation::Cursor(cmp(arg(1)?)?, signed(arg(2)?)?)
+        }
+        other => {
+            let kinds = ["attempts", "abi", "stats", "fails", "ok", "event", "cursor"];
+            let e = CmdError::at(first, format!("unknown expectation '{other}'"));
+            return Err(match crate::util::closest(other, kinds) {
+                Some(s) => e.hint(format!("did you mean '{s}'?")),
+                None => e.hint(format!("usage: {usage}")),
+            });
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_example_parses() {
+        for c in table::COMMANDS {
+            for ex in c.examples {
+                parse_line(ex).unwrap_or_else(|e| panic!("example '{ex}' of {}: {}", c.name, e.render(ex)));
+            }
+        }
+    }
+
+    #[test]
+    fn errors_point_at_the_word() {
+        let e = parse_line("stpe 3").unwrap_err();
+        assert_eq!(
+            e.render("stpe 3"),
+            "error: unknown command 'stpe'\n  stpe 3\n  ^^^^\n  = help: did you mean 'step'? (try 'help')"
+        );
+        let e = parse_line("break assign %r1 if slto > 3").unwrap_err();
+        assert_eq!((e.start, e.end), (20, 24));
+        assert_eq!(e.hint.as_deref(), Some("did you mean 'slot'?"));
+        let e = parse_line("step 1000000000000").unwrap_err();
+        assert!(e.message.contains("out of range"));
+    }
+
+    #[test]
+    fn multiple_commands_and_comments() {
+        assert_eq!(parse_line("s 2; n # go").unwrap(), vec![Command::Step(2), Command::Next]);
+        assert_eq!(parse_line("# only a comment").unwrap(), vec![]);
+    }
+}

@@ -1,0 +1,456 @@
+//! Rendering query results as text and JSON. Only this layer knows the wire format
+//! of `--json`; the engine returns plain data.
+
+use std::fmt::Write;
+
+use serde_json::{Value, json};
+
+use crate::command::exec::Output;
+use crate::command::parse::Expectation;
+use crate::command::table::{self, COMMANDS};
+use crate::engine::breakpoint::Breakpoint;
+use crate::engine::debugger::RunSummary;
+use crate::engine::query::{self, HistView, LiveView, NodeView, VregInfo};
+use crate::engine::{Debugger, Event};
+use crate::ir::{Module, RegClass};
+use crate::knobs::Knobs;
+
+fn out(text: String, json: Value) -> Output {
+    Output { text, json, failed: false }
+}
+
+pub fn help(topic: Option<&str>) -> Output {
+    match topic.and_then(table::find) {
+        Some(c) => {
+            let mut s = format!("{}\n  {}\n\n{}\n", c.synopsis, c.summary, c.help);
+            if !c.aliases.is_empty() {
+                let _ = writeln!(s, "aliases: {}", c.aliases.join(", "));
+            }
+            let _ = write!(s, "examples:\n  {}", c.examples.join("\n  "));
+            out(s, json!({"command": c.name, "synopsis": c.synopsis, "help": c.help, "examples": c.examples}))
+        }
+        None => {
+            let mut s = String::new();
+            if let Some(t) = topic {
+                let _ = writeln!(s, "no command '{t}'; the commands are:");
+            }
+            let mut cats: Vec<_> = COMMANDS.iter().map(|c| c.category).collect();
+            cats.sort();
+            cats.dedup();
+            for cat in cats {
+                let _ = writeln!(s, "{}:", cat.name());
+                for c in COMMANDS.iter().filter(|c| c.category == cat) {
+                    let name = if c.aliases.is_empty() {
+                        c.name.to_string()
+                    } else {
+                        format!("{} ({})", c.name, c.aliases.join(", "))
+                    };
+                    let _ = writeln!(s, "  {name:<28} {}", c.summary);
+                }
+            }
+            s.push_str("'help COMMAND' explains one");
+            let names: Vec<&str> = COMMANDS.iter().map(|c| c.name).collect();
+            out(s, json!({"commands": names}))
+        }
+    }
+}
+
+pub fn event_json(n: usize, e: &Event, m: &Module) -> Value {
+    json!({
+        "event": n,
+        "stage": e.stage().name(),
+        "kind": e.kind_name(),
+        "function": e.func.and_then(|i| m.functions.get(i)).map(|f| f.name.clone()),
+        "text": e.describe(m),
+    })
+}
+
+pub fn breakpoints(bps: &[Breakpoint]) -> Output {
+    if bps.is_empty() {
+        return out("no breakpoints".into(), json!({"breakpoints": []}));
+    }
+    let mut s = String::from("Num  Enb  Hits  What");
+    let mut j = Vec::new();
+    for b in bps {
+        let _ = write!(s, "\n{:<4} {:<4} {:<5} {}", b.id, if b.enabled { "y" } else { "n" }, b.hits, b.describe());
+        j.push(json!({"id": b.id, "enabled": b.enabled, "hits": b.hits, "what": b.describe()}));
+    }
+    out(s, json!({"breakpoints": j}))
+}
+
+pub fn events(d: &Debugger, n: usize) -> Output {
+    let end = d.cursor();
+    let start = end.saturating_sub(n);
+    let m = &d.machine().module;
+    let mut lines = Vec::new();
+    let mut j = Vec::new();
+    for i in start..end {
+        let e = &d.trace()[i];
+        lines.push(format!("#{} [{}] {}", i + 1, e.stage().name(), e.describe(m)));
+        j.push(event_json(i + 1, e, m));
+    }
+    if lines.is_empty() {
+        lines.push("no events yet".into());
+    }
+    out(lines.join("\n"), json!({"events": j}))
+}
+
+pub fn ir(d: &Debugger, fi: usize, point: Option<u32>, count: u32) -> Output {
+    let m = d.machine();
+    let f = query::func_ir(m, fi);
+    let total = f.layout().len();
+    let center = point.or_else(|| crate::command::exec::current_point(d, fi)).unwrap_or(0);
+    let start = if point.is_some() { center } else { center.saturating_sub(count / 2) };
+    let lines = query::ir_lines(m, fi, start..start.saturating_add(count).min(total));
+    let mut s = format!("function {} ({} instructions)", f.name, total);
+    let mut j = Vec::new();
+    for l in &lines {
+        if let Some(label) = &l.label {
+            let _ = write!(s, "\n{label}:");
+        }
+        let mark = if l.spill { "*" } else { " " };
+        let cur = if Some(l.point) == crate::command::exec::current_point(d, fi) { ">" } else { " " };
+        let regs: Vec<String> = l.assigned.iter().map(|(v, r)| format!("{v}→{r}")).collect();
+        let _ = write!(s, "\n{cur}{mark}[{:>4}] {:<48}", l.point, l.text);
+        if !regs.is_empty() {
+            let _ = write!(s, " ; {}", regs.join(" "));
+        }
+        let s2 = s.trim_end().to_string();
+        s = s2;
+        j.push(json!({"point": l.point, "label": l.label, "text": l.text, "spill": l.spill,
+            "assigned": l.assigned.iter().map(|(v, r)| json!([v, r])).collect::<Vec<_>>(), "origin": l.origin}));
+    }
+    out(s, json!({"function": f.name, "lines": j}))
+}
+
+pub fn vreg(i: &VregInfo) -> Output {
+    let mut s = format!("{} class {} width {}", i.name, i.class, i.width);
+    let _ = write!(
+        s,
+        "\n  flags 0x{:x}{}",
+        i.flags,
+        if i.flag_names.is_empty() { String::new() } else { format!(" ({})", i.flag_names.join(", ")) }
+    );
+    let _ = write!(s, "\n  spill cost {:.1}", i.cost);
+    let _ = write!(s, "\n  register {}", i.slot.as_deref().unwrap_or("unassigned"));
+    if let Some(o) = i.origin {
+        let _ = write!(s, "\n  source line {o}");
+    }
+    let _ = write!(s, "\n  constraints: {}", i.constraints.len());
+    for n in &i.constraints {
+        let _ = write!(s, "\n    {}", node_line(n));
+    }
+    let _ = write!(s, "\n  history:");
+    if i.history.is_empty() {
+        s.push_str(" none yet");
+    }
+    for h in &i.history {
+        let _ = write!(s, "\n    {h}");
+    }
+    out(
+        s,
+        json!({"name": i.name, "class": i.class, "width": i.width, "flags": i.flags, "flag_names": i.flag_names,
+        "cost": i.cost, "register": i.slot, "constraints": i.constraints.iter().map(node_json).collect::<Vec<_>>(),
+        "history": i.history, "origin": i.origin}),
+    )
+}
+
+fn node_line(n: &NodeView) -> String {
+    format!(
+        "type {:>2} {:<22} target {:<10} weight {:<6} {}",
+        n.ty,
+        n.name,
+        n.target,
+        n.weight,
+        if n.secondary {
+            "secondary"
+        } else if n.hard {
+            "hard"
+        } else {
+            "soft"
+        }
+    )
+}
+
+fn node_json(n: &NodeView) -> Value {
+    json!({"type": n.ty, "name": n.name, "target": n.target, "weight": n.weight, "hard": n.hard, "secondary": n.secondary})
+}
+
+pub fn constraints(name: &str, nodes: &[NodeView]) -> Output {
+    let mut s = format!("constraints of {name}: {}", nodes.len());
+    for n in nodes {
+        let _ = write!(s, "\n  {}", node_line(n));
+    }
+    out(s, json!({"vreg": name, "nodes": nodes.iter().map(node_json).collect::<Vec<_>>()}))
+}
+
+pub fn live(l: &LiveView) -> Output {
+    let mut s = format!("point {}", l.point);
+    let _ = write!(s, "\n  live before: {}", if l.before.is_empty() { "-".into() } else { l.before.join(" ") });
+    let _ = write!(s, "\n  live after:  {}", if l.after.is_empty() { "-".into() } else { l.after.join(" ") });
+    let p: Vec<String> = l.pressure.iter().map(|(f, n)| format!("{} {n}", f.prefix())).collect();
+    let _ = write!(s, "\n  pressure:    {}", p.join(", "));
+    out(
+        s,
+        json!({"point": l.point, "before": l.before, "after": l.after,
+        "pressure": l.pressure.iter().map(|(f, n)| json!({"file": f.prefix(), "pressure": n})).collect::<Vec<_>>()}),
+    )
+}
+
+pub fn histogram(h: &HistView) -> Output {
+    let mut s = format!(
+        "histograms of {} (width {}): threshold {}, budget {}, chosen {}",
+        h.vreg,
+        h.width,
+        h.threshold,
+        h.budget,
+        h.chosen.map(|c| format!("{}{c}", h.file.prefix())).unwrap_or_else(|| "none".into())
+    );
+    // Show the slots up to the scan bound, compactly: only non-trivial ones and the chosen.
+    s.push_str("\n  slot  primary secondary");
+    let mut rows = 0;
+    for slot in 0..h.primary.len() {
+        let interesting =
+            h.primary[slot] > 0 || h.secondary[slot] > 0 || h.blocked[slot] || Some(slot as u16) == h.chosen;
+        if !interesting || rows > 64 {
+            continue;
+        }
+        rows += 1;
+        let mut tags = Vec::new();
+        if h.blocked[slot] {
+            tags.push("blocked");
+        }
+        if h.discarded.contains(&(slot as u16)) {
+            tags.push("discarded");
+        }
+        if Some(slot as u16) == h.chosen {
+            tags.push("<- chosen");
+        }
+        if slot as u32 >= h.budget {
+            tags.push("over budget");
+        }
+        let _ = write!(
+            s,
+            "\n  {:<5} {:>7} {:>9}  {}",
+            format!("{}{slot}", h.file.prefix()),
+            h.primary[slot],
+            h.secondary[slot],
+            tags.join(" ")
+        );
+    }
+    let free = (0..h.primary.len()).filter(|&i| h.primary[i] == 0 && !h.blocked[i]).count();
+    let _ = write!(s, "\n  ({free} of {} slots free of any cost)", h.primary.len());
+    out(
+        s,
+        json!({"vreg": h.vreg, "width": h.width, "threshold": h.threshold, "budget": h.budget, "chosen": h.chosen,
+        "primary": h.primary, "secondary": h.secondary, "blocked": h.blocked, "discarded": h.discarded}),
+    )
+}
+
+pub fn state(d: &Debugger, only: Option<u32>) -> Output {
+    let now = query::state_table(d.machine());
+    let before: Vec<(u32, String)> = if d.cursor() > 0 { d.state_at(d.cursor() - 1) } else { Vec::new() };
+    let mut s = String::new();
+    let mut j = Vec::new();
+    for f in &now {
+        if only.is_some_and(|o| o != f.offset) {
+            continue;
+        }
+        let v = f.value.clone().unwrap_or_else(|| "(not modelled)".into());
+        let changed = f.value.is_some()
+            && d.cursor() > 0
+            && before.iter().find(|b| b.0 == f.offset).map(|b| &b.1) != f.value.as_ref();
+        let _ =
+            writeln!(s, "{}+{:<5} {:>2}B  {:<46} {}", if changed { "*" } else { " " }, f.offset, f.width, f.name, v);
+        j.push(json!({"offset": f.offset, "width": f.width, "name": f.name, "value": f.value, "changed": changed}));
+    }
+    if s.is_empty() {
+        s = format!("no field at +{}", only.unwrap_or(0));
+    }
+    out(s.trim_end().to_string(), json!({"state": j}))
+}
+
+pub fn attempts(d: &Debugger, fi: usize, class: Option<RegClass>) -> Output {
+    let recs = query::attempts(d.machine(), fi);
+    let mut s = String::from("class  #  mode     target  used  over-budget  result");
+    let mut j = Vec::new();
+    for r in recs.iter().filter(|r| class.is_none_or(|c| c == r.class)) {
+        let best = crate::alloc::attempt::best_of(&recs, r.class).is_some_and(|b| b.number == r.number);
+        let _ = write!(
+            s,
+            "\n{:<6} {:<2} {:<8} {:<7} {:<5} {:<12} {}{}",
+            r.class.name(),
+            r.number,
+            if r.spill { "SPILL" } else { "NOSPILL" },
+            r.target,
+            r.used,
+            r.needs_spill.len(),
+            if r.success { "fits" } else { "over" },
+            if best { "  (best)" } else { "" }
+        );
+        j.push(
+            json!({"class": r.class.name(), "attempt": r.number, "spill": r.spill, "target": r.target, "used": r.used,
+            "over_budget": r.needs_spill.len(), "success": r.success, "best": best}),
+        );
+    }
+    if j.is_empty() {
+        s = "no attempts yet".into();
+    }
+    out(s, json!({"attempts": j}))
+}
+
+pub fn abi(d: &Debugger, fi: usize) -> Output {
+    let m = d.machine();
+    let f = &m.module.functions[fi];
+    let Some(res) = m.funcs[fi].abi.as_ref() else {
+        return out(format!("no ABI checks for {} yet (they run after liveness)", f.name), json!({"checks": []}));
+    };
+    if res.checks.is_empty() {
+        return out(format!("{}: the ABI does not apply (no spec)", f.name), json!({"checks": []}));
+    }
+    let mut s = format!("ABI checks of {}:", f.name);
+    let mut j = Vec::new();
+    for c in &res.checks {
+        s.push('\n');
+        s.push_str(crate::abi::report::check_line(c).trim_end());
+        j.push(json!({"code": c.code, "hex": format!("0x{:X}", c.hex), "step": c.step, "passed": c.passed,
+            "message": c.message, "detail": c.detail, "field": c.field}));
+    }
+    if let Some(e) = &res.error {
+        let _ = write!(s, "\n  error: {e}");
+    }
+    out(s, json!({"function": f.name, "checks": j, "error": res.error}))
+}
+
+pub fn stats(d: &Debugger) -> Output {
+    let m = d.machine();
+    let mut lines = Vec::new();
+    for r in &m.funcs {
+        if let Some(st) = &r.stats {
+            lines.extend(st.lines(&m.module.sm.to_string(), m.module.options.warn_on_spills));
+        }
+    }
+    if lines.is_empty() {
+        return out("no statistics yet (they come after each function's allocation)".into(), json!({"lines": []}));
+    }
+    out(lines.join("\n"), json!({"lines": lines}))
+}
+
+pub fn knobs(k: &Knobs, all: bool) -> Output {
+    let mut s = String::new();
+    let mut j = Vec::new();
+    for (info, v, set) in k.all() {
+        if !all && !set {
+            continue;
+        }
+        let idx = info.index.map(|i| i.to_string()).unwrap_or_else(|| "-".into());
+        let _ = writeln!(
+            s,
+            "{}{idx:>4} {:<40} {:<8} {}",
+            if set { "*" } else { " " },
+            info.name,
+            crate::knobs::show(&v),
+            info.ty.name()
+        );
+        j.push(json!({"index": info.index, "name": info.name, "value": crate::knobs::show(&v), "set": set}));
+    }
+    if s.is_empty() {
+        s = "all knobs at their defaults ('knobs all' lists them)".into();
+    }
+    out(s.trim_end().to_string(), json!({"knobs": j}))
+}
+
+fn unified(a: &str, b: &str, la: &str, lb: &str) -> String {
+    let diff = similar::TextDiff::from_lines(a, b);
+    let text = diff.unified_diff().context_radius(2).header(la, lb).to_string();
+    if text.is_empty() { "(identical)".to_string() } else { text.trim_end().to_string() }
+}
+
+pub fn diff_attempts(d: &Debugger, fi: usize, class: RegClass, a: u32, b: u32) -> Result<Output, String> {
+    let recs = query::attempts(d.machine(), fi);
+    let find = |n: u32| {
+        recs.iter().find(|r| r.class == class && r.number == n).ok_or(format!(
+            "no attempt {n} of class {} so far ({} attempt(s))",
+            class.name(),
+            recs.iter().filter(|r| r.class == class).count()
+        ))
+    };
+    let (ra, rb) = (find(a)?, find(b)?);
+    let f = query::func_ir(d.machine(), fi);
+    let lines = |r: &crate::alloc::attempt::AttemptRecord| {
+        let mut s = format!("used {} target {} {}\n", r.used, r.target, if r.success { "fits" } else { "over budget" });
+        for (v, slot) in &r.assignment {
+            let vr = f.vreg(*v);
+            let reg = slot
+                .map(|x| query::reg_name(vr.file(), x, vr.width))
+                .unwrap_or_else(|| if r.needs_spill.contains(v) { "needs-spill".into() } else { "-".into() });
+            let _ = writeln!(s, "{} → {reg}", vr.name);
+        }
+        s
+    };
+    let (ta, tb) = (lines(ra), lines(rb));
+    let text = unified(&ta, &tb, &format!("attempt {a}"), &format!("attempt {b}"));
+    let changed: Vec<String> = ra
+        .assignment
+        .iter()
+        .zip(&rb.assignment)
+        .filter(|(x, y)| x.1 != y.1)
+        .map(|(x, _)| f.vreg(x.0).name.clone())
+        .collect();
+    Ok(out(
+        text,
+        json!({"class": class.name(), "a": a, "b": b, "used": [ra.used, rb.used], "target": [ra.target, rb.target],
+        "changed": changed, "over_budget": [ra.needs_spill.len(), rb.needs_spill.len()]}),
+    ))
+}
+
+pub fn diff_runs(before: &RunSummary, after: &RunSummary) -> Output {
+    let text_of = |r: &RunSummary| {
+        let mut s = String::new();
+        for f in &r.functions {
+            let _ = writeln!(s, "function {}", f.name);
+            for l in &f.stats {
+                let _ = writeln!(s, "  {}", l.trim());
+            }
+            let _ =
+                writeln!(s, "  spilled: {}", if f.spilled.is_empty() { "-".to_string() } else { f.spilled.join(" ") });
+            for a in &f.assignments {
+                let _ = writeln!(s, "  {a}");
+            }
+        }
+        s
+    };
+    let text = unified(&text_of(before), &text_of(after), "before", "after");
+    out(
+        text,
+        json!({"before": before.functions.iter().map(|f| json!({"name": f.name, "stats": f.stats, "spilled": f.spilled})).collect::<Vec<_>>(),
+        "after": after.functions.iter().map(|f| json!({"name": f.name, "stats": f.stats, "spilled": f.spilled})).collect::<Vec<_>>()}),
+    )
+}
+
+pub fn diff_state(d: &Debugger, a: usize, b: usize) -> Output {
+    let ta = d.state_at(a);
+    let tb = d.state_at(b);
+    let text_of = |t: &[(u32, String)]| t.iter().map(|(o, v)| format!("+{o} {v}\n")).collect::<String>();
+    let text = unified(&text_of(&ta), &text_of(&tb), &format!("event {a}"), &format!("event {b}"));
+    let changed: Vec<Value> = ta
+        .iter()
+        .zip(&tb)
+        .filter(|(x, y)| x.1 != y.1)
+        .map(|(x, y)| json!({"offset": x.0, "before": x.1, "after": y.1}))
+        .collect();
+    out(text, json!({"a": a, "b": b, "changed": changed}))
+}
+
+pub fn expectation_text(e: &Expectation) -> String {
+    match e {
+        Expectation::Assigned(v, r) => format!("{v} == {r}"),
+        Expectation::Attempts(c, op, n) => format!("attempts class {} {} {n}", c.name(), op.text()),
+        Expectation::Abi(code) => format!("abi {code}"),
+        Expectation::Stats(f, op, n) => format!("stats {f} {} {n}", op.text()),
+        Expectation::Fails => "allocation fails".into(),
+        Expectation::Ok => "allocation succeeds".into(),
+        Expectation::Event(k) => format!("event {k}"),
+        Expectation::Cursor(op, n) => format!("cursor {} {n}", op.text()),
+    }
+}

@@ -1,0 +1,412 @@
+//! The command table: one entry per command of the `.radbg` language. Help,
+//! completion, hints, the TUI's key bar and a check against `grammar/radbg.ebnf` all
+//! read it, so they cannot drift apart.
+
+/// One command.
+#[derive(Debug)]
+pub struct CommandSpec {
+    pub name: &'static str,
+    pub aliases: &'static [&'static str],
+    pub synopsis: &'static str,
+    pub summary: &'static str,
+    pub help: &'static str,
+    pub category: Category,
+    /// Lines that must parse (a test checks every one).
+    pub examples: &'static [&'static str],
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Category {
+    Running,
+    Breakpoints,
+    Inspecting,
+    Options,
+    Comparing,
+    Explaining,
+    Sessions,
+}
+
+impl Category {
+    pub fn name(self) -> &'static str {
+        match self {
+            Category::Running => "running",
+            Category::Breakpoints => "breakpoints",
+            Category::Inspecting => "inspecting",
+            Category::Options => "options",
+            Category::Comparing => "comparing",
+            Category::Explaining => "explaining",
+            Category::Sessions => "sessions",
+        }
+    }
+}
+
+use Category::*;
+
+macro_rules! cmd {
+    ($name:literal, [$($a:literal),*], $syn:literal, $cat:expr, $sum:literal, $help:literal, [$($ex:literal),*]) => {
+        CommandSpec { name: $name, aliases: &[$($a),*], synopsis: $syn, summary: $sum, help: $help, category: $cat, examples: &[$($ex),*] }
+    };
+}
+
+pub static COMMANDS: &[CommandSpec] = &[
+    cmd!(
+        "load",
+        [],
+        "load FILE",
+        Sessions,
+        "load an Ori IR or PTX file and restart",
+        "Loads FILE (.ori, or .ptx to import) and positions the debugger before the first event. Run options set with `set` are kept.",
+        ["load sessions/demo.ori"]
+    ),
+    cmd!(
+        "run",
+        ["r"],
+        "run",
+        Running,
+        "restart the pipeline from the beginning",
+        "Moves the cursor back to before the first event. Breakpoints are kept.",
+        ["run"]
+    ),
+    cmd!(
+        "step",
+        ["s"],
+        "step [N]",
+        Running,
+        "advance N events (default 1)",
+        "Advances the pipeline by N events — one liveness sweep, one ABI check, one constraint list, one vreg assignment … — and prints the last one.",
+        ["step", "step 10", "s 3"]
+    ),
+    cmd!(
+        "next",
+        ["n"],
+        "next",
+        Running,
+        "advance to the next event at the same level",
+        "Skips inner detail: from an assignment to the next assignment (or the end of the attempt), from an attempt to the next attempt, from a stage event to the next stage event.",
+        ["next", "n"]
+    ),
+    cmd!(
+        "finish",
+        ["fin"],
+        "finish",
+        Running,
+        "run to the end of the current attempt, class or stage",
+        "From an assignment, runs to the end of its attempt; from an attempt-level event, to the end of the class; from a class, to the next stage.",
+        ["finish"]
+    ),
+    cmd!(
+        "continue",
+        ["c", "cont"],
+        "continue",
+        Running,
+        "run until a breakpoint, a watchpoint or the end",
+        "Runs forward until an enabled breakpoint or watchpoint triggers, or the pipeline ends. Ctrl-C interrupts it in the REPL.",
+        ["continue", "c"]
+    ),
+    cmd!(
+        "reverse-step",
+        ["rs"],
+        "reverse-step [N]",
+        Running,
+        "go back N events (default 1)",
+        "Restores the state N events earlier (from the nearest checkpoint, replaying forward).",
+        ["reverse-step", "rs 5"]
+    ),
+    cmd!(
+        "reverse-next",
+        ["rn"],
+        "reverse-next",
+        Running,
+        "go back to the previous event at the same level",
+        "The reverse of `next`.",
+        ["reverse-next"]
+    ),
+    cmd!(
+        "reverse-continue",
+        ["rc"],
+        "reverse-continue",
+        Running,
+        "go back to the previous breakpoint hit (or the start)",
+        "Searches backwards for the most recent event that triggers a breakpoint or watchpoint and stops there.",
+        ["reverse-continue", "rc"]
+    ),
+    cmd!(
+        "goto",
+        ["g"],
+        "goto N",
+        Running,
+        "move to event N (the state after N events)",
+        "Moves the cursor to event number N, forwards or backwards. `goto 0` is the start.",
+        ["goto 120", "goto 0"]
+    ),
+    cmd!(
+        "break",
+        ["b"],
+        "break (assign|spill) %VREG [if COND] | break attempt [N] [class C] [spill|nospill] | break stage NAME | break abi CODE | break fail | break checker",
+        Breakpoints,
+        "set a breakpoint",
+        "Stops `continue` on: a vreg's assignment (with a condition over slot, attempt, cost, discarded, e.g. `if slot >= 32 && attempt > 0`); a vreg marked for spilling (any vreg when none is named); an attempt's start; a stage's first event; an ABI warning code; allocation failure; a checker fault.",
+        [
+            "break assign %r12",
+            "break assign %r12 if slot >= 32",
+            "break spill",
+            "break attempt 1 class R spill",
+            "break stage alloc",
+            "break abi 7004",
+            "break fail",
+            "break checker"
+        ]
+    ),
+    cmd!(
+        "watch",
+        ["w"],
+        "watch +OFFSET",
+        Breakpoints,
+        "stop when an allocator state field changes",
+        "Watches the allocator state object field at byte offset OFFSET (e.g. +1564, the current max assignment).",
+        ["watch +1564"]
+    ),
+    cmd!(
+        "info",
+        ["i"],
+        "info breakpoints",
+        Breakpoints,
+        "list breakpoints and watchpoints",
+        "Lists breakpoints with their numbers, hit counts and whether they are enabled.",
+        ["info breakpoints", "info b"]
+    ),
+    cmd!(
+        "delete",
+        ["d"],
+        "delete [N]",
+        Breakpoints,
+        "delete breakpoint N (all when omitted)",
+        "Deletes a breakpoint or watchpoint by number, or all of them.",
+        ["delete 1", "delete"]
+    ),
+    cmd!(
+        "enable",
+        [],
+        "enable N",
+        Breakpoints,
+        "enable breakpoint N",
+        "Enables a breakpoint or watchpoint.",
+        ["enable 1"]
+    ),
+    cmd!(
+        "disable",
+        [],
+        "disable N",
+        Breakpoints,
+        "disable breakpoint N",
+        "Disables a breakpoint or watchpoint without deleting it.",
+        ["disable 1"]
+    ),
+    cmd!(
+        "where",
+        ["event"],
+        "where",
+        Inspecting,
+        "show the current event and position",
+        "Prints the event at the cursor with its number, stage, function, class and attempt.",
+        ["where"]
+    ),
+    cmd!(
+        "events",
+        [],
+        "events [N]",
+        Inspecting,
+        "list the last N events (default 10)",
+        "Lists the events up to the cursor, most recent last.",
+        ["events", "events 30"]
+    ),
+    cmd!(
+        "func",
+        ["f"],
+        "func [NAME]",
+        Inspecting,
+        "select the function queries look at",
+        "Selects the function that `ir`, `live`, `print` … look at; without a name, lists the functions.",
+        ["func", "func saxpy"]
+    ),
+    cmd!(
+        "ir",
+        ["list", "l"],
+        "ir [POINT [COUNT]]",
+        Inspecting,
+        "show the IR with assignments so far",
+        "Shows the current function's IR around POINT (default: the current instruction) with program points, assignments as `%r12→R7`, and spill code marked `*`.",
+        ["ir", "ir 10", "ir 0 40"]
+    ),
+    cmd!(
+        "print",
+        ["p"],
+        "print %VREG",
+        Inspecting,
+        "show a vreg: flags, cost, constraints, assignment history",
+        "Shows a vreg's class, width, decoded flag bits, spill cost, current register, constraint nodes and every decision about it so far.",
+        ["print %r12", "p %rd0"]
+    ),
+    cmd!(
+        "live",
+        [],
+        "live [POINT]",
+        Inspecting,
+        "live set and pressure at a program point",
+        "Shows the vregs live before and after POINT (default: the instruction of the current event) and the pressure of each register file.",
+        ["live", "live 12"]
+    ),
+    cmd!(
+        "constraints",
+        ["cons"],
+        "constraints [%VREG]",
+        Inspecting,
+        "constraint nodes of a vreg (default: the one being allocated)",
+        "Lists constraint nodes: type 0–15, name, target, weight, hard or soft.",
+        ["constraints", "constraints %r3"]
+    ),
+    cmd!(
+        "hist",
+        ["histogram"],
+        "hist",
+        Inspecting,
+        "primary/secondary histograms of the last assignment",
+        "Shows the fat-point histograms of the vreg just assigned: per slot primary and secondary cost, blocked slots, the discard threshold and the chosen slot.",
+        ["hist"]
+    ),
+    cmd!(
+        "state",
+        [],
+        "state [+OFFSET]",
+        Inspecting,
+        "the allocator state object by offset",
+        "Prints the allocator state object field by field with ptxas byte offsets; fields changed by the current event are marked `*`.",
+        ["state", "state +1564"]
+    ),
+    cmd!(
+        "attempts",
+        [],
+        "attempts [CLASS]",
+        Inspecting,
+        "attempts so far per class",
+        "Lists NOSPILL/SPILL attempts: class, number, target, used, vregs over budget, result, and the best one.",
+        ["attempts", "attempts R"]
+    ),
+    cmd!(
+        "abi",
+        [],
+        "abi",
+        Inspecting,
+        "ABI checks of the current function",
+        "Lists the ABI checks in the seed's validation order with code, verdict and message.",
+        ["abi"]
+    ),
+    cmd!(
+        "stats",
+        [],
+        "stats",
+        Inspecting,
+        "ptxas -v statistics lines",
+        "Prints the `-v` lines of every function whose allocation has finished.",
+        ["stats"]
+    ),
+    cmd!(
+        "knobs",
+        [],
+        "knobs [all]",
+        Options,
+        "knobs in force (overridden ones, or all)",
+        "Lists knobs that differ from their defaults, or the whole catalogue with `all`.",
+        ["knobs", "knobs all"]
+    ),
+    cmd!(
+        "set",
+        [],
+        "set knob NAME=VALUE | set maxrregcount N | set sm SM | set dce on|off | set allocator fatpoint|briggs | set stage PASS on|off | set stop-on-error on|off",
+        Options,
+        "change a knob or option and re-run what it affects",
+        "Changes a knob or run option; the pipeline re-runs from the first stage the change affects and the cursor lands on the equivalent event.",
+        [
+            "set knob 684=10",
+            "set knob RegAllocThresholdForDiscardConflicts=50",
+            "set maxrregcount 32",
+            "set sm sm_80",
+            "set dce on",
+            "set allocator briggs",
+            "set stop-on-error off"
+        ]
+    ),
+    cmd!(
+        "diff",
+        [],
+        "diff attempts CLASS A B | diff runs | diff state E1 E2 | diff allocators",
+        Comparing,
+        "compare two attempts, two runs, two events' state, or the two allocators",
+        "Unified diffs: per-vreg assignment and spilled set of two attempts of a class; final results before and after the last option change; the allocator state tables after events E1 and E2; the fat-point and Briggs allocators on the current function.",
+        ["diff attempts R 0 1", "diff runs", "diff state 10 20", "diff allocators"]
+    ),
+    cmd!(
+        "expect",
+        [],
+        "expect %VREG == REG | expect attempts class C == N | expect abi CODE | expect stats FIELD == N | expect fails | expect ok | expect event KIND | expect cursor == N",
+        Sessions,
+        "assert a result (a failed expectation makes a replay exit non-zero)",
+        "Checks a fact at the cursor; in scripts a failure is reported with its line and the replay exits with status 1.",
+        [
+            "expect %r12 == R7",
+            "expect attempts class R == 3",
+            "expect abi 7004",
+            "expect stats spill-stores == 64",
+            "expect fails",
+            "expect ok",
+            "expect event assign",
+            "expect cursor == 10"
+        ]
+    ),
+    cmd!(
+        "export",
+        [],
+        "export json FILE [trace|QUERY]",
+        Sessions,
+        "write the trace or a query as JSON",
+        "Writes the whole trace (default) or one query's result (ir, live, constraints, hist, state, attempts, abi, stats, knobs) to FILE as JSON.",
+        ["export json out.json", "export json state.json state"]
+    ),
+    cmd!(
+        "echo",
+        [],
+        "echo TEXT",
+        Sessions,
+        "print text",
+        "Prints the rest of the line (useful in scripts).",
+        ["echo checking the spill"]
+    ),
+    cmd!(
+        "help",
+        ["h", "?"],
+        "help [COMMAND]",
+        Sessions,
+        "list commands or explain one",
+        "Without an argument lists every command by category; with one shows its synopsis, help and examples.",
+        ["help", "help break"]
+    ),
+    cmd!(
+        "quit",
+        ["q", "exit"],
+        "quit",
+        Sessions,
+        "leave radbg",
+        "Leaves the REPL or the TUI (in a script: stops the replay).",
+        ["quit"]
+    ),
+];
+
+/// The entry for a name or alias.
+pub fn find(word: &str) -> Option<&'static CommandSpec> {
+    COMMANDS.iter().find(|c| c.name == word || c.aliases.contains(&word))
+}
+
+/// Every name and alias, for completion and suggestions.
+pub fn all_words() -> impl Iterator<Item = &'static str> {
+    COMMANDS.iter().flat_map(|c| std::iter::once(c.name).chain(c.aliases.iter().copied()))
+}

@@ -1,0 +1,510 @@
+//! The debugger: a [`Machine`] positioned at a cursor in its event trace, with
+//! checkpoints for time travel, breakpoints, and option changes that re-run only what
+//! they affect.
+//!
+//! The cursor counts applied events: at cursor `n` the machine has produced events
+//! `0..n` and the *current* event is `trace[n - 1]`. Going back restores the nearest
+//! checkpoint at or before the target and replays forward — the pipeline is
+//! deterministic, so the state is exactly the one seen the first time (a test steps
+//! forward N, back N, and compares).
+
+use std::sync::Arc;
+
+use crate::engine::breakpoint::{BpKind, Breakpoint};
+use crate::engine::event::{Event, EventKind, Stage};
+use crate::engine::machine::Machine;
+use crate::engine::options::RunOptions;
+use crate::ir::Module;
+
+/// Take a checkpoint at least this often (in events).
+pub const CHECKPOINT_INTERVAL: usize = 512;
+
+/// Why `continue` (or a reverse continue) stopped.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stop {
+    Breakpoint(u32),
+    Watch { id: u32, offset: u32, old: String, new: String },
+    End,
+    Start,
+    Interrupted,
+    Steps,
+}
+
+/// The debugger state.
+#[derive(Clone)]
+pub struct Debugger {
+    /// The module as loaded (before run options).
+    pub loaded: Arc<Module>,
+    pub opts: RunOptions,
+    machine: Machine,
+    trace: Vec<Event>,
+    checkpoints: Vec<(usize, Machine)>,
+    cursor: usize,
+    pub breakpoints: Vec<Breakpoint>,
+    next_bp: u32,
+    /// The final statistics lines of the previous run, kept when options change (for `diff runs`).
+    pub previous_run: Option<RunSummary>,
+}
+
+/// What a whole run produced, for diffs between runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunSummary {
+    pub label: String,
+    pub functions: Vec<FunctionSummary>,
+}
+
+/// One function's final result, as lines ready for diffing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionSummary {
+    pub name: String,
+    /// `vreg → register` lines.
+    pub assignments: Vec<String>,
+    pub spilled: Vec<String>,
+    pub stats: Vec<String>,
+}
+
+/// Scope levels for `next` and `finish`: 0 stage/function, 1 class, 2 attempt, 3 item.
+pub fn level(ev: &Event) -> u8 {
+    use crate::alloc::AllocEvent as A;
+    match &ev.kind {
+        EventKind::LivenessSweep { .. } | EventKind::AbiCheck { .. } => 3,
+        EventKind::Alloc(a) => match a {
+            A::Assign(_) | A::Constraints { .. } => 3,
+            A::ClassStart { .. } | A::ClassEnd { .. } | A::Finalize { .. } => 1,
+            _ => 2,
+        },
+        _ => 0,
+    }
+}
+
+impl Debugger {
+    pub fn new(module: Module, opts: RunOptions) -> Debugger {
+        let loaded = Arc::new(module);
+        let machine = Machine::new((*loaded).clone(), opts.clone());
+        let checkpoints = vec![(0, machine.snapshot())];
+        Debugger {
+            loaded,
+            opts,
+            machine,
+            trace: Vec::new(),
+            checkpoints,
+            cursor: 0,
+            breakpoints: Vec::new(),
+            next_bp: 1,
+            previous_run: None,
+        }
+    }
+
+    pub fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    /// The machine at the cursor.
+    pub fn machine(&self) -> &Machine {
+        &self.machine
+    }
+
+    /// The event at the cursor (the last one applied).
+    pub fn current(&self) -> Option<&Event> {
+        self.cursor.checked_sub(1).and_then(|i| self.trace.get(i))
+    }
+
+    /// Every event produced so far (possibly beyond the cursor after going back).
+    pub fn trace(&self) -> &[Event] {
+        &self.trace
+    }
+
+    pub fn at_end(&self) -> bool {
+        self.machine.is_done()
+    }
+
+    /// Applies one event; false at the end.
+    fn advance(&mut self) -> bool {
+        let Some(ev) = self.machine.step() else { return false };
+        if self.cursor < self.trace.len() {
+            debug_assert_eq!(self.trace[self.cursor], ev, "replay diverged at event {}", self.cursor);
+            self.trace[self.cursor] = ev;
+        } else {
+            self.trace.push(ev);
+        }
+        self.cursor += 1;
+        let heavy = self.current().is_some_and(|e| {
+            matches!(
+                &e.kind,
+                EventKind::Alloc(crate::alloc::AllocEvent::AttemptStart { .. })
+                    | EventKind::Alloc(crate::alloc::AllocEvent::Relive { .. })
+                    | EventKind::Budget { .. }
+            )
+        });
+        let last_cp = self.checkpoints.last().map(|c| c.0).unwrap_or(0);
+        if self.cursor > last_cp && (heavy || self.cursor - last_cp >= CHECKPOINT_INTERVAL) {
+            self.checkpoints.push((self.cursor, self.machine.snapshot()));
+        }
+        true
+    }
+
+    /// Moves the cursor to `target` events (clamped to the end of the pipeline).
+    pub fn goto(&mut self, target: usize) {
+        if target < self.cursor {
+            let i = self.checkpoints.partition_point(|c| c.0 <= target) - 1;
+            let (k, m) = &self.checkpoints[i];
+            self.machine = m.clone();
+            self.cursor = *k;
+        }
+        while self.cursor < target {
+            if !self.advance() {
+                break;
+            }
+        }
+    }
+
+    /// Steps forward `n` events; returns how many were applied.
+    pub fn step(&mut self, n: usize) -> usize {
+        let start = self.cursor;
+        for _ in 0..n {
+            if !self.advance() {
+                break;
+            }
+        }
+        self.cursor - start
+    }
+
+    /// Steps back `n` events.
+    pub fn reverse_step(&mut self, n: usize) -> usize {
+        let target = self.cursor.saturating_sub(n);
+        let moved = self.cursor - target;
+        self.goto(target);
+        moved
+    }
+
+    /// Forward to the next event at the current event's level or above (`next`).
+    pub fn next_over(&mut self) -> Stop {
+        let lvl = self.current().map(level).unwrap_or(0);
+        self.run_until(|e| level(e) <= lvl)
+    }
+
+    /// Forward to the end of the enclosing scope (`finish`): the next event of a higher level.
+    pub fn finish(&mut self) -> Stop {
+        let lvl = self.current().map(level).unwrap_or(0);
+        if lvl == 0 {
+            return self.run_until(|e| level(e) == 0);
+        }
+        self.run_until(|e| level(e) < lvl)
+    }
+
+    /// Back to the previous event at the current level or above (`reverse-next`).
+    pub fn reverse_next(&mut self) -> Stop {
+        let lvl = self.current().map(level).unwrap_or(0);
+        let found = (0..self.cursor.saturating_sub(1)).rev().find(|&i| level(&self.trace[i]) <= lvl);
+        match found {
+            Some(i) => {
+                self.goto(i + 1);
+                Stop::Steps
+            }
+            None => {
+                self.goto(0);
+                Stop::Start
+            }
+        }
+    }
+
+    fn run_until(&mut self, stop: impl Fn(&Event) -> bool) -> Stop {
+        loop {
+            if !self.advance() {
+                return Stop::End;
+            }
+            if stop(self.current().expect("just applied")) {
+                return Stop::Steps;
+            }
+            if let Some(s) = self.check_breakpoints() {
+                return s;
+            }
+        }
+    }
+
+    /// Runs until a breakpoint or watchpoint triggers, or the end. `interrupt` is polled
+    /// between events (Ctrl-C in the REPL).
+    pub fn cont(&mut self, interrupt: &dyn Fn() -> bool) -> Stop {
+        loop {
+            if interrupt() {
+                return Stop::Interrupted;
+            }
+            if !self.advance() {
+                return Stop::End;
+            }
+            if let Some(s) = self.check_breakpoints() {
+                return s;
+            }
+        }
+    }
+
+    /// Evaluates breakpoints against the event just applied; watchpoints compare the
+    /// state field before and after it.
+    fn check_breakpoints(&mut self) -> Option<Stop> {
+        if self.breakpoints.is_empty() {
+            return None;
+        }
+        let ev = self.current()?.clone();
+        let prev = self.cursor.checked_sub(2).and_then(|i| self.trace.get(i)).cloned();
+        let mut hit = None;
+        let module = self.machine.module.clone();
+        let watches: Vec<(usize, u32)> = self
+            .breakpoints
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| match b.kind {
+                BpKind::Watch { offset } if b.enabled => Some((i, offset)),
+                _ => None,
+            })
+            .collect();
+        for i in 0..self.breakpoints.len() {
+            if matches!(self.breakpoints[i].kind, BpKind::Watch { .. }) {
+                continue;
+            }
+            if self.breakpoints[i].matches(&ev, prev.as_ref(), &module) {
+                self.breakpoints[i].hits += 1;
+                hit.get_or_insert(Stop::Breakpoint(self.breakpoints[i].id));
+            }
+        }
+        if hit.is_none() && !watches.is_empty() {
+            let now = self.state_value_map();
+            let before = self.state_at(self.cursor - 1);
+            for (i, off) in watches {
+                let old = before.iter().find(|f| f.0 == off).map(|f| f.1.clone()).unwrap_or_default();
+                let new = now.iter().find(|f| f.0 == off).map(|f| f.1.clone()).unwrap_or_default();
+                if old != new {
+                    self.breakpoints[i].hits += 1;
+                    hit = Some(Stop::Watch { id: self.breakpoints[i].id, offset: off, old, new });
+                    break;
+                }
+            }
+        }
+        hit
+    }
+
+    /// Back to the most recent earlier event that triggers a breakpoint (or the start).
+    pub fn reverse_continue(&mut self) -> Stop {
+        let end = self.cursor.saturating_sub(1);
+        let module = self.machine.module.clone();
+        let has_watch = self.breakpoints.iter().any(|b| b.enabled && matches!(b.kind, BpKind::Watch { .. }));
+        let mut found = None;
+        for i in (0..end).rev() {
+            let prev = i.checked_sub(1).and_then(|j| self.trace.get(j));
+            if let Some(b) = self
+                .breakpoints
+                .iter()
+                .find(|b| !matches!(b.kind, BpKind::Watch { .. }) && b.matches(&self.trace[i], prev, &module))
+            {
+                found = Some((i, Stop::Breakpoint(b.id)));
+                break;
+            }
+            if has_watch {
+                let now = self.state_at(i + 1);
+                let before = self.state_at(i);
+                for b in self.breakpoints.iter().filter(|b| b.enabled) {
+                    if let BpKind::Watch { offset } = b.kind {
+                        let o = before.iter().find(|f| f.0 == offset).map(|f| f.1.clone()).unwrap_or_default();
+                        let n = now.iter().find(|f| f.0 == offset).map(|f| f.1.clone()).unwrap_or_default();
+                        if o != n {
+                            found = Some((i, Stop::Watch { id: b.id, offset, old: o, new: n }));
+                            break;
+                        }
+                    }
+                }
+                if found.is_some() {
+                    break;
+                }
+            }
+        }
+        match found {
+            Some((i, stop)) => {
+                self.goto(i + 1);
+                stop
+            }
+            None => {
+                self.goto(0);
+                Stop::Start
+            }
+        }
+    }
+
+    /// Runs to the end of the pipeline.
+    pub fn run_to_end(&mut self) {
+        while self.advance() {}
+    }
+
+    /// Restarts at the beginning (`run`), keeping breakpoints.
+    pub fn restart(&mut self) {
+        self.goto(0);
+    }
+
+    /// (offset, value) of every modelled field of the allocator state at the cursor.
+    pub fn state_value_map(&self) -> Vec<(u32, String)> {
+        crate::engine::query::state_table(&self.machine)
+            .into_iter()
+            .filter_map(|f| f.value.map(|v| (f.offset, v)))
+            .collect()
+    }
+
+    /// The state table after `n` events (restores and replays on a copy).
+    pub fn state_at(&self, n: usize) -> Vec<(u32, String)> {
+        let mut d = self.clone_light();
+        d.goto(n);
+        d.state_value_map()
+    }
+
+    /// A copy that shares the trace but no breakpoints, for side computations.
+    pub fn clone_light(&self) -> Debugger {
+        let mut d = self.clone();
+        d.breakpoints.clear();
+        d
+    }
+
+    /// Adds a breakpoint; returns its number.
+    pub fn add_breakpoint(&mut self, kind: BpKind) -> u32 {
+        let id = self.next_bp;
+        self.next_bp += 1;
+        self.breakpoints.push(Breakpoint { id, kind, enabled: true, hits: 0 });
+        id
+    }
+
+    pub fn breakpoint_mut(&mut self, id: u32) -> Option<&mut Breakpoint> {
+        self.breakpoints.iter_mut().find(|b| b.id == id)
+    }
+
+    pub fn delete_breakpoint(&mut self, id: u32) -> bool {
+        let n = self.breakpoints.len();
+        self.breakpoints.retain(|b| b.id != id);
+        n != self.breakpoints.len()
+    }
+
+    /// Changes run options and re-runs from the first stage the change affects; the
+    /// cursor moves to the equivalent event. Returns a note when no equivalent exists.
+    pub fn set_options(&mut self, opts: RunOptions, from: Stage) -> Option<String> {
+        let old_event = self.current().cloned();
+        let old_cursor = self.cursor;
+        self.run_to_end_summary();
+        let restart_at = self.trace.iter().position(|e| e.stage() >= from).unwrap_or(self.trace.len());
+        self.opts = opts;
+        // A checkpoint before the affected stage with no allocation in progress, or the start.
+        let cp = self
+            .checkpoints
+            .iter()
+            .rposition(|(k, m)| *k <= restart_at && m.cur.is_none() && from >= Stage::Budget)
+            .unwrap_or(0);
+        if cp == 0 {
+            self.machine = Machine::new((*self.loaded).clone(), self.opts.clone());
+            self.cursor = 0;
+            self.checkpoints = vec![(0, self.machine.snapshot())];
+        } else {
+            let (k, m) = self.checkpoints[cp].clone();
+            self.machine = m;
+            self.machine.set_options(&self.opts);
+            self.cursor = k;
+            self.checkpoints.truncate(cp + 1);
+            self.checkpoints[cp].1 = self.machine.snapshot();
+        }
+        self.trace.truncate(self.cursor);
+        // Find the equivalent event.
+        let old = old_event?;
+        if old_cursor <= self.cursor {
+            let target = old_cursor;
+            self.goto(target);
+            return None;
+        }
+        let key = event_key(&old);
+        loop {
+            if !self.advance() {
+                return Some(format!(
+                    "no equivalent of event {} ({}) in the new run; stopped at the end",
+                    old_cursor,
+                    old.kind_name()
+                ));
+            }
+            if event_key(self.current().expect("applied")) == key {
+                return None;
+            }
+        }
+    }
+
+    /// Records the final results of the current run (for `diff runs`).
+    fn run_to_end_summary(&mut self) {
+        let mut d = self.clone_light();
+        d.run_to_end();
+        self.previous_run = Some(summary(&d.machine, "before"));
+    }
+
+    /// A summary of the run as it stands at the end (runs a copy to the end).
+    pub fn summary_now(&self, label: &str) -> RunSummary {
+        let mut d = self.clone_light();
+        d.run_to_end();
+        summary(&d.machine, label)
+    }
+}
+
+/// What identifies "the same moment" across two runs: function, event kind, class,
+/// attempt, vreg name / sweep / check code.
+pub fn event_key(e: &Event) -> String {
+    use crate::alloc::AllocEvent as A;
+    let detail = match &e.kind {
+        EventKind::Alloc(a) => match a {
+            A::Assign(x) => format!("{} {} v{}", x.class.name(), x.attempt, x.vreg.0),
+            A::Constraints { class, attempt, vreg, .. } => format!("{} {attempt} v{}", class.name(), vreg.0),
+            A::AttemptStart { class, attempt, .. } | A::AttemptEnd { class, attempt, .. } => {
+                format!("{} {attempt}", class.name())
+            }
+            other => other.class().map(|c| c.name().to_string()).unwrap_or_default(),
+        },
+        EventKind::LivenessSweep { file, sweep, .. } => format!("{} {sweep}", file.prefix()),
+        EventKind::AbiCheck { code, .. } => code.to_string(),
+        _ => String::new(),
+    };
+    format!("{:?}|{}|{}", e.func, e.kind_name(), detail)
+}
+
+fn summary(m: &Machine, label: &str) -> RunSummary {
+    let mut functions = Vec::new();
+    for (fi, r) in m.funcs.iter().enumerate() {
+        let f = &m.module.functions[fi];
+        let mut assigns = Vec::new();
+        let mut spilled = Vec::new();
+        if let Some(a) = &r.alloc {
+            for (i, v) in a.func.vregs.iter().enumerate() {
+                let id = crate::ir::VRegId::new(i);
+                if let Some(s) = a.slot_of(id) {
+                    assigns.push(format!("{} → {}{}", v.name, v.file().prefix(), s));
+                }
+            }
+            spilled = a.spills.iter().map(|s| a.func.vreg(s.vreg).name.clone()).collect();
+        }
+        let stats = r.stats.as_ref().map(|s| s.lines(&m.module.sm.to_string(), false)).unwrap_or_default();
+        functions.push(FunctionSummary { name: f.name.clone(), assignments: assigns, spilled, stats });
+    }
+    RunSummary { label: label.to_string(), functions }
+}
+
+impl Debugger {
+    /// A text fingerprint of the whole state at the cursor (position, current event,
+    /// allocator state table, assignments), for tests of time travel.
+    pub fn fingerprint(&self) -> String {
+        let m = &self.machine;
+        let mut s = format!("cursor {} pos {:?}\n", self.cursor, m.pos);
+        if let Some(e) = self.current() {
+            s.push_str(&format!("{e:?}\n"));
+        }
+        for (o, v) in self.state_value_map() {
+            s.push_str(&format!("+{o}={v}\n"));
+        }
+        if let Some(c) = &m.cur {
+            s.push_str(&format!("assign {:?}\nflags {:?}\n", c.assign, c.flags));
+            if let Some(a) = &c.attempt {
+                s.push_str(&format!("attempt {} cursor {} used {}\n", a.number, a.cursor, a.used));
+            }
+            s.push_str(&format!("ir {}\n", c.func.inst_count()));
+        }
+        for (i, r) in m.funcs.iter().enumerate() {
+            s.push_str(&format!("f{i} stats {:?}\n", r.stats));
+        }
+        s
+    }
+}

@@ -1,0 +1,320 @@
+//! Queries at the cursor: what every pane and every command shows. Each returns plain
+//! data with public fields; rendering (text, JSON) lives in `command::render`.
+
+use crate::alloc::FunctionAlloc;
+use crate::alloc::attempt::AttemptRecord;
+use crate::alloc::constraints::{CType, Node, Target};
+use crate::alloc::state::{AllocState, StateField};
+use crate::analysis::Liveness;
+use crate::engine::debugger::Debugger;
+use crate::engine::event::EventKind;
+use crate::engine::machine::Machine;
+use crate::ir::{Function, RegFile, VRegId, print, vflags};
+
+/// The allocation object that describes function `fi` right now: the one in progress,
+/// or the finished one.
+pub fn alloc_of(m: &Machine, fi: usize) -> Option<&FunctionAlloc> {
+    if m.pos.stage == crate::engine::Stage::Alloc
+        && m.pos.func == fi
+        && let Some(c) = m.cur.as_ref()
+    {
+        return Some(c);
+    }
+    m.funcs.get(fi).and_then(|r| r.alloc.as_deref())
+}
+
+/// The function the debugger is looking at: that of the current event, else the one
+/// the machine is working on.
+pub fn current_func(d: &Debugger) -> usize {
+    d.current()
+        .and_then(|e| e.func)
+        .unwrap_or(d.machine().pos.func)
+        .min(d.machine().module.functions.len().saturating_sub(1))
+}
+
+/// The IR of function `fi` as it stands (with spill code once inserted).
+pub fn func_ir(m: &Machine, fi: usize) -> &Function {
+    match alloc_of(m, fi) {
+        Some(a) => &a.func,
+        None => &m.module.functions[fi],
+    }
+}
+
+/// The liveness of that IR, when computed.
+pub fn liveness_of(m: &Machine, fi: usize) -> Option<&Liveness> {
+    match alloc_of(m, fi) {
+        Some(a) => Some(&a.analysis.live),
+        None => m.funcs.get(fi).and_then(|r| r.live.as_deref()),
+    }
+}
+
+/// The allocator state table at the cursor.
+pub fn state_table(m: &Machine) -> Vec<StateField> {
+    if let Some(c) = m.cur.as_ref() {
+        return c.state.table();
+    }
+    let fi = m.pos.func.min(m.funcs.len().saturating_sub(1));
+    let last = (0..=fi).rev().find_map(|i| m.funcs.get(i).and_then(|r| r.alloc.as_deref()));
+    match last {
+        Some(a) => a.state.table(),
+        None => AllocState::new(&m.knobs, 128).table(),
+    }
+}
+
+/// One line of the IR pane.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IrLine {
+    pub point: u32,
+    pub block: usize,
+    /// The block label when this is the block's first instruction.
+    pub label: Option<String>,
+    pub text: String,
+    /// Inserted by the allocator (spill code).
+    pub spill: bool,
+    /// `(vreg name, register)` for every vreg the instruction references that has one.
+    pub assigned: Vec<(String, String)>,
+    pub origin: Option<u32>,
+}
+
+/// The IR of a function with assignments so far; `range` limits the lines built
+/// (the TUI asks only for the visible window).
+pub fn ir_lines(m: &Machine, fi: usize, range: std::ops::Range<u32>) -> Vec<IrLine> {
+    let f = func_ir(m, fi);
+    let alloc = alloc_of(m, fi);
+    let layout = f.layout();
+    let mut out = Vec::new();
+    let end = range.end.min(layout.len());
+    let mut p = range.start;
+    while p < end {
+        let Some((b, i)) = layout.locate(p) else { break };
+        let inst = &f.blocks[b].insts[i];
+        let mut assigned = Vec::new();
+        let mut seen = Vec::new();
+        let mut note = |v: VRegId| {
+            if seen.contains(&v) {
+                return;
+            }
+            seen.push(v);
+            if let Some(s) = alloc.and_then(|a| a.slot_of(v)) {
+                let vr = f.vreg(v);
+                assigned.push((vr.name.clone(), reg_name(vr.file(), s, vr.width)));
+            }
+        };
+        inst.for_each_def(|r| note(r.vreg));
+        inst.for_each_use(|r| note(r.vreg));
+        out.push(IrLine {
+            point: p,
+            block: b,
+            label: (i == 0).then(|| f.blocks[b].label.clone()),
+            text: print::print_inst(f, inst),
+            spill: crate::alloc::spill::is_spill_code(inst),
+            assigned,
+            origin: inst.origin,
+        });
+        p += 1;
+    }
+    out
+}
+
+/// `R4`, or `R4:R5` for a pair, `R8..R11` for wider.
+pub fn reg_name(file: RegFile, slot: u16, width: u8) -> String {
+    let p = file.prefix();
+    match width {
+        0 | 1 => format!("{p}{slot}"),
+        2 => format!("{p}{slot}:{p}{}", slot + 1),
+        w => format!("{p}{slot}..{p}{}", slot + w as u16 - 1),
+    }
+}
+
+/// The live set and pressure at a program point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LiveView {
+    pub point: u32,
+    pub before: Vec<String>,
+    pub after: Vec<String>,
+    /// (file, pressure) for each file with liveness.
+    pub pressure: Vec<(RegFile, u32)>,
+}
+
+pub fn live_at(m: &Machine, fi: usize, point: u32) -> Option<LiveView> {
+    let f = func_ir(m, fi);
+    let l = liveness_of(m, fi)?;
+    if point >= f.layout().len() {
+        return None;
+    }
+    let names = |s: &crate::analysis::LiveSet| s.iter().map(|v| f.vreg(v).name.clone()).collect::<Vec<_>>();
+    let before = l.live_before(f, point);
+    let after = l.live_after(f, point);
+    let pressure = crate::analysis::liveness::LIVENESS_FILES
+        .iter()
+        .filter(|file| f.vregs.iter().any(|v| v.file() == **file))
+        .map(|&file| (file, l.pressure(f, point, file)))
+        .collect();
+    Some(LiveView { point, before: names(&before), after: names(&after), pressure })
+}
+
+/// Pressure of a file at every program point.
+pub fn pressure_curve(m: &Machine, fi: usize, file: RegFile) -> Vec<u32> {
+    let f = func_ir(m, fi);
+    liveness_of(m, fi).map(|l| l.pressure_curve(f, file)).unwrap_or_default()
+}
+
+/// The vreg being allocated (the last assignment decision) in the allocation at the cursor.
+pub fn current_vreg(m: &Machine) -> Option<(usize, VRegId)> {
+    let c = m.cur.as_ref()?;
+    let last = c.attempt.as_ref()?.last.as_ref()?;
+    Some((m.pos.func, last.0))
+}
+
+/// A constraint node as shown: type, name, target, weight, hard or soft.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeView {
+    pub ty: u8,
+    pub name: &'static str,
+    pub target: String,
+    pub weight: u32,
+    pub hard: bool,
+    pub secondary: bool,
+}
+
+fn node_view(f: &Function, n: &Node, file: RegFile) -> NodeView {
+    let target = match n.target {
+        Target::VReg(v) => f.vregs.get(v.index()).map(|x| x.name.clone()).unwrap_or_default(),
+        Target::Phys(r) => format!("{}{}", file.prefix(), r),
+    };
+    NodeView {
+        ty: n.ty as u8,
+        name: n.ty.name(),
+        target,
+        weight: n.weight,
+        hard: n.ty.is_hard(),
+        secondary: n.ty.is_secondary(),
+    }
+}
+
+/// The constraint nodes of a vreg in the allocation at the cursor: its static nodes,
+/// and a Point node for every assigned vreg of its file whose range overlaps its own
+/// (weight = common positions).
+pub fn constraints_of(m: &Machine, fi: usize, v: VRegId) -> Vec<NodeView> {
+    let Some(a) = alloc_of(m, fi) else { return Vec::new() };
+    let f = &a.func;
+    let Some(vr) = f.vregs.get(v.index()) else { return Vec::new() };
+    let file = vr.file();
+    let mut out = Vec::new();
+    if let Some(att) = a.attempt.as_ref() {
+        for n in att.constraints.of(v) {
+            out.push(node_view(f, n, file));
+        }
+    }
+    let ranges = &a.analysis.ranges;
+    if v.index() < ranges.root.len() {
+        for (i, u) in f.vregs.iter().enumerate() {
+            let uid = VRegId::new(i);
+            if uid == v || u.file() != file || !ranges.is_root(uid) || a.slot_of(uid).is_none() {
+                continue;
+            }
+            let w = ranges.overlap(v, uid);
+            if w > 0 {
+                let n = Node { ty: CType::Point, target: Target::VReg(uid), weight: w };
+                out.push(node_view(f, &n, file));
+            }
+        }
+    }
+    out
+}
+
+/// The histograms of the last assignment decision.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HistView {
+    pub vreg: String,
+    pub width: u8,
+    pub primary: Vec<u32>,
+    pub secondary: Vec<u32>,
+    /// Per slot: blocked by a hard constraint.
+    pub blocked: Vec<bool>,
+    pub threshold: u32,
+    pub budget: u32,
+    pub chosen: Option<u16>,
+    pub discarded: Vec<u16>,
+    pub file: RegFile,
+}
+
+pub fn histogram(m: &Machine) -> Option<HistView> {
+    let c = m.cur.as_ref()?;
+    let last = c.attempt.as_ref()?.last.as_ref()?;
+    let (v, h, d) = &**last;
+    let vr = c.func.vreg(*v);
+    let blocked =
+        (0..h.primary.len()).map(|s| h.blocked[s] != crate::alloc::fatpoint::Block::Free || !h.start_ok[s]).collect();
+    Some(HistView {
+        vreg: vr.name.clone(),
+        width: vr.width,
+        primary: h.primary.clone(),
+        secondary: h.secondary.clone(),
+        blocked,
+        threshold: c.config.knobs.int(crate::knobs::THRESHOLD_DISCARD).clamp(0, u32::MAX as i64) as u32,
+        budget: c.plan().map(|p| p.budget).unwrap_or(0),
+        chosen: d.slot,
+        discarded: d.discarded.clone(),
+        file: vr.file(),
+    })
+}
+
+/// Attempts so far of function `fi`.
+pub fn attempts(m: &Machine, fi: usize) -> Vec<AttemptRecord> {
+    alloc_of(m, fi).map(|a| a.records.clone()).unwrap_or_default()
+}
+
+/// What `print %vreg` shows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VregInfo {
+    pub name: String,
+    pub class: String,
+    pub width: u8,
+    pub flags: u64,
+    pub flag_names: Vec<&'static str>,
+    pub cost: f64,
+    pub slot: Option<String>,
+    pub constraints: Vec<NodeView>,
+    /// One line per assignment decision or spill of this vreg in the trace so far.
+    pub history: Vec<String>,
+    pub origin: Option<u32>,
+}
+
+pub fn vreg_info(d: &Debugger, fi: usize, v: VRegId) -> Option<VregInfo> {
+    let m = d.machine();
+    let f = func_ir(m, fi);
+    let vr = f.vregs.get(v.index())?;
+    let a = alloc_of(m, fi);
+    let flags = a.and_then(|a| a.flags.get(v.index()).copied()).unwrap_or(vr.flags);
+    let flag_names = vflags::NAMES.iter().filter(|(b, _)| flags & b != 0).map(|(_, n)| *n).collect();
+    let cost = a.and_then(|a| a.analysis.costs.cost.get(v.index()).copied()).unwrap_or(0.0);
+    let slot = a.and_then(|a| a.slot_of(v)).map(|s| reg_name(vr.file(), s, vr.width));
+    let mut history = Vec::new();
+    for (i, e) in d.trace()[..d.cursor()].iter().enumerate() {
+        if e.func != Some(fi) {
+            continue;
+        }
+        match &e.kind {
+            EventKind::Alloc(crate::alloc::AllocEvent::Assign(x)) if x.vreg == v => {
+                history.push(format!("#{} {}", i + 1, e.describe(&m.module)));
+            }
+            EventKind::Alloc(crate::alloc::AllocEvent::Guidance { chosen, .. }) if chosen.contains(&v) => {
+                history.push(format!("#{} chosen for spilling by guidance", i + 1));
+            }
+            _ => {}
+        }
+    }
+    Some(VregInfo {
+        name: vr.name.clone(),
+        class: vr.class.name().to_string(),
+        width: vr.width,
+        flags,
+        flag_names,
+        cost,
+        slot,
+        constraints: constraints_of(m, fi, v),
+        history,
+        origin: vr.origin,
+    })
+}
