@@ -705,6 +705,28 @@ fn all_violations_in_point_then_vreg_order() {
 }
 
 #[test]
+fn everything_in_one_register_is_bounded() {
+    // 600 co-live vregs in R0: 179700 overlapping pairs, more than the checker lists.
+    let n = 600;
+    let mut src = format!(".reg .R %r<{n}>\nBB0:\n");
+    for i in 0..n {
+        src += &format!("%r{i} = S2R SR_TID.X\n");
+    }
+    for i in 0..n {
+        src += &format!("STG.E [R2], %r{i}\n");
+    }
+    src += "EXIT\n";
+    let mut fx = Fixture::new(&src);
+    fx.slot = vec![Some(0); n];
+    let errs = fx.errors();
+    assert_eq!(errs.len(), radbg::alloc::check::MAX_OVERLAPS + 1);
+    assert_eq!(
+        errs[0].to_string(),
+        "more than 100000 pairs of vregs share registers; only the first 100000 found are listed"
+    );
+}
+
+#[test]
 fn malformed_input_is_reported_not_a_panic() {
     let mut fx = Fixture::new(STRAIGHT).own_registers();
     let (r0, r1) = (fx.id("%r0"), fx.id("%r1"));
@@ -745,6 +767,29 @@ fn operands_out_of_range_do_not_panic() {
     fx.f.blocks[0].insts.splice(1..1, [mov, stl, ldl]);
     fx.slot = vec![Some(300); 2];
     fx.spills.push(SpillSlotInfo { vreg: VRegId(0), shared: false, offset: 0, bytes: 4, temps: vec![VRegId(0)] });
+    // Extreme offsets and a zero width.
+    let src = "
+      .reg .R %r0
+      .reg .R %t0
+    BB0:
+      %r0 = S2R SR_TID.X
+      STL.SPILL [R1 + 0x10], %r0
+      %t0 = LDL.SPILL [R1 + 0x10]
+      STG.E [R2], %t0
+      EXIT
+    ";
+    for off in [i64::MAX, i64::MIN, -4] {
+        let mut x = Fixture::new(src).own_registers().spill("%r0", false, 0x10, 4, "%t0");
+        for inst in &mut x.f.blocks[0].insts[1..3] {
+            for op in &mut inst.operands {
+                if let Operand::Mem(m) = op {
+                    m.offset = off;
+                }
+            }
+        }
+        x.f.vregs[1].width = 0;
+        assert!(!x.errors().is_empty());
+    }
     let errs = fx.errors();
     assert!(
         errs.iter().any(|e| e.to_string() == "point 2 (BB0:2): malformed input: spill store without a memory operand")

@@ -27,6 +27,8 @@
 mod interfere;
 mod spill;
 
+pub use interfere::MAX_OVERLAPS;
+
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -122,7 +124,7 @@ impl fmt::Display for MemSlot {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let space = if self.shared { "shared" } else { "local" };
         if self.offset < 0 {
-            write!(f, "{space}[-{:#x}]", -self.offset)
+            write!(f, "{space}[-{:#x}]", self.offset.unsigned_abs())
         } else {
             write!(f, "{space}[{:#x}]", self.offset)
         }
@@ -167,6 +169,9 @@ pub enum CheckError {
     AliasMismatch { at: Site, vreg: Named, parent: Named, reg: PhysReg, parent_reg: PhysReg },
     /// Rule 3: two simultaneously live vregs share `reg` at `side` of the instruction.
     Overlap { at: Site, side: Side, a: Named, b: Named, reg: PhysReg },
+    /// Rule 3: more than `limit` distinct overlapping pairs; only the first `limit`
+    /// found are listed (a wholly broken allocation must not exhaust memory).
+    TooManyOverlaps { limit: usize },
     /// Rule 5: the instruction reads (`Before`) or writes (`After`) physical `reg`
     /// while `vreg` occupies it.
     PhysOperand { at: Site, side: Side, vreg: Named, reg: PhysReg },
@@ -191,6 +196,7 @@ impl CheckError {
         use CheckError::*;
         match self {
             Malformed { at, .. } => at.as_ref(),
+            TooManyOverlaps { .. } => None,
             Unassigned { at, .. }
             | Misaligned { at, .. }
             | OutsideFile { at, .. }
@@ -214,7 +220,7 @@ impl CheckError {
     pub fn vreg(&self) -> Option<VRegId> {
         use CheckError::*;
         match self {
-            Malformed { .. } | StraySpill { .. } => None,
+            Malformed { .. } | StraySpill { .. } | TooManyOverlaps { .. } => None,
             Unassigned { vreg, .. }
             | Misaligned { vreg, .. }
             | OutsideFile { vreg, .. }
@@ -245,7 +251,7 @@ impl CheckError {
             Fixed { .. } => 6,
             Pin { .. } => 7,
             AliasMismatch { .. } => 8,
-            Overlap { .. } => 9,
+            Overlap { .. } | TooManyOverlaps { .. } => 9,
             PhysOperand { .. } => 10,
             BadReload { .. } => 11,
             StraySpill { .. } => 12,
@@ -317,6 +323,9 @@ impl fmt::Display for CheckError {
                 write!(f, "{vreg} is an alias of {parent} but sits at {reg}, not at {parent_reg}")
             }
             Overlap { side, a, b, reg, .. } => write!(f, "{a} and {b} both live in {reg} ({side} the instruction)"),
+            TooManyOverlaps { limit } => {
+                write!(f, "more than {limit} pairs of vregs share registers; only the first {limit} found are listed")
+            }
             PhysOperand { side: Side::Before, vreg, reg, .. } => {
                 write!(f, "the instruction reads {reg} while {vreg} occupies it")
             }
@@ -452,7 +461,8 @@ fn check_all(a: &Allocation) -> Vec<CheckError> {
     per_vreg(&ctx, a, &vals, &walk.first_seen, &pins, &mut errors);
     spill::check(&ctx, &graph, a.spills, &vals, &mut errors);
 
-    errors.sort_by_key(|e| e.sort_key());
+    // The text breaks ties, so equal reports end up adjacent and the order is total.
+    errors.sort_by_cached_key(|e| (e.sort_key(), e.to_string()));
     errors.dedup();
     errors
 }

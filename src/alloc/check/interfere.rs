@@ -19,6 +19,10 @@
 
 use std::collections::BTreeMap;
 
+/// Most distinct overlapping pairs recorded: an allocation that puts everything in one
+/// register would otherwise record a pair per two co-live vregs.
+pub const MAX_OVERLAPS: usize = 100_000;
+
 use super::{CheckError, Ctx, Side, Values};
 use crate::analysis::Liveness;
 use crate::ir::model::{Inst, Operand, PhysReg, Reg, RegFile, RegRef};
@@ -40,6 +44,8 @@ struct Walker<'a> {
     /// Per unordered pair (lower id, higher id): the smallest (point, side) where the two
     /// share a register, and that register.
     overlaps: BTreeMap<(u32, u32), (u32, Side, PhysReg)>,
+    /// A new pair was found after `MAX_OVERLAPS`.
+    truncated: bool,
     /// (point, side, vreg, register) for rule 5.
     phys: Vec<(u32, Side, u32, PhysReg)>,
 }
@@ -56,6 +62,7 @@ pub(super) fn walk(ctx: &Ctx, live: &Liveness, vals: &Values) -> Walk {
             .collect(),
         first_seen: vec![None; f.vregs.len()],
         overlaps: BTreeMap::new(),
+        truncated: false,
         phys: Vec::new(),
     };
     for b in 0..f.blocks.len() {
@@ -77,6 +84,9 @@ pub(super) fn walk(ctx: &Ctx, live: &Liveness, vals: &Values) -> Walk {
             let (a, b) = (ctx.named(crate::ir::model::VRegId(a)), ctx.named(crate::ir::model::VRegId(b)));
             errors.push(CheckError::Overlap { at, side, a, b, reg });
         }
+    }
+    if w.truncated {
+        errors.push(CheckError::TooManyOverlaps { limit: MAX_OVERLAPS });
     }
     w.phys.sort_unstable();
     w.phys.dedup();
@@ -121,14 +131,15 @@ impl Walker<'_> {
                 }
                 let key = (v.min(o), v.max(o));
                 let new = (point, side, PhysReg { file, index: r as u16 });
-                self.overlaps
-                    .entry(key)
-                    .and_modify(|old| {
-                        if (new.0, new.1) < (old.0, old.1) {
-                            *old = new;
-                        }
-                    })
-                    .or_insert(new);
+                let full = self.overlaps.len() >= MAX_OVERLAPS;
+                match self.overlaps.get_mut(&key) {
+                    Some(old) if (new.0, new.1) < (old.0, old.1) => *old = new,
+                    Some(_) => {}
+                    None if full => self.truncated = true,
+                    None => {
+                        self.overlaps.insert(key, new);
+                    }
+                }
             }
         }
     }

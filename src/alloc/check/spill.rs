@@ -198,7 +198,7 @@ impl Spills<'_> {
         let width = self.ctx.f.vregs.get(r.vreg.index()).map_or(1, |v| v.width.max(1));
         match r.comp {
             Some(c) => vec![(c, slot.offset)],
-            None => (0..width).map(|k| (k, slot.offset + 4 * k as i64)).collect(),
+            None => (0..width).map(|k| (k, slot.offset.saturating_add(4 * k as i64))).collect(),
         }
     }
 
@@ -360,7 +360,7 @@ impl Spills<'_> {
         let n = if dest.comp.is_some() { 1 } else { t_width };
         let region = info.offset as i64..info.offset as i64 + info.bytes.max(4) as i64;
         for j in 0..n {
-            let addr = slot.offset + 4 * j as i64;
+            let addr = slot.offset.saturating_add(4 * j as i64);
             let Some(&w) = self.words.get(&(slot.shared, addr)) else {
                 let slot = MemSlot { shared: slot.shared, offset: addr };
                 errors.push(CheckError::StraySpill { at, store: false, slot });
