@@ -30,7 +30,11 @@ pub enum Block {
 /// The two histograms of one vreg, plus what is blocked.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Histogram {
+    /// Every weight written to the primary histogram (hard and soft), as shown.
     pub primary: Vec<u32>,
+    /// The soft part of `primary`: what the scan compares against the threshold and
+    /// minimises (hard weights block instead).
+    pub soft: Vec<u32>,
     pub secondary: Vec<u32>,
     /// Per register: why it cannot hold any part of the vreg.
     pub blocked: Vec<Block>,
@@ -40,7 +44,13 @@ pub struct Histogram {
 
 impl Histogram {
     fn new(n: usize) -> Histogram {
-        Histogram { primary: vec![0; n], secondary: vec![0; n], blocked: vec![Block::Free; n], start_ok: vec![true; n] }
+        Histogram {
+            primary: vec![0; n],
+            soft: vec![0; n],
+            secondary: vec![0; n],
+            blocked: vec![Block::Free; n],
+            start_ok: vec![true; n],
+        }
     }
 }
 
@@ -141,6 +151,7 @@ pub fn fill(input: &FillInput) -> Histogram {
                 if let Some(t) = target_slot {
                     for s in ((t + 1) % 2..n).step_by(2) {
                         h.primary[s] += nd.weight;
+                        h.soft[s] += nd.weight;
                     }
                 }
             }
@@ -148,6 +159,7 @@ pub fn fill(input: &FillInput) -> Histogram {
                 if let Some(t) = target_slot {
                     for s in (t % 4..n).step_by(4) {
                         h.primary[s] += nd.weight;
+                        h.soft[s] += nd.weight;
                     }
                 }
             }
@@ -155,6 +167,7 @@ pub fn fill(input: &FillInput) -> Histogram {
                 if let Some(t) = target_slot {
                     for s in (t % 2..n).step_by(2) {
                         h.primary[s] += nd.weight;
+                        h.soft[s] += nd.weight;
                     }
                 }
             }
@@ -162,6 +175,7 @@ pub fn fill(input: &FillInput) -> Histogram {
                 if let Some(t) = target_slot {
                     for s in (0..n).filter(|s| s % 4 == t % 4 || s % 4 == (t + 1) % 4) {
                         h.primary[s] += nd.weight;
+                        h.soft[s] += nd.weight;
                     }
                 }
             }
@@ -210,7 +224,7 @@ pub fn scan(h: &Histogram, width: u8, threshold: u32) -> Decision {
             s += align;
             continue;
         }
-        let cost: u32 = covered.clone().map(|r| h.primary[r]).sum();
+        let cost: u32 = covered.clone().map(|r| h.soft[r]).sum();
         if cost > threshold {
             discarded.push(s as u16);
             s += align;
@@ -254,7 +268,7 @@ mod tests {
     #[test]
     fn threshold_discards_soft_cost_but_never_admits_hard_conflicts() {
         let mut h = hist(4);
-        h.primary = vec![60, 70, 3, 3];
+        h.soft = vec![60, 70, 3, 3];
         h.blocked[2] = Block::VReg;
         let d = scan(&h, 1, 50);
         assert_eq!(d.slot, Some(3));
@@ -262,7 +276,7 @@ mod tests {
         // A huge threshold admits soft costs, never the blocked slot 2.
         let d = scan(&h, 1, u32::MAX);
         assert_eq!(d.slot, Some(3));
-        h.primary[3] = 90;
+        h.soft[3] = 90;
         assert_eq!(scan(&h, 1, u32::MAX).slot, Some(0));
     }
 
