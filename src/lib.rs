@@ -10,4 +10,5 @@
 pub mod analysis;
 pub mod ir;
 pub mod knobs;
+pub mod synth;
 pub mod util;
