@@ -50,3 +50,14 @@ fn max_live_controls_pressure() {
     let (lo, hi) = (pressure(16), pressure(160));
     assert!(lo < hi, "pressure {lo} with 16 in flight, {hi} with 160");
 }
+
+#[test]
+fn kernels_print_and_parse_back_unchanged() {
+    use radbg::ir::parse::parse_module;
+    use radbg::ir::span::SourceFile;
+    let m = synthetic_kernel(3000, 5);
+    let text = radbg::ir::print_module(&m);
+    let (back, _, diags) = parse_module(&SourceFile::new("synth.ori", text));
+    assert!(diags.iter().all(|d| !d.is_error()), "{diags:?}");
+    assert_eq!(back, m);
+}
