@@ -153,7 +153,7 @@ impl Gen {
         f.blocks.push(Block { label: "BB0".to_string(), insts: Vec::new() });
         Gen {
             f,
-            rng: Rng(cfg.seed ^ 0x5EED_0F_A11A),
+            rng: Rng(cfg.seed ^ 0x005E_ED0F_A11A),
             count: 0,
             labels: 1,
             block_len: cfg.block_len.max(2),
