@@ -62,7 +62,7 @@ pub fn ori_text(decl: &str, src: &str) -> String {
     for n in reg_names(&format!("{decl} {src}")) {
         text += &format!("  .reg {} {n}\n", decl_of(&n));
     }
-    if !src.trim_start().split_whitespace().next().is_some_and(|t| t.ends_with(':')) {
+    if !src.split_whitespace().next().is_some_and(|t| t.ends_with(':')) {
         text += "BB0:\n";
     }
     text + &body + "}\n"
