@@ -58,7 +58,7 @@ pub fn run(f: &mut Function, cfg: &Cfg, exit_live: &[VRegId]) -> DceReport {
     let mut report = DceReport::default();
     loop {
         report.rounds += 1;
-        let live = compute_with(f, cfg, exit_live, false);
+        let live = compute_with(f, cfg, exit_live, false, usize::MAX);
         let mut any = false;
         for (b, orig_b) in orig.iter_mut().enumerate() {
             let dead = dead_in_block(f, &live, b);
