@@ -301,6 +301,17 @@ fn dce_cascades_within_a_block_and_across_blocks() {
     let removed: Vec<(usize, usize, u32)> = rep.removed.iter().map(|r| (r.block, r.index, r.point)).collect();
     assert_eq!(removed, vec![(0, 0, 0), (0, 1, 1), (0, 2, 2), (1, 0, 4), (1, 2, 6)]);
     assert_eq!(rep.rounds, 3);
+    let texts: Vec<&str> = rep.removed.iter().map(|r| r.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        vec![
+            "%r0 = MOV 1",
+            "%r1 = IADD3 %r0, 1, RZ",
+            "%r2 = IADD3 %r1, 1, RZ",
+            "%r3 = IADD3 %r2, 1, RZ",
+            "PT = ISETP.LT.AND %r5, 1, PT"
+        ]
+    );
     let left: Vec<&str> = f.blocks.iter().flat_map(|b| b.insts.iter().map(|i| i.op.mnemonic())).collect();
     assert_eq!(left, vec!["MOV", "STG", "NOP", "EXIT"]);
 }

@@ -27,6 +27,8 @@
 //! * PHI is an ordinary instruction: its sources are read at the phi. That is
 //!   conservative (each source is live into the phi's block on every incoming edge),
 //!   which is safe for CSSA where the phi web shares one register.
+//! * `.alias` (a coalescing decision) is the allocator's business: liveness is per vreg
+//!   as written.
 //! * A branch in the middle of a block is treated as leaving from the block's end (see
 //!   `cfg`); well-formed input ends blocks at branches.
 //!
