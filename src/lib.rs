@@ -8,6 +8,9 @@
 #![forbid(unsafe_code)]
 
 pub mod analysis;
+pub mod cli;
+pub mod demo;
+pub mod fuzzing;
 pub mod ir;
 pub mod knobs;
 pub mod synth;
