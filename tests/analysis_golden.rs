@@ -1,6 +1,6 @@
 //! Golden tests of `analysis::live_report` (the text behind `radbg check --live`) on
-//! session kernels and the kernels in `tests/analysis_golden/`. Each `NAME.ori` is
-//! compared with `tests/analysis_golden/NAME.live`; `UPDATE_EXPECT=1 cargo test`
+//! session kernels and the kernels in `tests/analysis_golden/`. Each `NAME.ori` (from
+//! either place) is compared with `tests/analysis_golden/NAME.live`; `UPDATE_EXPECT=1 cargo test`
 //! rewrites the expectations.
 
 use std::path::{Path, PathBuf};
@@ -38,6 +38,16 @@ fn session_uninit_warns() {
     check(&root().join("sessions/uninit.ori"));
     let text = std::fs::read_to_string(root().join("tests/analysis_golden/uninit.live")).unwrap();
     assert!(text.contains("warning: Found 2 potentially uninitialized register(s) in function partial_sum"));
+}
+
+/// Session kernels whose reports are pinned (the `check --live` output for them).
+const SESSIONS: &[&str] = &["saxpy", "stencil_loops", "pairs_quads", "predicates", "uniform", "reduction"];
+
+#[test]
+fn session_kernels() {
+    for name in SESSIONS {
+        check(&root().join(format!("sessions/{name}.ori")));
+    }
 }
 
 #[test]
