@@ -1,5 +1,5 @@
 //! Per-register-file liveness: gen/kill per block, the iterative fixed-point solver
-//! with its sweep record, and the fast program-point queries built on it (seed 004,
+//! with its sweep record, and the checkpoints the point queries (`query`) start from (seed 004,
 //! "Dataflow Algorithm", "Iterative Fixed-Point Solver", "Per-Register-File Liveness",
 //! "Backward Walk Live Set Update Rule").
 //!
@@ -17,6 +17,10 @@
 //! * Writes that do not kill: a destination naming one component (`%rd0.lo`: the other
 //!   half keeps its value, so the vreg stays live above), and any destination of a
 //!   guarded instruction (when the guard is false the old value survives).
+//!   Consequence: a vreg built component by component (`%d5.lo = ..; %d5.hi = ..`) is
+//!   live from its previous whole def — or from the function entry — down to those
+//!   defs. That over-approximates (safe for interference); `uninit` tracks components
+//!   so it does not report such a vreg.
 //! * Barrier files B/UB take no part (seed 004, "Barrier Register Exclusion from GEN/KILL").
 //! * CALL (seed 004's call-like case, opcode 93 there): its defs are its return-value
 //!   operands and its uses its argument operands, so the ordinary rule covers it; the
@@ -31,7 +35,6 @@
 //!   as written.
 //! * A branch in the middle of a block is treated as leaving from the block's end (see
 //!   `cfg`); well-formed input ends blocks at branches.
-//!
 //! * Predicates (P, UP) are solved with the same bitvector machinery. ptxas tracks them
 //!   per block at operand level during scheduling (seed 004, "P/UP: Operand-Level
 //!   Tracking"); the sets are the same, and one solver keeps the debugger's view uniform.
