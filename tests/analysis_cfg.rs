@@ -175,3 +175,19 @@ fn long_chains_do_not_overflow_the_stack() {
     assert_eq!(c.idom[49_999], Some(49_998));
     assert!(c.dominates(0, 49_999) && !c.dominates(49_999, 0));
 }
+
+#[test]
+fn innermost_loop_and_loop_weight_knobs() {
+    let f = func("E:\n %r0 = MOV 0\nH1:\n %r1 = MOV 0\nH2:\n @%p0 BRA H2\nL1:\n @%p1 BRA H1\nX:\n EXIT\n");
+    let c = cfg::build(&f, 3.0);
+    let inner: Vec<Option<usize>> = (0..5).map(|b| c.innermost_loop(b)).collect();
+    assert_eq!(inner, vec![None, Some(0), Some(1), Some(0), None]);
+    assert_eq!(c.freq, vec![1.0, 3.0, 9.0, 3.0, 1.0]);
+
+    let mut k = radbg::knobs::Knobs::new();
+    assert_eq!(cfg::loop_weight(&k), 8.0);
+    k.set_str("radbg.LoopWeight=5").unwrap();
+    assert_eq!(cfg::loop_weight(&k), 5.0);
+    k.set_str("RegAllocEstimatedLoopIterations=12").unwrap();
+    assert_eq!(cfg::loop_weight(&k), 12.0);
+}

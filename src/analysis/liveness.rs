@@ -1,5 +1,5 @@
 //! Per-register-file liveness: gen/kill per block, the iterative fixed-point solver
-//! with its sweep record, and the fast program-point queries built on it (seed 004,
+//! with its sweep record, and the checkpoints the point queries (`query`) start from (seed 004,
 //! "Dataflow Algorithm", "Iterative Fixed-Point Solver", "Per-Register-File Liveness",
 //! "Backward Walk Live Set Update Rule").
 //!
@@ -17,6 +17,10 @@
 //! * Writes that do not kill: a destination naming one component (`%rd0.lo`: the other
 //!   half keeps its value, so the vreg stays live above), and any destination of a
 //!   guarded instruction (when the guard is false the old value survives).
+//!   Consequence: a vreg built component by component (`%d5.lo = ..; %d5.hi = ..`) is
+//!   live from its previous whole def — or from the function entry — down to those
+//!   defs. That over-approximates (safe for interference); `uninit` tracks components
+//!   so it does not report such a vreg.
 //! * Barrier files B/UB take no part (seed 004, "Barrier Register Exclusion from GEN/KILL").
 //! * CALL (seed 004's call-like case, opcode 93 there): its defs are its return-value
 //!   operands and its uses its argument operands, so the ordinary rule covers it; the
@@ -27,8 +31,13 @@
 //! * PHI is an ordinary instruction: its sources are read at the phi. That is
 //!   conservative (each source is live into the phi's block on every incoming edge),
 //!   which is safe for CSSA where the phi web shares one register.
+//! * `.alias` (a coalescing decision) is the allocator's business: liveness is per vreg
+//!   as written.
 //! * A branch in the middle of a block is treated as leaving from the block's end (see
 //!   `cfg`); well-formed input ends blocks at branches.
+//! * Predicates (P, UP) are solved with the same bitvector machinery. ptxas tracks them
+//!   per block at operand level during scheduling (seed 004, "P/UP: Operand-Level
+//!   Tracking"); the sets are the same, and one solver keeps the debugger's view uniform.
 //!
 //! Point queries and pressure live in `query`.
 
@@ -146,7 +155,7 @@ pub struct Liveness {
 /// Liveness where no predicated def kills, even of a vreg defined once (the
 /// uninitialized-register detector's reading).
 pub fn compute_conservative(f: &Function, cfg: &Cfg, exit_live: &[VRegId]) -> Liveness {
-    compute_inner(f, cfg, exit_live, false, false)
+    compute_inner(f, cfg, exit_live, false, usize::MAX, false)
 }
 
 /// Per vreg: whether it has exactly one whole-register definition in `f`.
@@ -165,14 +174,36 @@ pub fn single_defs(f: &Function) -> Vec<bool> {
 /// Computes liveness of `f` over `cfg`. `exit_live` are the vregs live when the function
 /// leaves (return values of a function with an ABI): they seed exit blocks' live-out.
 pub fn compute(f: &Function, cfg: &Cfg, exit_live: &[VRegId]) -> Liveness {
-    compute_with(f, cfg, exit_live, true)
+    compute_with(f, cfg, exit_live, true, usize::MAX)
 }
 
-pub(crate) fn compute_with(f: &Function, cfg: &Cfg, exit_live: &[VRegId], checkpoints: bool) -> Liveness {
-    compute_inner(f, cfg, exit_live, checkpoints, true)
+/// The solve stopped after its first `sweeps` passes (0: the initial state, with only
+/// the exit blocks' live-out seeded), so the debugger can step through the solver and
+/// show every block's sets after each sweep. Each file stops independently; files that
+/// converge earlier show their final state. Point queries on the result walk from
+/// these partial sets.
+pub fn compute_partial(f: &Function, cfg: &Cfg, exit_live: &[VRegId], sweeps: usize) -> Liveness {
+    compute_with(f, cfg, exit_live, false, sweeps)
 }
 
-fn compute_inner(f: &Function, cfg: &Cfg, exit_live: &[VRegId], checkpoints: bool, single_def_kills: bool) -> Liveness {
+pub(crate) fn compute_with(
+    f: &Function,
+    cfg: &Cfg,
+    exit_live: &[VRegId],
+    checkpoints: bool,
+    sweep_limit: usize,
+) -> Liveness {
+    compute_inner(f, cfg, exit_live, checkpoints, sweep_limit, true)
+}
+
+fn compute_inner(
+    f: &Function,
+    cfg: &Cfg,
+    exit_live: &[VRegId],
+    checkpoints: bool,
+    sweep_limit: usize,
+    single_def_kills: bool,
+) -> Liveness {
     let nvregs = f.vregs.len();
     let nblocks = f.blocks.len();
 
@@ -209,7 +240,7 @@ fn compute_inner(f: &Function, cfg: &Cfg, exit_live: &[VRegId], checkpoints: boo
     live.seed_exits(cfg);
     let order = solve_order(cfg, nblocks);
     for fl in &mut live.files {
-        solve_file(fl, cfg, &order);
+        solve_file(fl, cfg, &order, sweep_limit);
     }
     if checkpoints {
         live.build_checkpoints(f);
@@ -236,9 +267,9 @@ fn solve_order(cfg: &Cfg, nblocks: usize) -> Vec<usize> {
 
 /// Seed 004, "Iterative Fixed-Point Solver", stage 2: sweep until no set changes,
 /// meet with `orIfChanged`, transfer with `orWithAndNotIfChanged`.
-fn solve_file(fl: &mut FileLiveness, cfg: &Cfg, order: &[usize]) {
+fn solve_file(fl: &mut FileLiveness, cfg: &Cfg, order: &[usize], sweep_limit: usize) {
     let w = fl.words;
-    loop {
+    while fl.sweeps.len() < sweep_limit {
         let mut sweep = Sweep::default();
         for &b in order {
             let mut changed = false;

@@ -50,11 +50,13 @@ impl Liveness {
         let k = CHECKPOINT_INTERVAL;
         let j = i / k;
         let chunk_end = ((j + 1) * k).min(n);
-        let mut live = match self.checkpoints.get(b).and_then(|c| c.get(j)) {
-            Some(cp) if chunk_end < n => cp.clone(),
-            _ => self.live_out(b),
+        // Without a checkpoint for this chunk (the last chunk, or a solve made without
+        // checkpoints) the walk starts at the block's end.
+        let (mut live, end) = match self.checkpoints.get(b).and_then(|c| c.get(j)) {
+            Some(cp) if chunk_end < n => (cp.clone(), chunk_end),
+            _ => (self.live_out(b), n),
         };
-        for idx in (i + 1..chunk_end).rev() {
+        for idx in (i + 1..end).rev() {
             self.step_back(&blk.insts[idx], &mut live, |_, _| {});
         }
         live
