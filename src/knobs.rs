@@ -343,7 +343,8 @@ impl fmt::Display for KnobError {
                 Ok(())
             }
             KnobError::WrongType { name, expected, found } => {
-                write!(f, "knob {name} takes a {expected} value, not '{found}'")
+                let article = if expected.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+                write!(f, "knob {name} takes {article} {expected} value, not '{found}'")
             }
             KnobError::OutOfRange { name, value, min, max } => {
                 write!(f, "knob {name} value {value} is out of range {min}..={max}")

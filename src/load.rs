@@ -17,7 +17,12 @@ pub struct Loaded {
 
 /// Reads and parses `path`; `.ptx` files are imported, everything else is Ori IR.
 pub fn load_path(path: &std::path::Path) -> Result<Loaded, String> {
-    let name = path.display().to_string();
+    load_path_named(path, &path.display().to_string())
+}
+
+/// Like [`load_path`], naming the file `name` in messages (the path as the user typed it).
+pub fn load_path_named(path: &std::path::Path, name: &str) -> Result<Loaded, String> {
+    let name = name.to_string();
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {name}: {e}"))?;
     let file = SourceFile::from_bytes(name.clone(), &bytes).map_err(|e| e.render())?;
     if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ptx")) {

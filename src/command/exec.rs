@@ -78,7 +78,7 @@ impl Session {
     pub fn load(&mut self, path: &str) -> Result<String, String> {
         let p = Path::new(path);
         let full = if p.is_absolute() || p.exists() { p.to_path_buf() } else { self.base.join(p) };
-        let loaded = crate::load::load_path(&full)?;
+        let loaded = crate::load::load_path_named(&full, path)?;
         let n = loaded.module.functions.len();
         let insts: usize = loaded.module.functions.iter().map(|f| f.inst_count()).sum();
         self.open(loaded.module, path, loaded.imported);
@@ -269,7 +269,7 @@ impl Session {
             Command::Constraints(name) => {
                 let (fi, v) = match name {
                     Some(n) => self.vreg_id(n)?,
-                    None => query::current_vreg(self.dbg.as_ref().expect("loaded").machine())
+                    None => event_vreg(self.dbg.as_ref().expect("loaded"))
                         .ok_or("no vreg is being allocated here (name one: constraints %r12)")?,
                 };
                 let d = self.dbg.as_ref().expect("loaded");
@@ -462,7 +462,8 @@ impl Session {
                 (op.eval(v, *n), v.to_string())
             }
             Expectation::Fails | Expectation::Ok => {
-                let failed = m.funcs.iter().any(|r| r.alloc.as_ref().is_some_and(|a| a.failure.is_some()));
+                let failed = m.funcs.iter().any(|r| r.alloc.as_ref().is_some_and(|a| a.failure.is_some()))
+                    || m.cur.as_ref().is_some_and(|c| c.failure.is_some());
                 let done = m.funcs.iter().all(|r| r.alloc.is_some()) || failed;
                 if !done {
                     return Err(format!(
@@ -522,10 +523,26 @@ impl Session {
     }
 }
 
+/// The vreg the current event is about (an assignment or a constraint list), else the
+/// last one the fat-point core decided.
+pub fn event_vreg(d: &Debugger) -> Option<(usize, VRegId)> {
+    use crate::alloc::AllocEvent as A;
+    if let Some(e) = d.current() {
+        if let (Some(fi), EventKind::Alloc(a)) = (e.func, &e.kind) {
+            match a {
+                A::Assign(x) => return Some((fi, x.vreg)),
+                A::Constraints { vreg, .. } => return Some((fi, *vreg)),
+                _ => {}
+            }
+        }
+    }
+    query::current_vreg(d.machine())
+}
+
 /// The program point of the current event's instruction, when it has one.
 pub fn current_point(d: &Debugger, fi: usize) -> Option<u32> {
     let m = d.machine();
     let a = query::alloc_of(m, fi)?;
-    let (_, v) = query::current_vreg(m).filter(|(f, _)| *f == fi)?;
+    let (_, v) = event_vreg(d).filter(|(f, _)| *f == fi)?;
     a.analysis.ranges.segments(v).first().map(|s| s.0 / 2)
 }

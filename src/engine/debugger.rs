@@ -187,7 +187,9 @@ impl Debugger {
     pub fn finish(&mut self) -> Stop {
         let lvl = self.current().map(level).unwrap_or(0);
         if lvl == 0 {
-            return self.run_until(|e| level(e) == 0);
+            // A stage-level event: run to the first event of the next stage.
+            let stage = self.current().map(|e| (e.stage(), e.func));
+            return self.run_until(|e| Some((e.stage(), e.func)) != stage);
         }
         self.run_until(|e| level(e) < lvl)
     }
