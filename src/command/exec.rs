@@ -527,13 +527,13 @@ impl Session {
 /// last one the fat-point core decided.
 pub fn event_vreg(d: &Debugger) -> Option<(usize, VRegId)> {
     use crate::alloc::AllocEvent as A;
-    if let Some(e) = d.current() {
-        if let (Some(fi), EventKind::Alloc(a)) = (e.func, &e.kind) {
-            match a {
-                A::Assign(x) => return Some((fi, x.vreg)),
-                A::Constraints { vreg, .. } => return Some((fi, *vreg)),
-                _ => {}
-            }
+    if let Some(e) = d.current()
+        && let (Some(fi), EventKind::Alloc(a)) = (e.func, &e.kind)
+    {
+        match a {
+            A::Assign(x) => return Some((fi, x.vreg)),
+            A::Constraints { vreg, .. } => return Some((fi, *vreg)),
+            _ => {}
         }
     }
     query::current_vreg(d.machine())
