@@ -731,6 +731,9 @@ impl FunctionAlloc {
             n: plan.max_regs as usize,
         });
         let d = fatpoint::scan(&hist, width, threshold);
+        // Release this handle so committing below mutates the occupancy in place
+        // instead of copying it (Arc::make_mut copies while another handle lives).
+        drop(occ);
         att.cursor += 1;
         let (class, number) = (att.class, att.number);
         let spilled_already = self.flags[v.index()] & vflags::SPILLED != 0;

@@ -221,7 +221,7 @@ impl AllocEvent {
                 "spill guidance (target {target}): queue of {queue}, spill {} [{}], peak {peak_before} → {peak_after}{}",
                 chosen.len(),
                 names(chosen),
-                if *fallback { " (needs-spill fallback)" } else { "" }
+                if *fallback { " (only the vregs marked needs-spill)" } else { "" }
             ),
             AllocEvent::SpillCode { vregs, stores, loads, frame, smem, .. } => format!(
                 "spill code: {} vreg(s) to {}, {stores} store(s), {loads} reload(s), frame {frame} bytes",

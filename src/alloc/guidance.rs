@@ -7,9 +7,9 @@
 //! the queue cheapest-first, a candidate is taken when spilling it lowers pressure at a
 //! position still over target. Spilling a vreg frees its register everywhere except
 //! around the instructions that reference it (which still need it, or its reload), so
-//! only its "interior" positions count. When pressure is already within target
-//! everywhere (the failure came from fragmentation or constraints), the vregs the
-//! attempt marked needs-spill are taken instead, cheapest first.
+//! only its "interior" positions count. The vregs the failed attempt marked
+//! needs-spill come first (the seed turns that mark into spill code on the next
+//! attempt), then the queue is walked until pressure fits the target.
 
 use crate::ir::VRegId;
 
@@ -33,7 +33,7 @@ pub struct Guidance {
     /// Highest pressure before and after the chosen spills.
     pub peak_before: u32,
     pub peak_after: u32,
-    /// True when the needs-spill fallback was used.
+    /// True when only the vregs marked needs-spill were chosen (pressure already fit).
     pub fallback: bool,
 }
 
@@ -61,8 +61,18 @@ pub fn choose(pressure: &[u32], target: u32, cands: &[Cand]) -> Guidance {
         .iter()
         .map(|c| QueueEntry { vreg: c.vreg, cost: c.cost, interior: c.interior.iter().map(|&(l, h)| h - l + 1).sum() })
         .collect();
-    let mut chosen = Vec::new();
-    for c in &order {
+    // The vregs the attempt marked needs-spill (0x40000) are spilled first: the seed's
+    // assignment path turns the mark into spill code on the next visit (seed 003,
+    // "Spill Trigger").
+    let mut chosen: Vec<VRegId> = Vec::new();
+    for c in order.iter().filter(|c| c.needs_spill) {
+        for &(lo, hi) in c.interior {
+            tree.add(lo, hi, -(c.width as i64));
+        }
+        chosen.push(c.vreg);
+    }
+    let marked = chosen.len();
+    for c in order.iter().filter(|c| !c.needs_spill) {
         if tree.max_all() <= target {
             break;
         }
@@ -74,11 +84,7 @@ pub fn choose(pressure: &[u32], target: u32, cands: &[Cand]) -> Guidance {
             chosen.push(c.vreg);
         }
     }
-    let mut fallback = false;
-    if chosen.is_empty() {
-        fallback = true;
-        chosen = order.iter().filter(|c| c.needs_spill).map(|c| c.vreg).collect();
-    }
+    let fallback = chosen.len() == marked && marked > 0;
     Guidance { target, queue, chosen, peak_before, peak_after: tree.max_all(), fallback }
 }
 
@@ -174,7 +180,8 @@ mod tests {
         ];
         let g = choose(&p, 3, &cands);
         assert_eq!(g.queue[0].vreg, VRegId(1));
-        assert_eq!(g.chosen, vec![VRegId(2), VRegId(0), VRegId(3)]);
+        // %3 was marked needs-spill: it goes first, then the cheapest that still help.
+        assert_eq!(g.chosen, vec![VRegId(3), VRegId(2), VRegId(0)]);
         assert_eq!(g.peak_before, 5);
         assert_eq!(g.peak_after, 3);
         // Within target everywhere: fall back to the needs-spill vregs.

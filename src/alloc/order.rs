@@ -128,7 +128,9 @@ pub fn order(cands: &[Candidate], budget: u32, retry: bool) -> Ordering {
         v.sort_by(|a, b| {
             let ra = a.spill_cost / a.interference.max(1) as f64;
             let rb = b.spill_cost / b.interference.max(1) as f64;
-            ra.total_cmp(&rb)
+            a.first_pos
+                .cmp(&b.first_pos)
+                .then(ra.total_cmp(&rb))
                 .then(b.width.cmp(&a.width))
                 .then(b.preallocated.cmp(&a.preallocated))
                 .then(a.vreg.cmp(&b.vreg))

@@ -1,0 +1,50 @@
+//! Timing and memory helpers shared by the benchmarks (each bench is its own crate and
+//! includes this module).
+#![allow(dead_code)]
+
+use std::time::{Duration, Instant};
+
+/// Runs `f` `runs` times and returns the best time and the last result (the previous
+/// result is dropped before each run so peak memory counts one).
+pub fn best<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
+    let mut best = Duration::MAX;
+    let mut last = None;
+    for _ in 0..runs {
+        drop(last.take());
+        let t = Instant::now();
+        let v = f();
+        best = best.min(t.elapsed());
+        last = Some(v);
+    }
+    (best, last.expect("at least one run"))
+}
+
+/// Resets the peak-RSS counter (Linux: writing 5 to clear_refs resets VmHWM).
+pub fn reset_peak() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+fn status_kib(key: &str) -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with(key))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Peak resident set size in KiB since the last reset.
+pub fn peak_kib() -> Option<u64> {
+    status_kib("VmHWM:")
+}
+
+/// Current resident set size in KiB.
+pub fn rss_kib() -> Option<u64> {
+    status_kib("VmRSS:")
+}
+
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// Number of cores, for the report.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
