@@ -175,7 +175,8 @@ impl<'a> P<'a> {
                             rest,
                             name.len() + t.len() + 2,
                             format!(
-                                "register range {name}<{t}> exceeds the limit of {} registers per declaration",
+                                "register range {name}<{}> exceeds the limit of {} registers per declaration",
+                                lex::clip(t),
                                 limits::MAX_RANGE
                             ),
                         );
@@ -491,7 +492,7 @@ fn bounded_decimal<'a>(i: &'a str, digits: usize, what: &str) -> Result<u32, nom
         _ => Err(nom::Err::Failure(PErr::new(
             i,
             digits,
-            format!("{what} {} exceeds the limit of {}", &i[..digits], limits::MAX_DIRECTIVE_VALUE),
+            format!("{what} {} exceeds the limit of {}", lex::clip(&i[..digits]), limits::MAX_DIRECTIVE_VALUE),
         ))),
     }
 }
