@@ -444,7 +444,9 @@ fn resolve_in<'a>(names: &super::NameMap, vregs: &[VReg], at: &'a str, name: &st
 }
 
 pub(super) fn off(text: &str, s: &str) -> usize {
-    s.as_ptr() as usize - text.as_ptr() as usize
+    let o = (s.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+    debug_assert!(o <= text.len(), "a slice that is not part of the parsed text");
+    o.min(text.len())
 }
 
 /// A bounded non-negative directive value.

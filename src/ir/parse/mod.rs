@@ -186,8 +186,10 @@ impl<'a> P<'a> {
         }
     }
 
+    /// Byte offset of a slice of the text. Every slice the parsers return is one;
+    /// anything else (a bug) clamps into the file rather than panicking.
     fn off(&self, s: &str) -> usize {
-        s.as_ptr() as usize - self.text.as_ptr() as usize
+        func::off(self.text, s)
     }
 
     fn span(&self, at: &str, len: usize) -> Span {
@@ -245,7 +247,7 @@ impl<'a> P<'a> {
                     }
                     i = match at.find('\n') {
                         Some(n) => &at[n + 1..],
-                        None => "",
+                        None => &at[at.len()..],
                     };
                 }
                 Err(nom::Err::Incomplete(_)) => break,
