@@ -103,6 +103,7 @@ const TABLE: &[(&str, Ctx, &str, &str, &str)] = &[
     ),
     ("option_name", Ctx::Top, ".option compile-mode = 5", ".option maxregcount = 64", "unknown option maxregcount"),
     ("knob", Ctx::Top, ".knob 684 = 50", ".knob 684 50", "expected '=' and a value after the knob"),
+    ("knob_name", Ctx::Top, ".knob radbg.LoopWeight = 8", ".knob $x = 8", "expected a knob name or index"),
     (
         "knob_value",
         Ctx::Top,

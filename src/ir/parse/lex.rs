@@ -213,6 +213,16 @@ pub fn word(i: &str) -> PResult<'_, &str> {
     check_len(i, &i[..n])
 }
 
+/// A knob name: a word that may also contain dots (`radbg.LoopWeight`).
+pub fn knob_name(i: &str) -> PResult<'_, &str> {
+    match i.as_bytes().first() {
+        Some(b) if b.is_ascii_alphabetic() || *b == b'_' => {}
+        _ => return backtrack(i),
+    }
+    let n = name_run(i, |b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.');
+    check_len(i, &i[..n])
+}
+
 /// A register word without dots (`R40` in `R40..R47`, `UR3`, `PT`).
 pub fn reg_word(i: &str) -> PResult<'_, &str> {
     match i.as_bytes().first() {

@@ -475,7 +475,7 @@ impl<'a> P<'a> {
             let (rest, n) = uint(r, limits::MAX_KNOB_INDEX, "knob index")?;
             (rest, KnobKey::Index(n as u32))
         } else {
-            match word(r) {
+            match lex::knob_name(r) {
                 Ok((rest, n)) => (rest, KnobKey::Name(n.to_string())),
                 Err(_) => return expected(r, "a knob name or index"),
             }
