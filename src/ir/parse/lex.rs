@@ -158,17 +158,6 @@ pub fn at_eol(i: &str) -> bool {
     i.is_empty() || i.starts_with('\n')
 }
 
-/// Consumes `c` after optional whitespace, or fails softly.
-pub fn sym_char(c: char) -> impl FnMut(&str) -> PResult<'_, ()> {
-    move |i| {
-        let (i, ()) = ws(i)?;
-        match i.strip_prefix(c) {
-            Some(r) => Ok((r, ())),
-            None => backtrack(i),
-        }
-    }
-}
-
 /// Consumes `c` after optional whitespace, or fails hard saying it was expected.
 pub fn need_char<'a>(i: &'a str, c: char, what: &str) -> PResult<'a, ()> {
     let (i, ()) = ws(i)?;
