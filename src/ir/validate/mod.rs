@@ -6,7 +6,7 @@
 //! duplicate functions, function directives, register declarations (double
 //! declarations, widths, pins, aliases), the `.abi` block's descriptors (shape only:
 //! the calling-convention warnings 7001–7017 of seed 001 belong to `crate::abi`),
-//! labels and the fall-off-the-end rule. Instructions are checked in [`inst`].
+//! labels and the fall-off-the-end rule. Instructions are checked in `inst.rs`.
 //! Knows nothing of liveness or allocation. Diagnostics come out in file order.
 
 mod inst;
