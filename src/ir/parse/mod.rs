@@ -122,6 +122,11 @@ struct FnState {
     in_abi: bool,
     /// The header line was broken: parse the body for errors, then drop it.
     discard: bool,
+    /// Per vreg, the `.pin`/`.alias`/`.flags` lines seen (bits 1, 2, 4): duplicate
+    /// checks in constant time.
+    attr_seen: Vec<u8>,
+    /// "Did you mean" searches left: each costs an edit distance per register.
+    suggestions_left: std::cell::Cell<u32>,
     /// Operand scratch space reused by every instruction.
     scratch: Vec<Operand>,
     scratch_spans: Vec<Span>,
@@ -138,6 +143,8 @@ impl FnState {
             in_blocks: false,
             in_abi: false,
             discard: false,
+            attr_seen: Vec::new(),
+            suggestions_left: std::cell::Cell::new(20),
             scratch: Vec::new(),
             scratch_spans: Vec::new(),
         }
@@ -204,6 +211,10 @@ impl<'a> P<'a> {
 
     fn error(&mut self, d: Diagnostic) {
         if d.is_error() {
+            // One line may hold many errors (undeclared operands): keep the cap exact.
+            if self.errors >= limits::MAX_ERRORS {
+                return;
+            }
             self.errors += 1;
         }
         self.diags.push(d);
@@ -225,6 +236,7 @@ impl<'a> P<'a> {
 
     fn run(&mut self) {
         let mut i = self.text;
+        let mut stopped = false;
         loop {
             i = match skip_blank(i) {
                 Ok((r, _)) => r,
@@ -255,10 +267,14 @@ impl<'a> P<'a> {
             if self.errors >= limits::MAX_ERRORS {
                 let at = self.span(i, 0);
                 self.diags.push(Diagnostic::note(at, format!("stopping after {} errors", limits::MAX_ERRORS)));
+                stopped = true;
                 break;
             }
         }
         let end = self.span(&self.text[self.text.len()..], 0);
+        if stopped {
+            self.close_function(end);
+        }
         if let Some(fs) = &self.func {
             let msg = if fs.discard {
                 "the function body is not closed: expected '}' before the end of the file".to_string()
