@@ -33,7 +33,7 @@ pub mod limits {
     /// Registers one `.reg` range may declare (`%r<N>`).
     pub const MAX_RANGE: u64 = 1 << 20;
     /// Registers one function may declare in total.
-    pub const MAX_VREGS_PER_FUNCTION: usize = 1 << 22;
+    pub const MAX_VREGS_PER_FUNCTION: usize = 1 << 20;
     /// Length of any name (register, label, symbol, function), in bytes.
     pub const MAX_NAME_LEN: usize = 1024;
     /// Operands of one instruction (destinations and sources together).
@@ -89,8 +89,10 @@ pub fn parse_named(name: &str, text: &str) -> Result<(Module, SourceMap, Vec<Dia
     Ok((m, map, diags))
 }
 
-/// FNV-1a (seed 000 names it for the allocator's own hash tables): a fast hash for
-/// the name → vreg lookup. Lookups only; nothing iterates the map.
+/// The hash of the name → vreg and mnemonic → opcode tables: FNV-1a's constants
+/// (seed 000 names FNV-1a for the allocator's own tables) applied a word at a time,
+/// since names are short and hashing them is on the parser's hot path. Lookups
+/// only: nothing iterates these maps, so the order can never show.
 #[derive(Default)]
 pub(crate) struct Fnv(u64);
 
@@ -98,17 +100,29 @@ impl Hasher for Fnv {
     fn finish(&self) -> u64 {
         self.0
     }
+    #[inline]
     fn write(&mut self, bytes: &[u8]) {
         let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
-        for &b in bytes {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x0100_0000_01b3);
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            h = (h ^ w).wrapping_mul(0x0100_0000_01b3).rotate_left(29);
         }
-        self.0 = h;
+        let mut tail = 0u64;
+        for (k, &b) in chunks.remainder().iter().enumerate() {
+            tail |= (b as u64) << (8 * k);
+        }
+        h = (h ^ tail ^ ((bytes.len() as u64) << 56)).wrapping_mul(0x0100_0000_01b3);
+        self.0 = h ^ (h >> 32);
+    }
+    #[inline]
+    fn write_u8(&mut self, b: u8) {
+        self.0 = (self.0 ^ b as u64).wrapping_mul(0x0100_0000_01b3);
     }
 }
 
-pub(crate) type NameMap = HashMap<Box<str>, u32, BuildHasherDefault<Fnv>>;
+pub(crate) type FnvBuild = BuildHasherDefault<Fnv>;
+pub(crate) type NameMap = HashMap<Box<str>, u32, FnvBuild>;
 
 /// The function being parsed.
 struct FnState {
@@ -121,6 +135,11 @@ struct FnState {
     in_abi: bool,
     /// The header line was broken: parse the body for errors, then drop it.
     discard: bool,
+    /// Per vreg, the `.pin`/`.alias`/`.flags` lines seen (bits 1, 2, 4): duplicate
+    /// checks in constant time.
+    attr_seen: Vec<u8>,
+    /// "Did you mean" searches left: each costs an edit distance per register.
+    suggestions_left: std::cell::Cell<u32>,
     /// Operand scratch space reused by every instruction.
     scratch: Vec<Operand>,
     scratch_spans: Vec<Span>,
@@ -137,6 +156,8 @@ impl FnState {
             in_blocks: false,
             in_abi: false,
             discard: false,
+            attr_seen: Vec::new(),
+            suggestions_left: std::cell::Cell::new(20),
             scratch: Vec::new(),
             scratch_spans: Vec::new(),
         }
@@ -185,8 +206,10 @@ impl<'a> P<'a> {
         }
     }
 
+    /// Byte offset of a slice of the text. Every slice the parsers return is one;
+    /// anything else (a bug) clamps into the file rather than panicking.
     fn off(&self, s: &str) -> usize {
-        s.as_ptr() as usize - self.text.as_ptr() as usize
+        func::off(self.text, s)
     }
 
     fn span(&self, at: &str, len: usize) -> Span {
@@ -201,19 +224,24 @@ impl<'a> P<'a> {
 
     fn error(&mut self, d: Diagnostic) {
         if d.is_error() {
+            // One line may hold many errors (undeclared operands): keep the cap exact.
+            if self.errors >= limits::MAX_ERRORS {
+                return;
+            }
             self.errors += 1;
         }
         self.diags.push(d);
     }
 
     fn report(&mut self, e: PErr<'a>) {
-        let len = if e.len == 0 {
-            e.at.chars().next().map_or(0, |c| if c == '\n' { 0 } else { c.len_utf8() })
-        } else {
-            e.len
+        let len = match e.len() {
+            0 => e.at.chars().next().map_or(0, |c| if c == '\n' { 0 } else { c.len_utf8() }),
+            n => n,
         };
-        let mut d = Diagnostic::error(self.span(e.at, len), e.msg);
-        if let Some(h) = e.help {
+        let span = self.span(e.at, len);
+        let (msg, help) = e.into_parts();
+        let mut d = Diagnostic::error(span, msg);
+        if let Some(h) = help {
             d = d.with_help(h);
         }
         self.error(d);
@@ -221,6 +249,7 @@ impl<'a> P<'a> {
 
     fn run(&mut self) {
         let mut i = self.text;
+        let mut stopped = false;
         loop {
             i = match skip_blank(i) {
                 Ok((r, _)) => r,
@@ -236,14 +265,14 @@ impl<'a> P<'a> {
             match self.statement(i) {
                 Ok((rest, ())) => i = rest,
                 Err(nom::Err::Error(e) | nom::Err::Failure(e)) => {
-                    let (at, to_eof) = (e.at, e.to_eof);
+                    let (at, to_eof) = (e.at, e.is_fatal());
                     self.report(e);
                     if to_eof {
                         break;
                     }
                     i = match at.find('\n') {
                         Some(n) => &at[n + 1..],
-                        None => "",
+                        None => &at[at.len()..],
                     };
                 }
                 Err(nom::Err::Incomplete(_)) => break,
@@ -251,12 +280,18 @@ impl<'a> P<'a> {
             if self.errors >= limits::MAX_ERRORS {
                 let at = self.span(i, 0);
                 self.diags.push(Diagnostic::note(at, format!("stopping after {} errors", limits::MAX_ERRORS)));
+                stopped = true;
                 break;
             }
         }
         let end = self.span(&self.text[self.text.len()..], 0);
+        if stopped {
+            self.close_function(end);
+        }
         if let Some(fs) = &self.func {
-            let msg = if fs.in_abi {
+            let msg = if fs.discard {
+                "the function body is not closed: expected '}' before the end of the file".to_string()
+            } else if fs.in_abi {
                 format!("the .abi block of function {} is not closed: expected '}}'", fs.f.name)
             } else {
                 format!("function {} is not closed: expected '}}' before the end of the file", fs.f.name)
@@ -469,7 +504,7 @@ impl<'a> P<'a> {
             let (rest, n) = uint(r, limits::MAX_KNOB_INDEX, "knob index")?;
             (rest, KnobKey::Index(n as u32))
         } else {
-            match word(r) {
+            match lex::knob_name(r) {
                 Ok((rest, n)) => (rest, KnobKey::Name(n.to_string())),
                 Err(_) => return expected(r, "a knob name or index"),
             }
@@ -540,6 +575,7 @@ fn knob_value(i: &str) -> PResult<'_, KnobValue> {
     }
     if let Some(body) = i.strip_prefix('"') {
         let mut s = String::new();
+        let mut count = 0usize;
         let mut chars = body.char_indices();
         while let Some((k, c)) = chars.next() {
             match c {
@@ -564,7 +600,8 @@ fn knob_value(i: &str) -> PResult<'_, KnobValue> {
                 }
                 c => s.push(c),
             }
-            if s.len() > 4 * limits::MAX_STRING_LEN && s.chars().count() > limits::MAX_STRING_LEN {
+            count += 1;
+            if count > limits::MAX_STRING_LEN {
                 return lex::fail(i, 1, format!("string is over the limit of {} characters", limits::MAX_STRING_LEN));
             }
         }
@@ -582,7 +619,7 @@ fn knob_value(i: &str) -> PResult<'_, KnobValue> {
     if looks_float {
         return match text.parse::<f64>() {
             Ok(x) if x.is_finite() => Ok((&i[text.len()..], KnobValue::Float(x))),
-            _ => lex::fail(i, text.len(), format!("invalid float knob value {text}")),
+            _ => lex::fail(i, text.len(), format!("invalid float knob value {}", lex::clip(text))),
         };
     }
     let (rest, v) = uint(body, limits::MAX_KNOB_INT, "knob value")?;
