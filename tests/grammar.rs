@@ -310,7 +310,7 @@ fn the_demo_is_the_session_file() {
 
 #[test]
 fn crlf_line_endings_parse_like_lf() {
-    for name in ["saxpy", "abi_modes", "reduction"] {
+    for name in ["saxpy", "retaddr_modes", "reduction"] {
         let text = std::fs::read_to_string(format!("sessions/{name}.ori")).unwrap();
         let crlf = text.replace('\n', "\r\n");
         let a = radbg::ir::parse::parse_str(&text).unwrap();

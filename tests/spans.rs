@@ -53,7 +53,7 @@ fn spans_of_printed_random_modules() {
 
 #[test]
 fn spans_of_printed_sessions() {
-    for name in ["demo", "abi_modes", "pairs_quads", "optix"] {
+    for name in ["demo", "retaddr_modes", "pairs_quads", "optix"] {
         let text = std::fs::read_to_string(format!("sessions/{name}.ori")).unwrap();
         let (m, _, _) = parse_module(&SourceFile::new(name, text));
         check_spans(&print_module(&m));

@@ -823,7 +823,7 @@ impl FunctionAlloc {
                 needs_spill: last.needs_spill.contains(v),
             })
             .collect();
-        let g = guidance::choose(&pressure, target, &cands);
+        let g = guidance::choose(&pressure, target, &cands, last.spill);
         let ev = AllocEvent::Guidance {
             class,
             attempt: last.number,

@@ -7,9 +7,10 @@
 //! the queue cheapest-first, a candidate is taken when spilling it lowers pressure at a
 //! position still over target. Spilling a vreg frees its register everywhere except
 //! around the instructions that reference it (which still need it, or its reload), so
-//! only its "interior" positions count. The vregs the failed attempt marked
-//! needs-spill come first (the seed turns that mark into spill code on the next
-//! attempt), then the queue is walked until pressure fits the target.
+//! only its "interior" positions count. After a failed SPILL attempt (and whenever
+//! pressure already fits, so the failure came from fragmentation or constraints) the
+//! vregs the attempt marked needs-spill come first — the seed turns that mark into
+//! spill code on the next attempt — then the queue is walked until pressure fits.
 
 use crate::ir::VRegId;
 
@@ -48,7 +49,9 @@ pub struct Cand<'a> {
 }
 
 /// Picks the vregs to spill so that pressure fits `target` where it can.
-pub fn choose(pressure: &[u32], target: u32, cands: &[Cand]) -> Guidance {
+/// With `take_marked`, the vregs marked needs-spill are chosen first; otherwise only
+/// when pressure already fits the target.
+pub fn choose(pressure: &[u32], target: u32, cands: &[Cand], take_marked: bool) -> Guidance {
     let mut tree = MaxTree::new(pressure);
     let peak_before = tree.max_all();
     let mut order: Vec<&Cand> = cands.iter().collect();
@@ -61,18 +64,19 @@ pub fn choose(pressure: &[u32], target: u32, cands: &[Cand]) -> Guidance {
         .iter()
         .map(|c| QueueEntry { vreg: c.vreg, cost: c.cost, interior: c.interior.iter().map(|&(l, h)| h - l + 1).sum() })
         .collect();
-    // The vregs the attempt marked needs-spill (0x40000) are spilled first: the seed's
-    // assignment path turns the mark into spill code on the next visit (seed 003,
-    // "Spill Trigger").
+    // The vregs the attempt marked needs-spill (0x40000) are spilled first when asked
+    // (the seed's assignment path turns the mark into spill code on the next visit,
+    // seed 003 "Spill Trigger") or when pressure already fits the target.
     let mut chosen: Vec<VRegId> = Vec::new();
-    for c in order.iter().filter(|c| c.needs_spill) {
+    let take_marked = take_marked || tree.max_all() <= target;
+    for c in order.iter().filter(|c| c.needs_spill && take_marked) {
         for &(lo, hi) in c.interior {
             tree.add(lo, hi, -(c.width as i64));
         }
         chosen.push(c.vreg);
     }
     let marked = chosen.len();
-    for c in order.iter().filter(|c| !c.needs_spill) {
+    for c in order.iter().filter(|c| !(c.needs_spill && take_marked)) {
         if tree.max_all() <= target {
             break;
         }
@@ -178,14 +182,16 @@ mod tests {
             Cand { vreg: VRegId(2), width: 1, cost: 15.0, interior: &c, needs_spill: false },
             Cand { vreg: VRegId(3), width: 1, cost: 45.0, interior: &d, needs_spill: true },
         ];
-        let g = choose(&p, 3, &cands);
+        let g = choose(&p, 3, &cands, false);
         assert_eq!(g.queue[0].vreg, VRegId(1));
+        assert_eq!(g.chosen, vec![VRegId(2), VRegId(0), VRegId(3)]);
+        let g = choose(&p, 3, &cands, true);
         // %3 was marked needs-spill: it goes first, then the cheapest that still help.
         assert_eq!(g.chosen, vec![VRegId(3), VRegId(2), VRegId(0)]);
         assert_eq!(g.peak_before, 5);
         assert_eq!(g.peak_after, 3);
         // Within target everywhere: fall back to the needs-spill vregs.
-        let g = choose(&p, 9, &cands);
+        let g = choose(&p, 9, &cands, false);
         assert!(g.fallback);
         assert_eq!(g.chosen, vec![VRegId(3)]);
     }
