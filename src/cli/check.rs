@@ -74,7 +74,7 @@ fn check_file(file: &SourceFile, summary: bool) -> bool {
         let insts: usize = m.functions.iter().map(|f| f.inst_count()).sum();
         let n = m.functions.len();
         let funcs = if n == 1 { "1 function".to_string() } else { format!("{n} functions") };
-        println!("{}: ok ({funcs}, {insts} instructions, target {})", file.name, m.sm);
+        super::output::outln(&format!("{}: ok ({funcs}, {insts} instructions, target {})", file.name, m.sm));
     }
     errors == 0
 }

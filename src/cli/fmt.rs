@@ -36,6 +36,6 @@ pub fn run(args: &Args) -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
-    print!("{text}");
+    super::output::out(&text);
     ExitCode::SUCCESS
 }

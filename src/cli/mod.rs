@@ -6,6 +6,7 @@
 
 pub mod check;
 pub mod fmt;
+pub mod output;
 pub mod replay;
 pub mod run;
 

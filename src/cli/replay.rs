@@ -48,7 +48,7 @@ pub fn replay_file(file: Option<&Path>, session: &Path, json: bool, pipeline: &s
     }
     let name = session.display().to_string();
     let r = script::replay(&mut s, &name, &text, json);
-    print!("{}", r.transcript);
+    super::output::out(&r.transcript);
     if !r.ok {
         eprintln!(
             "radbg: replay of {name} failed ({} problem(s)); first: {}",

@@ -32,33 +32,33 @@ pub fn run(args: &Args) -> ExitCode {
     let mut failed = false;
     while let Some(ev) = m.step() {
         if args.events {
-            println!("{}", m.describe(&ev));
+            super::output::outln(&m.describe(&ev));
             continue;
         }
         match &ev.kind {
             EventKind::Budget { diagnostics, .. } => {
                 for d in diagnostics {
-                    println!("ptxas info    : {d}");
+                    super::output::outln(&format!("ptxas info    : {d}"));
                 }
             }
             EventKind::AbiCheck { code, passed: false, message, .. } => {
                 let f = ev.func.map(|i| m.module.functions[i].name.as_str()).unwrap_or("");
-                println!("ptxas warning : ({code}) {message} [{f}]");
+                super::output::outln(&format!("ptxas warning : ({code}) {message} [{f}]"));
             }
             EventKind::AbiError { message } => println!("ptxas error   : {message}"),
             EventKind::Uninit { message: Some(msg) } => println!("ptxas warning : {msg}"),
             EventKind::Alloc(crate::alloc::AllocEvent::AttemptEnd { class, line, .. }) => {
-                println!("{} {line}", class.name());
+                super::output::outln(&format!("{} {line}", class.name()));
             }
             EventKind::Check { errors } if !errors.is_empty() => {
                 failed = true;
                 for e in errors {
-                    println!("radbg checker : {e}");
+                    super::output::outln(&format!("radbg checker : {e}"));
                 }
             }
             EventKind::Stats { lines } => {
                 for l in lines {
-                    println!("{l}");
+                    super::output::outln(l);
                 }
             }
             _ => {}
