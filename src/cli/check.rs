@@ -13,6 +13,13 @@ pub struct Args {
     /// Ori IR files (`-` reads standard input).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    /// Also print liveness: per block live-in / live-out, max pressure per register
+    /// file, solver sweeps and the uninitialized-register warning.
+    #[arg(long)]
+    pub live: bool,
+    /// Do not print the ABI check list of functions with an ABI specification.
+    #[arg(long)]
+    pub no_abi: bool,
 }
 
 /// Parses, then validates when parsing found no errors (validation of a module with
@@ -33,7 +40,7 @@ pub fn check_source(file: &SourceFile) -> (Option<(Module, SourceMap)>, Vec<Diag
 pub fn run(args: &Args) -> ExitCode {
     let mut failed = false;
     for path in &args.files {
-        failed |= !check_path(path, false);
+        failed |= !check_path(path, false, Some(args));
     }
     if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
 }
@@ -41,18 +48,18 @@ pub fn run(args: &Args) -> ExitCode {
 /// `radbg FILE` and `radbg`: check, and say so on stdout when all is well.
 pub fn run_default(path: Option<&Path>) -> ExitCode {
     let ok = match path {
-        Some(p) => check_path(p, true),
+        Some(p) => check_path(p, true, None),
         None => {
             let file = SourceFile::new(crate::demo::DEMO_NAME, crate::demo::DEMO);
-            check_file(&file, true)
+            check_file(&file, true, None)
         }
     };
     if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 
-fn check_path(path: &Path, summary: bool) -> bool {
+fn check_path(path: &Path, summary: bool, args: Option<&Args>) -> bool {
     match super::load(path) {
-        Ok(file) => check_file(&file, summary),
+        Ok(file) => check_file(&file, summary, args),
         Err(msg) => {
             eprint!("{msg}");
             if !msg.ends_with('\n') {
@@ -63,7 +70,7 @@ fn check_path(path: &Path, summary: bool) -> bool {
     }
 }
 
-fn check_file(file: &SourceFile, summary: bool) -> bool {
+fn check_file(file: &SourceFile, summary: bool, args: Option<&Args>) -> bool {
     let (module, diags) = check_source(file);
     eprint!("{}", diag::render_all(&diags, file));
     let (errors, warnings) = diag::counts(&diags);
@@ -75,6 +82,15 @@ fn check_file(file: &SourceFile, summary: bool) -> bool {
         let n = m.functions.len();
         let funcs = if n == 1 { "1 function".to_string() } else { format!("{n} functions") };
         super::output::outln(&format!("{}: ok ({funcs}, {insts} instructions, target {})", file.name, m.sm));
+    }
+    if let (Some(args), Some((m, _))) = (args, &module) {
+        // The ABI check list, in the seed's validation order, for every function with a spec.
+        if !args.no_abi && m.functions.iter().any(|f| f.abi.is_some()) {
+            super::output::out(&crate::abi::report(m, &m.sm));
+        }
+        if args.live {
+            super::output::out(&crate::analysis::report::live_report(m));
+        }
     }
     errors == 0
 }
