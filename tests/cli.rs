@@ -26,11 +26,21 @@ fn check_sessions_is_clean() {
         .filter(|p| p.ends_with(".ori"))
         .collect();
     paths.sort();
-    let args: Vec<&str> = std::iter::once("check").chain(paths.iter().map(String::as_str)).collect();
+    let args: Vec<&str> = ["check", "--no-abi"].into_iter().chain(paths.iter().map(String::as_str)).collect();
     let out = radbg(&args);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stderr), "");
     assert_eq!(text(&out.stdout), "");
+}
+
+#[test]
+fn check_prints_the_abi_check_list_and_liveness() {
+    let out = radbg(&["check", "--live", "sessions/abi_7004.ori"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("7004 0x1B5C  FAIL"), "{stdout}");
+    assert!(stdout.contains("Return Address 8 overlaps with parameters in range 4 - 15"), "{stdout}");
+    assert!(stdout.contains("live-out"), "{stdout}");
 }
 
 #[test]
