@@ -7,6 +7,7 @@
 pub mod abi_spec;
 pub mod model;
 pub mod opcode;
+pub mod ptx;
 pub mod sm;
 
 pub use abi_spec::*;

@@ -1,0 +1,629 @@
+//! Lowering a parsed PTX module to Ori IR: the module (target, globals, functions,
+//! device-function ABI specs) and the per-function machinery (scopes, declarations,
+//! labels and blocks, emission with provenance).
+//!
+//! Owns: name resolution with PTX scoping (registers declared in nested `{ }` shadow
+//! outer ones and get a unique suffix), block formation, and the bookkeeping of
+//! parameters. Must not know: the mapping of individual instructions (`inst`,
+//! `operand`, `ops`) or anything after import.
+//!
+//! Blocks: a label starts a block; so does the instruction after a branch (guarded or
+//! not), `exit` or `ret`, under a generated label `BBn`. The entry block is generated
+//! when the body starts with a label that something branches to, so the entry never
+//! has predecessors. Every instruction's `origin` is its PTX line; every vreg's is the
+//! line of its `.reg` (or of the instruction that needed a temporary).
+
+
+use super::abi;
+use super::ast::{self, FuncKind as AstKind, Item, Pos, PtxModule, StateSpace, Stmt, Ty, TyKind, VarDecl};
+use super::names::{self, LineIndex, NameMap, Unique};
+use super::{Diag, Severity};
+use crate::ir::abi_spec::{AbiSpec, AbiValue};
+use crate::ir::model::*;
+use crate::ir::opcode::{Opcode, props};
+use crate::ir::sm::Sm;
+
+/// A register binding: the vreg and the PTX type it was declared with.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct RegInfo {
+    pub vreg: VRegId,
+    pub ty: Ty,
+    pub vec: u8,
+}
+
+/// What a PTX name in scope stands for.
+#[derive(Clone, Debug)]
+pub(super) enum Binding {
+    Reg(RegInfo),
+    /// A `.param` carried in registers: an index into `Fx::params`.
+    Param(usize),
+    /// A kernel parameter: its offset in the parameter constant bank.
+    Kernel { offset: u64 },
+    /// A variable (hoisted to module scope): its Ori symbol.
+    Var(String),
+}
+
+/// A parameter in registers: a device function's own parameter or return value, or a
+/// call site's argument/return `.param`. Pieces are created on first use for call
+/// sites (named by role), eagerly for the function's own.
+#[derive(Clone, Debug)]
+pub(super) struct ParamSlot {
+    pub bytes: u64,
+    pub elem: u64,
+    pub align: u64,
+    pub scalar: bool,
+    pub line: u32,
+    /// (vreg, width, byte offset, bytes) per piece.
+    pub pieces: Vec<(VRegId, u8, u64, u64)>,
+}
+
+/// One scope level: single names and `%r<N>` ranges (resolved by splitting digits,
+/// so a 100 000-register range costs one entry).
+#[derive(Default)]
+pub(super) struct Scope<'a> {
+    pub singles: NameMap<&'a str, Binding>,
+    pub ranges: NameMap<&'a str, (VRegId, u32, Ty, u8)>,
+}
+
+/// Module-wide state shared by the functions.
+pub(super) struct ModState<'a> {
+    pub sm: Sm,
+    pub addr64: bool,
+    pub funcs: NameMap<&'a str, String>,
+    pub globals_by_name: NameMap<&'a str, String>,
+    pub globals: Vec<Global>,
+    pub symbols: Unique,
+}
+
+/// The function being lowered.
+pub(super) struct Fx<'a, 'm> {
+    pub src: &'a str,
+    pub lines: &'m LineIndex,
+    pub ms: &'m mut ModState<'a>,
+    pub diags: &'m mut Vec<Diag>,
+    pub f: Function,
+    pub kind: AstKind,
+    pub scopes: Vec<Scope<'a>>,
+    pub vnames: Unique,
+    pub labels: NameMap<&'a str, String>,
+    /// Every Ori label of the function (PTX labels and generated ones).
+    pub label_names: Unique,
+    pub tables: NameMap<&'a str, Vec<(&'a str, Pos)>>,
+    pub params: Vec<ParamSlot>,
+    /// Own return values (indices into `params`), read by `ret`.
+    pub rets: Vec<usize>,
+    /// The current block takes no more instructions (after a branch or exit).
+    pub closed: bool,
+    pub line: u32,
+    pub counters: NameMap<&'static str, u32>,
+    pub label_counter: u32,
+}
+
+impl<'a, 'm> Fx<'a, 'm> {
+    pub fn error(&mut self, pos: Pos, msg: impl Into<String>) {
+        let len = names::token_len(self.src, pos);
+        self.diags.push(Diag::new(Severity::Error, pos, pos + len, msg));
+    }
+
+    pub fn warn(&mut self, pos: Pos, msg: impl Into<String>) {
+        let len = names::token_len(self.src, pos);
+        self.diags.push(Diag::new(Severity::Warning, pos, pos + len, msg));
+    }
+
+    pub fn line_of(&self, pos: Pos) -> u32 {
+        self.lines.line(pos)
+    }
+
+    /// Appends an instruction to the current block (opening a generated block after
+    /// a branch or exit), stamped with the current PTX line.
+    pub fn emit(&mut self, mut inst: Inst) {
+        inst.origin = Some(self.line);
+        if self.closed || self.f.blocks.is_empty() {
+            let label = self.fresh_label();
+            self.f.blocks.push(Block { label, insts: Vec::new() });
+            self.closed = false;
+        }
+        let info = inst.info();
+        let ends = info.is(props::BRANCH) || info.is(props::EXIT);
+        self.f.blocks.last_mut().expect("a block was opened").insts.push(inst);
+        if ends {
+            self.closed = true;
+        }
+    }
+
+    pub fn fresh_label(&mut self) -> String {
+        loop {
+            let l = format!("BB{}", self.label_counter);
+            self.label_counter += 1;
+            if !self.label_names.contains(&l) {
+                self.label_names.insert(&l);
+                return l;
+            }
+        }
+    }
+
+    /// A fresh temporary vreg named `%{stem}{N}`.
+    pub fn temp(&mut self, stem: &'static str, class: RegClass, width: u8) -> VRegId {
+        let n = self.counters.entry(stem).or_insert(0);
+        let mut name = format!("%{stem}{n}");
+        *n += 1;
+        while self.vnames.contains(&name) {
+            let n = self.counters.entry(stem).or_insert(0);
+            name = format!("%{stem}{n}");
+            *n += 1;
+        }
+        self.vnames.insert(&name);
+        self.add_single(name, class, width)
+    }
+
+    fn add_single(&mut self, name: String, class: RegClass, width: u8) -> VRegId {
+        let id = self.f.add_vreg(name, class, width);
+        self.f.decls.last_mut().expect("just added").origin = Some(self.line);
+        self.f.vregs[id.index()].origin = Some(self.line);
+        id
+    }
+
+    /// Resolves a name through the scopes, innermost first.
+    pub fn lookup(&self, name: &str) -> Option<Binding> {
+        for s in self.scopes.iter().rev() {
+            if let Some(b) = s.singles.get(name) {
+                return Some(b.clone());
+            }
+            // `%r12` may be element 12 of a range `%r` (or element 2 of `%r1`).
+            let bytes = name.as_bytes();
+            let mut k = bytes.len();
+            while k > 0 && bytes[k - 1].is_ascii_digit() {
+                k -= 1;
+            }
+            let mut split = k;
+            while split < bytes.len() {
+                let digits = &name[split..];
+                if digits.len() == 1 || !digits.starts_with('0') {
+                    if let Some(&(first, count, ty, vec)) = s.ranges.get(&name[..split])
+                        && let Ok(i) = digits.parse::<u32>()
+                        && i < count
+                    {
+                        return Some(Binding::Reg(RegInfo { vreg: VRegId(first.0 + i), ty, vec }));
+                    }
+                }
+                split += 1;
+            }
+        }
+        None
+    }
+
+    /// Declares `.reg` names in the current scope.
+    pub fn declare_regs(&mut self, d: &VarDecl<'a>) {
+        let line = self.line_of(d.pos);
+        let Some((class, width)) = reg_shape(d.ty, d.vec) else {
+            self.error(d.pos, format!("a register of {} bits is wider than 512", u32::from(d.ty.bits) * d.vec as u32));
+            return;
+        };
+        for n in &d.names {
+            if !n.dims.is_empty() {
+                self.error(n.pos, "registers cannot be arrays");
+                continue;
+            }
+            let base = names::vreg_base(n.name);
+            match n.range {
+                Some(count) => {
+                    if count as u64 > MAX_RANGE || self.f.vregs.len() + count as usize > MAX_VREGS {
+                        self.error(n.pos, format!("too many registers: at most {MAX_VREGS} per function"));
+                        continue;
+                    }
+                    let prefix = self.vnames.claim_range(&base, count);
+                    let decl = self.f.decls.len();
+                    self.f.decls.push(RegDecl { prefix: prefix.clone(), count: Some(count), class, width, origin: Some(line) });
+                    let first = VRegId::new(self.f.vregs.len());
+                    for i in 0..count {
+                        let mut v = VReg::new(names::indexed(&prefix, i), class, width, decl);
+                        v.origin = Some(line);
+                        self.f.vregs.push(v);
+                    }
+                    self.scopes.last_mut().expect("a scope").ranges.insert(n.name, (first, count, d.ty, d.vec));
+                }
+                None => {
+                    if self.f.vregs.len() + 1 > MAX_VREGS {
+                        self.error(n.pos, format!("too many registers: at most {MAX_VREGS} per function"));
+                        continue;
+                    }
+                    let name = self.vnames.claim(&base);
+                    let decl = self.f.decls.len();
+                    self.f.decls.push(RegDecl { prefix: name.clone(), count: None, class, width, origin: Some(line) });
+                    let id = VRegId::new(self.f.vregs.len());
+                    let mut v = VReg::new(name, class, width, decl);
+                    v.origin = Some(line);
+                    self.f.vregs.push(v);
+                    let info = RegInfo { vreg: id, ty: d.ty, vec: d.vec };
+                    self.scopes.last_mut().expect("a scope").singles.insert(n.name, Binding::Reg(info));
+                }
+            }
+        }
+    }
+
+    /// A variable declared inside a function: hoisted to module scope under a unique
+    /// name, bound in the current scope.
+    pub fn declare_var(&mut self, d: &VarDecl<'a>) {
+        let space = match d.space {
+            StateSpace::Shared => Space::Shared,
+            StateSpace::Local => Space::Local,
+            StateSpace::Const => Space::Const,
+            _ => Space::Global,
+        };
+        for n in &d.names {
+            let name = self.ms.symbols.claim(&names::symbol_base(n.name));
+            let size = n.size_bytes(d.elem_bytes());
+            let align = d.align.unwrap_or(d.elem_bytes().min(u64::from(u32::MAX)) as u32).max(1);
+            self.ms.globals.push(Global { space, name: name.clone(), size, align, origin: Some(self.line_of(n.pos)) });
+            self.scopes.last_mut().expect("a scope").singles.insert(n.name, Binding::Var(name));
+        }
+    }
+
+    /// A call site's `.param`: registers made on first use.
+    pub fn declare_call_param(&mut self, d: &VarDecl<'a>) {
+        for n in &d.names {
+            let bytes = n.size_bytes(d.elem_bytes());
+            let slot = ParamSlot {
+                bytes,
+                elem: d.elem_bytes(),
+                align: d.align.map(u64::from).unwrap_or(d.elem_bytes()).max(1),
+                scalar: n.dims.is_empty() && d.vec == 1,
+                line: self.line_of(n.pos),
+                pieces: Vec::new(),
+            };
+            self.params.push(slot);
+            let idx = self.params.len() - 1;
+            self.scopes.last_mut().expect("a scope").singles.insert(n.name, Binding::Param(idx));
+        }
+    }
+
+    /// The pieces of a parameter slot, creating them (named `%{stem}N`) if needed.
+    pub fn pieces(&mut self, slot: usize, stem: &'static str) -> Vec<(VRegId, u8, u64, u64)> {
+        if self.params[slot].pieces.is_empty() && self.params[slot].bytes > 0 {
+            let s = self.params[slot].clone();
+            let saved = self.line;
+            self.line = s.line;
+            let n = *self.counters.entry(stem).or_insert(0);
+            self.counters.insert(stem, n + 1);
+            let ps = abi::pieces(s.bytes, s.elem, s.align, s.scalar);
+            let mut out = Vec::new();
+            for (k, p) in ps.iter().enumerate() {
+                let want = if k == 0 { format!("%{stem}{n}") } else { format!("%{stem}{n}_p{k}") };
+                let name = self.vnames.claim(&want);
+                let id = self.add_single(name, RegClass::R, p.width);
+                out.push((id, p.width, p.offset, p.bytes));
+            }
+            self.line = saved;
+            self.params[slot].pieces = out;
+        }
+        self.params[slot].pieces.clone()
+    }
+
+    /// Lowers the statements of one scope.
+    pub fn stmts(&mut self, stmts: &'a [Stmt<'a>]) {
+        for s in stmts {
+            match s {
+                Stmt::Label(name, pos) => {
+                    let label = self.labels.get(name).cloned().unwrap_or_else(|| name.to_string());
+                    self.f.blocks.push(Block { label, insts: Vec::new() });
+                    self.closed = false;
+                    self.line = self.line_of(*pos);
+                }
+                Stmt::Decl(d) => {
+                    self.line = self.line_of(d.pos);
+                    match d.space {
+                        StateSpace::Reg => self.declare_regs(d),
+                        StateSpace::Param => self.declare_call_param(d),
+                        StateSpace::Sreg => self.error(d.pos, "special registers cannot be declared"),
+                        _ => self.declare_var(d),
+                    }
+                }
+                Stmt::Inst(i) => {
+                    self.line = self.line_of(i.pos);
+                    self.inst(i);
+                }
+                Stmt::Block(inner, _) => {
+                    self.scopes.push(Scope::default());
+                    self.stmts(inner);
+                    self.scopes.pop();
+                }
+                Stmt::BranchTargets { .. } | Stmt::CallTargets { .. } | Stmt::CallPrototype { .. } => {}
+            }
+        }
+    }
+}
+
+/// Most registers one range may declare, and one function in total (the Ori parser's
+/// limits).
+pub const MAX_RANGE: u64 = 1 << 20;
+pub const MAX_VREGS: usize = 1 << 22;
+
+/// Register class and width (in 32-bit registers) of a PTX register type.
+pub(super) fn reg_shape(ty: Ty, vec: u8) -> Option<(RegClass, u8)> {
+    if ty.kind == TyKind::Pred {
+        return Some((RegClass::P, 1));
+    }
+    let bits = u32::from(ty.bits) * u32::from(vec.max(1));
+    let width = match bits {
+        0..=32 => 1,
+        33..=64 => 2,
+        65..=128 => 4,
+        129..=256 => 8,
+        257..=512 => 16,
+        _ => return None,
+    };
+    Some((RegClass::R, width))
+}
+
+/// Collects a body's labels (recursively) and `.branchtargets` tables, and the labels
+/// that branches name.
+fn scan<'a>(
+    stmts: &'a [Stmt<'a>],
+    labels: &mut Vec<(&'a str, Pos)>,
+    tables: &mut NameMap<&'a str, Vec<(&'a str, Pos)>>,
+    targets: &mut Vec<&'a str>,
+) {
+    for s in stmts {
+        match s {
+            Stmt::Label(n, p) => labels.push((n, *p)),
+            Stmt::Block(inner, _) => scan(inner, labels, tables, targets),
+            Stmt::BranchTargets { label, targets: t, .. } => {
+                targets.extend(t.iter().map(|x| x.0));
+                tables.insert(label, t.clone());
+            }
+            Stmt::Inst(i) if i.base == "bra" => {
+                for o in &i.ops {
+                    if let ast::OpKind::Name { name, .. } = o.kind {
+                        targets.push(name);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The first statement that is not a declaration (looking into leading scopes).
+fn first_code<'a, 'b>(stmts: &'b [Stmt<'a>]) -> Option<&'b Stmt<'a>> {
+    for s in stmts {
+        match s {
+            Stmt::Decl(_) | Stmt::BranchTargets { .. } | Stmt::CallTargets { .. } | Stmt::CallPrototype { .. } => {}
+            Stmt::Block(inner, _) => return first_code(inner).or(Some(s)),
+            _ => return Some(s),
+        }
+    }
+    None
+}
+
+/// Lowers a parsed module. Returns the module and every diagnostic (errors included;
+/// the caller decides).
+pub fn lower_module<'a>(src: &'a str, m: &'a PtxModule<'a>, diags: &mut Vec<Diag>) -> Module {
+    let lines = LineIndex::new(src);
+    let mut module = Module::default();
+    let target = m.targets.iter().find(|(t, _)| t.starts_with("sm_"));
+    match target {
+        Some((t, pos)) => match Sm::parse(t) {
+            Ok(sm) => module.sm = sm,
+            Err(e) => diags.push(Diag::new(Severity::Error, *pos, *pos + t.len() as u32, e)),
+        },
+        None => {
+            let at = m.targets.first().map(|t| t.1).unwrap_or(0);
+            diags.push(Diag::new(Severity::Error, at, at + 1, "expected a '.target sm_XX' directive naming the SM"));
+        }
+    }
+    let mut ms = ModState {
+        sm: module.sm.clone(),
+        addr64: m.address_size != Some(32),
+        funcs: NameMap::default(),
+        globals_by_name: NameMap::default(),
+        globals: Vec::new(),
+        symbols: Unique::default(),
+    };
+    // Pass 1: module-scope names (functions may be called before they are defined).
+    for it in &m.items {
+        match it {
+            Item::Func(f) => {
+                if !ms.funcs.contains_key(f.name) {
+                    let n = ms.symbols.claim(&names::symbol_base(f.name));
+                    ms.funcs.insert(f.name, n);
+                }
+            }
+            Item::Var(v) => {
+                for n in &v.names {
+                    if ms.globals_by_name.contains_key(n.name) {
+                        continue;
+                    }
+                    let name = ms.symbols.claim(&names::symbol_base(n.name));
+                    ms.globals_by_name.insert(n.name, name.clone());
+                    let space = match v.space {
+                        StateSpace::Shared => Space::Shared,
+                        StateSpace::Local => Space::Local,
+                        StateSpace::Const => Space::Const,
+                        _ => Space::Global,
+                    };
+                    let align = v.align.unwrap_or(v.elem_bytes().min(1 << 16) as u32).max(1);
+                    let size = n.size_bytes(v.elem_bytes());
+                    ms.globals.push(Global { space, name, size, align, origin: Some(lines.line(n.pos)) });
+                }
+            }
+        }
+    }
+    // Pass 2: functions with bodies (a prototype followed by its definition is one function).
+    let mut defined: Vec<&str> = Vec::new();
+    for it in &m.items {
+        let Item::Func(fd) = it else { continue };
+        let Some(body) = &fd.body else { continue };
+        if defined.contains(&fd.name) {
+            let p = fd.name_pos;
+            diags.push(Diag::new(Severity::Error, p, p + fd.name.len() as u32, "function defined twice"));
+            continue;
+        }
+        defined.push(fd.name);
+        let f = lower_function(src, &lines, &mut ms, diags, fd, body);
+        module.functions.push(f);
+    }
+    module.globals = std::mem::take(&mut ms.globals);
+    module
+}
+
+fn lower_function<'a>(
+    src: &'a str,
+    lines: &LineIndex,
+    ms: &mut ModState<'a>,
+    diags: &mut Vec<Diag>,
+    fd: &'a ast::FuncDecl<'a>,
+    body: &'a [Stmt<'a>],
+) -> Function {
+    let kind = if fd.kind == AstKind::Entry { FuncKind::Entry } else { FuncKind::Device };
+    let name = ms.funcs.get(fd.name).cloned().unwrap_or_else(|| fd.name.to_string());
+    let mut f = Function::new(name, kind);
+    f.origin = Some(lines.line(fd.pos));
+    f.maxnreg = fd.maxnreg;
+    f.maxntid = fd.maxntid.clone();
+    f.reqntid = fd.reqntid.clone();
+    f.minnctapersm = fd.minnctapersm;
+    let mut fx = Fx {
+        src,
+        lines,
+        ms,
+        diags,
+        f,
+        kind: fd.kind,
+        scopes: vec![Scope::default()],
+        vnames: Unique::default(),
+        labels: NameMap::default(),
+        label_names: Unique::default(),
+        tables: NameMap::default(),
+        params: Vec::new(),
+        rets: Vec::new(),
+        closed: false,
+        line: lines.line(fd.pos),
+        counters: NameMap::default(),
+        label_counter: 0,
+    };
+    // Labels first: branches may jump forward.
+    let (mut labels, mut targets) = (Vec::new(), Vec::new());
+    scan(body, &mut labels, &mut fx.tables, &mut targets);
+    for (l, pos) in &labels {
+        if fx.labels.contains_key(l) {
+            fx.error(*pos, format!("label {l} defined twice"));
+            continue;
+        }
+        let n = fx.label_names.claim(&names::symbol_base(l));
+        fx.labels.insert(l, n);
+    }
+    fx.params_and_abi(fd);
+    // The entry block: generated when the body starts with a branch target.
+    if let Some(Stmt::Label(l, _)) = first_code(body)
+        && targets.contains(l)
+    {
+        let label = fx.fresh_label();
+        fx.f.blocks.push(Block { label, insts: Vec::new() });
+    }
+    fx.stmts(body);
+    if fx.f.blocks.is_empty() {
+        let label = fx.fresh_label();
+        fx.f.blocks.push(Block { label, insts: Vec::new() });
+    }
+    fx.f
+}
+
+impl<'a> Fx<'a, '_> {
+    /// Binds the function's parameters: kernel parameters to their constant-bank
+    /// offsets, device-function parameters and returns to vregs with an ABI spec.
+    fn params_and_abi(&mut self, fd: &'a ast::FuncDecl<'a>) {
+        if fd.kind == AstKind::Entry {
+            let shapes: Vec<(u64, u64)> = fd.params.iter().map(|p| (p.bytes(), p.alignment())).collect();
+            let offs = abi::kernel_param_offsets(&shapes);
+            for (p, off) in fd.params.iter().zip(offs) {
+                if p.space == StateSpace::Reg {
+                    self.error(p.pos, "kernel parameters must be in .param space");
+                    continue;
+                }
+                self.scopes[0].singles.insert(p.name, Binding::Kernel { offset: off });
+            }
+            if !fd.rets.is_empty() {
+                self.error(fd.pos, "a kernel (.entry) cannot return values");
+            }
+            return;
+        }
+        let mut spec = AbiSpec::default();
+        for (list, stem, is_ret) in [(&fd.params, "param", false), (&fd.rets, "ret", true)] {
+            for p in list.iter() {
+                self.line = self.line_of(p.pos);
+                let values = if p.space == StateSpace::Reg {
+                    // An old-style register parameter is its own carrier.
+                    let d = VarDecl {
+                        pos: p.pos,
+                        space: StateSpace::Reg,
+                        align: None,
+                        vec: p.vec,
+                        ty: p.ty,
+                        external: false,
+                        names: vec![ast::VarName { name: p.name, pos: p.pos, dims: Vec::new(), range: None, init_count: None }],
+                    };
+                    self.declare_regs(&d);
+                    let Some(Binding::Reg(r)) = self.lookup(p.name) else { continue };
+                    let size = (p.ty.bytes() as u32).max(1);
+                    vec![AbiValue { count: u32::from(p.vec.max(1)), size, align: None, bind: Some(r.vreg) }]
+                } else {
+                    let slot = ParamSlot {
+                        bytes: p.bytes(),
+                        elem: p.elem_bytes(),
+                        align: p.alignment(),
+                        scalar: p.array.is_none() && p.vec == 1,
+                        line: self.line,
+                        pieces: Vec::new(),
+                    };
+                    self.params.push(slot);
+                    let idx = self.params.len() - 1;
+                    if p.name != "_" {
+                        self.scopes[0].singles.insert(p.name, Binding::Param(idx));
+                    }
+                    if is_ret {
+                        self.rets.push(idx);
+                    }
+                    let ps = self.pieces(idx, stem);
+                    let descs = abi::pieces(p.bytes(), p.elem_bytes(), p.alignment(), p.array.is_none() && p.vec == 1);
+                    descs.iter().zip(ps).map(|(d, (v, ..))| AbiValue { bind: Some(v), ..d.value }).collect()
+                };
+                if is_ret { spec.returns.extend(values) } else { spec.params.extend(values) }
+            }
+        }
+        self.f.abi = Some(spec);
+    }
+
+    /// The guard of an instruction, resolved.
+    pub fn guard(&mut self, g: &Option<ast::GuardAst<'a>>) -> Option<Guard> {
+        let g = g.as_ref()?;
+        match self.lookup(g.name) {
+            Some(Binding::Reg(r)) if self.f.vregs[r.vreg.index()].class == RegClass::P => {
+                Some(Guard { reg: Reg::V(RegRef::whole(r.vreg)), negated: g.negated })
+            }
+            Some(_) => {
+                self.error(g.pos, format!("guard {} is not a predicate register", g.name));
+                None
+            }
+            None => {
+                self.error(g.pos, format!("undeclared predicate {}", g.name));
+                None
+            }
+        }
+    }
+
+    /// An Ori instruction from parts.
+    pub fn mk(&self, mnemonic: &str, mods: String, defs: Vec<Operand>, uses: Vec<Operand>) -> Inst {
+        let ndefs = defs.len() as u8;
+        let operands = if uses.is_empty() {
+            defs
+        } else if defs.is_empty() {
+            uses
+        } else {
+            let mut v = Vec::with_capacity(defs.len() + uses.len());
+            v.extend(defs);
+            v.extend(uses);
+            v
+        };
+        Inst { guard: None, op: Opcode::from_mnemonic(mnemonic), mods: mods.into(), operands, ndefs, origin: None }
+    }
+}
