@@ -409,10 +409,10 @@ pub fn parse_value(s: &str) -> KnobValue {
         "false" | "off" | "no" => return KnobValue::Bool(false),
         _ => {}
     }
-    if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        if let Ok(i) = i64::from_str_radix(h, 16) {
-            return KnobValue::Int(i);
-        }
+    if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X"))
+        && let Ok(i) = i64::from_str_radix(h, 16)
+    {
+        return KnobValue::Int(i);
     }
     if let Ok(i) = t.parse::<i64>() {
         return KnobValue::Int(i);

@@ -7,6 +7,9 @@
 //! `command` (the one command language) → `ui` (REPL and TUI).
 #![forbid(unsafe_code)]
 
+pub mod cli;
+pub mod demo;
+pub mod fuzzing;
 pub mod ir;
 pub mod knobs;
 pub mod util;

@@ -1,3 +1,3 @@
-fn main() {
-    println!("radbg");
+fn main() -> std::process::ExitCode {
+    radbg::cli::main()
 }

@@ -5,12 +5,23 @@
 //! allocation or the debugger.
 
 pub mod abi_spec;
+pub mod arbitrary;
+mod arbitrary_valid;
+pub mod diag;
+pub mod encoding;
 pub mod model;
 pub mod opcode;
+pub mod parse;
+pub mod print;
 pub mod ptx;
 pub mod sm;
+pub mod span;
+pub mod validate;
 
 pub use abi_spec::*;
 pub use model::*;
 pub use opcode::Opcode;
 pub use sm::Sm;
+
+pub use parse::{parse_module, parse_str};
+pub use print::print_module;

@@ -1,0 +1,504 @@
+//! Semantic checks of a module: what the model can represent but is wrong. Every
+//! diagnostic carries a span when the module came from the parser (looked up in the
+//! [`SourceMap`]; modules built in code have no spans and get `None`).
+//!
+//! Covered here: knobs (via the catalogue in `crate::knobs`) and options, globals,
+//! duplicate functions, function directives, register declarations (double
+//! declarations, widths, pins, aliases), the `.abi` block's descriptors (shape only:
+//! the calling-convention warnings 7001–7017 of seed 001 belong to `crate::abi`),
+//! labels and the fall-off-the-end rule. Instructions are checked in [`inst`].
+//! Knows nothing of liveness or allocation. Diagnostics come out in file order.
+
+mod inst;
+
+use std::collections::HashMap;
+
+use crate::ir::abi_spec::*;
+use crate::ir::diag::Diagnostic;
+use crate::ir::model::*;
+use crate::ir::parse::lex::{file_range, phys_reg};
+use crate::ir::span::{FunctionSpans, SourceMap, Span};
+
+/// All problems in a module, errors and warnings, in file order.
+pub fn validate(m: &Module, map: &SourceMap) -> Vec<Diagnostic> {
+    let mut v = V { m, map, out: Vec::new() };
+    v.module();
+    for (k, f) in m.functions.iter().enumerate() {
+        let empty = FunctionSpans::default();
+        let spans = map.function(k).unwrap_or(&empty);
+        let has_spans = map.function(k).is_some();
+        let mut fv = FnV { m, f, spans, has_spans, out: &mut v.out };
+        fv.function();
+    }
+    // File order; diagnostics without a span keep their relative order, first.
+    v.out.sort_by_key(|d| d.span.map_or(0, |s| s.lo as u64 + 1));
+    v.out
+}
+
+/// True when the diagnostics contain an error.
+pub fn has_errors(diags: &[Diagnostic]) -> bool {
+    diags.iter().any(Diagnostic::is_error)
+}
+
+struct V<'m> {
+    m: &'m Module,
+    map: &'m SourceMap,
+    out: Vec<Diagnostic>,
+}
+
+impl V<'_> {
+    fn module(&mut self) {
+        let m = self.m;
+        for (k, setting) in m.knobs.iter().enumerate() {
+            let spans = self.map.knobs.get(k);
+            let key_span = spans.map(|s| s.key);
+            let Some(info) = crate::knobs::find(&setting.key) else {
+                let mut d = Diagnostic::error(key_span, format!("unknown knob {}", key_text(&setting.key)));
+                if let KnobKey::Name(n) = &setting.key
+                    && let Some(s) = crate::knobs::suggest(n)
+                {
+                    d = d.with_help(format!("did you mean {s}?"));
+                }
+                self.out.push(d);
+                continue;
+            };
+            if let Err(e) = crate::knobs::check(info, &setting.value) {
+                self.out.push(Diagnostic::error(spans.map(|s| s.value), lower_first(&e.to_string())));
+            }
+        }
+        let o = &m.options;
+        let opt = |name| self.map.option(name);
+        for (name, v) in
+            [("maxrregcount", o.maxrregcount), ("device-function-maxrregcount", o.device_function_maxrregcount)]
+        {
+            match v {
+                Some(0) => self.out.push(Diagnostic::error(opt(name), format!("{name} must be at least 1"))),
+                // seed 000, "External Budget Inputs": ptxas ignores values over 255.
+                Some(n) if n > 255 => self.out.push(Diagnostic::warning(
+                    opt(name),
+                    format!("{name} {n} is over 255: ptxas ignores it (\"Too big maxrregcount value specified\")"),
+                )),
+                _ => {}
+            }
+        }
+        if let Some(n) = o.register_usage_level
+            && n > 10
+        {
+            self.out.push(Diagnostic::error(
+                opt("register-usage-level"),
+                format!("register-usage-level {n} is out of range 0..=10"),
+            ));
+        }
+        if ![0, 4, 5].contains(&o.compile_mode) {
+            self.out.push(Diagnostic::warning(
+                opt("compile-mode"),
+                format!("compile-mode {} is not one radbg models: 0 (CUDA), 4 or 5 (OptiX IR)", o.compile_mode),
+            ));
+        }
+        let mut seen: HashMap<&str, usize> = HashMap::new();
+        for (k, g) in m.globals.iter().enumerate() {
+            let span = self.map.globals.get(k).copied();
+            if let Some(&first) = seen.get(g.name.as_str()) {
+                self.out.push(
+                    Diagnostic::error(span, format!("variable {} is declared twice", g.name))
+                        .with_help(format!("the first is declaration {} of the module", first + 1)),
+                );
+            } else {
+                seen.insert(&g.name, k);
+            }
+            if !g.align.is_power_of_two() {
+                self.out.push(Diagnostic::error(
+                    span,
+                    format!("alignment {} of {} is not a power of two", g.align, g.name),
+                ));
+            }
+            if looks_like_register(&g.name) {
+                self.out.push(Diagnostic::error(span, format!("variable name {} would read as a register", g.name)));
+            }
+        }
+        let mut fseen: HashMap<&str, ()> = HashMap::new();
+        for (k, f) in m.functions.iter().enumerate() {
+            let span = self.map.function(k).map(|s| s.name);
+            if fseen.insert(&f.name, ()).is_some() {
+                self.out.push(Diagnostic::error(span, format!("function {} is defined twice", f.name)));
+            }
+            if looks_like_register(&f.name) {
+                self.out.push(Diagnostic::error(span, format!("function name {} would read as a register", f.name)));
+            }
+        }
+    }
+}
+
+fn key_text(k: &KnobKey) -> String {
+    match k {
+        KnobKey::Name(n) => n.clone(),
+        KnobKey::Index(i) => i.to_string(),
+    }
+}
+
+/// Messages start lower case (the knob catalogue's do already; this guards it).
+fn lower_first(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_lowercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// A name the parser would read as a register or special register, not a symbol.
+fn looks_like_register(name: &str) -> bool {
+    phys_reg(name).is_some() || name.starts_with("SR_")
+}
+
+/// Checks of one function.
+pub(super) struct FnV<'m, 'o> {
+    m: &'m Module,
+    f: &'m Function,
+    spans: &'m FunctionSpans,
+    /// False for modules built in code: spans are then all `None`.
+    has_spans: bool,
+    out: &'o mut Vec<Diagnostic>,
+}
+
+impl FnV<'_, '_> {
+    fn opt(&self, s: Option<Span>) -> Option<Span> {
+        if self.has_spans { s } else { None }
+    }
+
+    fn err(&mut self, span: Option<Span>, msg: impl Into<String>) -> &mut Diagnostic {
+        let span = self.opt(span);
+        self.out.push(Diagnostic::error(span, msg));
+        self.out.last_mut().expect("just pushed")
+    }
+
+    fn warn(&mut self, span: Option<Span>, msg: impl Into<String>) -> &mut Diagnostic {
+        let span = self.opt(span);
+        self.out.push(Diagnostic::warning(span, msg));
+        self.out.last_mut().expect("just pushed")
+    }
+
+    fn vreg_span(&self, v: usize) -> Option<Span> {
+        self.spans.vregs.get(v).copied()
+    }
+
+    fn function(&mut self) {
+        let f = self.f;
+        let name_span = Some(self.spans.name);
+        if f.blocks.is_empty() {
+            self.err(name_span, format!("function {} has no blocks: expected a label and instructions", f.name));
+        }
+        for (d, v) in [("maxnreg", f.maxnreg), ("minnctapersm", f.minnctapersm)] {
+            let span = self.spans.directive(d);
+            match v {
+                Some(0) => {
+                    self.err(span, format!(".{d} must be at least 1"));
+                }
+                Some(n) if d == "maxnreg" && n > 255 => {
+                    self.warn(span, format!(".maxnreg {n} is over the 255-register limit of the R file"));
+                }
+                _ => {}
+            }
+        }
+        for (d, dims) in [("maxntid", &f.maxntid), ("reqntid", &f.reqntid)] {
+            let Some(dims) = dims else { continue };
+            let span = self.spans.directive(d);
+            if dims.len() > 3 {
+                self.err(span, format!(".{d} has {} dimensions: expected at most 3 (x, y, z)", dims.len()));
+            }
+            if dims.contains(&0) {
+                self.err(span, format!(".{d} dimensions must be at least 1"));
+            }
+        }
+        self.registers();
+        if let Some(abi) = &f.abi {
+            self.abi(abi);
+        }
+        self.blocks();
+        let labels: HashMap<&str, usize> =
+            f.blocks.iter().enumerate().rev().map(|(k, b)| (b.label.as_str(), k)).collect();
+        for (b, block) in f.blocks.iter().enumerate() {
+            for (i, ins) in block.insts.iter().enumerate() {
+                self.inst(b, i, ins, &labels);
+            }
+        }
+    }
+
+    fn registers(&mut self) {
+        let f = self.f;
+        let uniform_ok = self.m.sm.has_uniform_registers();
+        let mut first: HashMap<&str, usize> = HashMap::new();
+        for (k, v) in f.vregs.iter().enumerate() {
+            let span = self.vreg_span(k);
+            if let Some(&prev) = first.get(v.name.as_str()) {
+                let prev_decl = f.vregs[prev].decl;
+                let shown = f.decls.get(prev_decl).map_or(String::new(), decl_text);
+                self.err(span, format!("register {} is declared twice", v.name))
+                    .help
+                    .push(format!("it is already declared by .reg {shown}"));
+            } else {
+                first.insert(&v.name, k);
+            }
+        }
+        for (k, d) in f.decls.iter().enumerate() {
+            let span = self.spans.decls.get(k).copied();
+            if ![1, 2, 4, 8, 16].contains(&d.width) {
+                self.err(span, format!("register width {} of {} must be 1, 2, 4, 8 or 16", d.width, d.prefix));
+            }
+            if d.width > 1 && matches!(d.class, RegClass::P | RegClass::UP | RegClass::B | RegClass::UB) {
+                self.err(
+                    span,
+                    format!(".{} registers are single: {} cannot be .x{}", d.class.name(), d.prefix, d.width),
+                );
+            }
+            if !uniform_ok && matches!(d.class, RegClass::UR | RegClass::URExt | RegClass::UP) {
+                self.err(span, format!("uniform registers ({}) need sm_75 or later, not {}", d.prefix, self.m.sm));
+            }
+        }
+        for (k, v) in f.vregs.iter().enumerate() {
+            if let Some(pin) = v.pin {
+                self.pin(k, v, pin);
+            }
+            if let Some(a) = v.alias {
+                self.alias(k, v, a);
+            }
+        }
+    }
+
+    fn pin(&mut self, k: usize, v: &VReg, pin: u16) {
+        let span = self.spans.vreg_attr(k as u32, "pin").or(self.vreg_span(k));
+        let file = v.class.file();
+        let reg = PhysReg { file, index: pin };
+        if pin >= file.arch_size() {
+            self.err(
+                span,
+                format!("pin {reg} of {} is outside the {} file ({})", v.name, file.prefix(), file_range(file)),
+            );
+            return;
+        }
+        if reg.is_zero() {
+            self.err(span, format!("{} cannot be pinned to {reg}: it is the constant zero/true register", v.name));
+            return;
+        }
+        // Wide values sit in aligned register groups (seed 001: 8-byte values even,
+        // 16-byte values 4-aligned); radbg caps the alignment at 4 for x8 and x16.
+        let align = (v.width as u16).clamp(1, 4);
+        if !pin.is_multiple_of(align) {
+            self.err(span, format!("{} is .x{}: its pin {reg} must be a multiple of {align}", v.name, v.width));
+        }
+        let limit = file.zero_register().unwrap_or(file.arch_size());
+        if pin as u32 + v.width as u32 > limit as u32 {
+            self.err(
+                span,
+                format!("{} (.x{}) pinned at {reg} runs past the end of the {} file", v.name, v.width, file.prefix()),
+            );
+        }
+    }
+
+    fn alias(&mut self, k: usize, v: &VReg, a: VRegId) {
+        let f = self.f;
+        let span = self.spans.vreg_attr(k as u32, "alias").or(self.vreg_span(k));
+        let Some(parent) = f.vregs.get(a.index()) else {
+            self.err(span, format!("alias parent of {} is not a register of function {}", v.name, f.name));
+            return;
+        };
+        if parent.class.file() != v.class.file() {
+            self.err(
+                span,
+                format!(
+                    "{} (class {}) cannot alias {} (class {}): they are in different register files",
+                    v.name,
+                    v.class.name(),
+                    parent.name,
+                    parent.class.name()
+                ),
+            );
+        } else if parent.width != v.width {
+            self.warn(
+                span,
+                format!("{} (.x{}) aliases {} of a different width (.x{})", v.name, v.width, parent.name, parent.width),
+            );
+        }
+        // Follow the chain from here: a cycle is reported once, at its smallest member.
+        let mut seen = vec![k];
+        let mut cur = a;
+        while let Some(next) = f.vregs.get(cur.index()) {
+            if cur.index() == k {
+                if seen.iter().all(|&s| s >= k) {
+                    let chain: Vec<String> = seen.iter().map(|&s| f.vregs[s].name.clone()).collect();
+                    self.err(span, format!("alias cycle: {} -> {}", chain.join(" -> "), v.name));
+                }
+                break;
+            }
+            if seen.contains(&cur.index()) || seen.len() > f.vregs.len() {
+                break;
+            }
+            seen.push(cur.index());
+            match next.alias {
+                Some(n) => cur = n,
+                None => break,
+            }
+        }
+    }
+
+    fn abi(&mut self, abi: &AbiSpec) {
+        let f = self.f;
+        let spans = self.spans.abi.clone().unwrap_or_default();
+        let block = Some(spans.block);
+        if f.kind == FuncKind::Entry {
+            self.warn(
+                block,
+                format!("kernel {} is an .entry: it has no calling convention, so .abi is ignored", f.name),
+            );
+        }
+        for (kw, list, sl) in [("param", &abi.params, &spans.params), ("return", &abi.returns, &spans.returns)] {
+            for (k, v) in list.iter().enumerate() {
+                let span = sl.get(k).copied().or(block);
+                let what = format!("{kw} {} ({}x{})", k + 1, v.count, v.size);
+                if v.count == 0 {
+                    self.err(span, format!("{what} has no elements: the count must be at least 1"));
+                }
+                if ![1, 2, 4, 8, 16].contains(&v.size) {
+                    self.err(span, format!("{what}: element size must be 1, 2, 4, 8 or 16 bytes"));
+                }
+                if let Some(a) = v.align
+                    && !(a.is_power_of_two() && (4..=16).contains(&a))
+                {
+                    self.err(span, format!("{what}: alignment {a} must be 4, 8 or 16"));
+                }
+                if let Some(b) = v.bind {
+                    match f.vregs.get(b.index()) {
+                        None => {
+                            self.err(span, format!("{what} is bound to a register that does not exist"));
+                        }
+                        Some(r) => {
+                            if r.class.file() != RegFile::R {
+                                self.err(
+                                    span,
+                                    format!(
+                                        "{what} is bound to {} of class {}: ABI values live in R registers",
+                                        r.name,
+                                        r.class.name()
+                                    ),
+                                );
+                            } else if v.count > 0 && r.width as u64 != v.regs() {
+                                self.err(
+                                    span,
+                                    format!("{what} needs {} registers but {} is .x{}", v.regs(), r.name, r.width),
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let field = |n| spans.field(n).or(block);
+        if let Some(ra) = abi.ret_addr
+            && let Some(r) = ra.reg
+        {
+            let file = if ra.mode == RetAddrMode::Uniform { RegFile::UR } else { RegFile::R };
+            let limit = file.zero_register().unwrap_or(0);
+            if r >= limit {
+                self.err(
+                    field("retaddr"),
+                    format!(
+                        "return-address register {} is out of range ({})",
+                        PhysReg { file, index: r },
+                        file_range(file)
+                    ),
+                );
+            }
+        }
+        for (n, reg) in [("first-param", abi.first_param), ("stack-pointer", abi.stack_pointer)] {
+            if let Some(r) = reg
+                && r > 254
+            {
+                self.err(field(n), format!("{n} register R{r} is above R254"));
+            }
+        }
+        if let Some(Available::Count(n)) = abi.available
+            && n > 255
+        {
+            self.err(field("available"), format!("available {n} is more than the 255 registers of the R file"));
+        }
+        for (n, range) in [("reserved", abi.reserved), ("retaddr-range", abi.ret_addr_range)] {
+            if let Some((lo, hi)) = range {
+                self.range(field(n), n, RegFile::R, lo, hi);
+            }
+        }
+        for (n, sets, sl) in [
+            ("preserved", &abi.preserved, &spans.preserved),
+            ("scratch", &abi.scratch, &spans.scratch),
+            ("suspend-scratch", &abi.suspend_scratch, &spans.suspend_scratch),
+        ] {
+            for (k, s) in sets.iter().enumerate() {
+                let span = sl.get(k).copied().or(block);
+                if s.ranges.is_empty() {
+                    self.err(span, format!("{n} set has no registers"));
+                }
+                for &(lo, hi) in &s.ranges {
+                    self.range(span, n, s.file, lo, hi);
+                }
+            }
+        }
+        if !f.coroutine && !abi.suspend_scratch.is_empty() {
+            let span = spans.suspend_scratch.first().copied().or(block);
+            self.warn(span, format!("suspend-scratch only matters in a .coroutine, and {} is not one", f.name));
+        }
+    }
+
+    fn range(&mut self, span: Option<Span>, what: &str, file: RegFile, lo: u16, hi: u16) {
+        let p = |index| PhysReg { file, index };
+        let top = file.zero_register().unwrap_or(file.arch_size()) - 1;
+        if lo > hi {
+            self.err(span, format!("{what} range {}..{} is empty: its start is above its end", p(lo), p(hi)));
+        }
+        if lo.max(hi) > top {
+            self.err(
+                span,
+                format!(
+                    "{what} range reaches {}: register numbers above {} are not allocatable",
+                    p(lo.max(hi)),
+                    p(top)
+                ),
+            );
+        }
+    }
+
+    fn blocks(&mut self) {
+        let f = self.f;
+        let mut seen: HashMap<&str, usize> = HashMap::new();
+        for (k, b) in f.blocks.iter().enumerate() {
+            let span = self.spans.blocks.get(k).map(|s| s.label);
+            if seen.insert(&b.label, k).is_some() {
+                self.err(span, format!("label {} is defined twice", b.label));
+            }
+            if looks_like_register(&b.label) || b.label.is_empty() {
+                self.err(span, format!("label {} would read as a register in a branch", b.label));
+            }
+        }
+        // seed 004: control falls through to the next block; after the last one there is none.
+        if let Some(last) = f.blocks.last()
+            && !last.insts.last().is_some_and(Inst::is_terminator)
+        {
+            let b = f.blocks.len() - 1;
+            let span = match last.insts.len() {
+                0 => self.spans.blocks.get(b).map(|s| s.label),
+                n => self.spans.inst(b, n - 1).map(|s| s.span),
+            };
+            self.err(
+                span,
+                format!(
+                    "control falls off the end of function {}: block {} must end in EXIT, RET or an unconditional BRA",
+                    f.name, last.label
+                ),
+            );
+        }
+    }
+}
+
+/// `%r<16>` / `.R.x2 %rd` as declared, for messages.
+fn decl_text(d: &RegDecl) -> String {
+    let width = if d.width == 1 { String::new() } else { format!(".x{}", d.width) };
+    let count = d.count.map_or(String::new(), |c| format!("<{c}>"));
+    format!(".{}{width} {}{count}", d.class.name(), d.prefix)
+}

@@ -1,0 +1,30 @@
+//! `parse(print(m)) == m` for random modules (the generator in `radbg::ir::arbitrary`),
+//! and print is a fixed point on every example file.
+
+use proptest::prelude::*;
+use radbg::ir::arbitrary::{self, GenConfig, Rng};
+
+fn check_seed(seed: u64, cfg: &GenConfig) {
+    let m = arbitrary::module(&mut Rng::new(seed), cfg);
+    if let Err(e) = arbitrary::round_trip(&m) {
+        panic!("seed {seed}: {e}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn print_then_parse_is_identity(seed in any::<u64>(), funcs in 1usize..4, insts in 0usize..12) {
+        let cfg = GenConfig { max_functions: funcs, max_insts: insts, ..GenConfig::default() };
+        check_seed(seed, &cfg);
+    }
+}
+
+#[test]
+fn many_fixed_seeds_round_trip() {
+    let cfg = GenConfig::default();
+    for seed in 0..300 {
+        check_seed(seed, &cfg);
+    }
+}
