@@ -207,7 +207,7 @@ impl<'a> Fx<'a, '_> {
                         self.finish(inst, guard, around);
                     }
                     Some(Res::Param) => {
-                        let s = super::names::symbol_base(name);
+                        let s = self.param_global(name);
                         let inst = self.mk("MOV", mods, defs, vec![Operand::Sym(s.into())]);
                         self.finish(inst, guard, around);
                     }
@@ -602,7 +602,9 @@ impl<'a> Fx<'a, '_> {
             }
             _ => &[],
         };
-        // A trailing prototype or call-target list names no value.
+        // A trailing `.callprototype` or `.calltargets` label says whom an indirect
+        // call reaches.
+        let via = ops.next();
         let mut around = Around::default();
         let (mut defs, mut uses) = (Vec::new(), Vec::new());
         for r in rets {
@@ -611,8 +613,25 @@ impl<'a> Fx<'a, '_> {
         match &target.kind {
             OpKind::Name { name, comp } => match self.lookup(name) {
                 Some(Binding::Reg(_)) => {
+                    // Indirect: the address register is read; the callee symbol (the
+                    // first call target, or a stub carrying the prototype's ABI)
+                    // follows it, so the arguments still come right after the symbol.
                     if let Some(Res::Reg(r)) = self.resolve(name, *comp, target.pos) {
                         uses.push(Operand::Reg(Reg::V(r)));
+                    }
+                    let callee = match via.map(|o| &o.kind) {
+                        Some(OpKind::Name { name: l, .. }) => match self.tables.get(l) {
+                            Some(t) => t.first().and_then(|(f, _)| self.ms.funcs.get(f).cloned()),
+                            None => self.proto_stub(l),
+                        },
+                        _ => None,
+                    };
+                    match callee {
+                        Some(c) => uses.push(Operand::Sym(c.into())),
+                        None => {
+                            self.error(target.pos, "an indirect call needs a .callprototype or .calltargets label");
+                            return;
+                        }
                     }
                 }
                 _ => match self.ms.funcs.get(name) {

@@ -17,7 +17,8 @@
 use super::abi;
 use super::ast::{self, FuncKind as AstKind, Item, Pos, PtxModule, StateSpace, Stmt, Ty, TyKind, VarDecl};
 use super::names::{self, LineIndex, NameMap, Unique};
-use super::{Diag, Severity};
+use crate::ir::diag::Diagnostic;
+use crate::ir::span::Span;
 use crate::ir::abi_spec::{AbiSpec, AbiValue};
 use crate::ir::model::*;
 use crate::ir::opcode::{Opcode, props};
@@ -37,8 +38,8 @@ pub(super) enum Binding {
     Reg(RegInfo),
     /// A `.param` carried in registers: an index into `Fx::params`.
     Param(usize),
-    /// A kernel parameter: its offset in the parameter constant bank.
-    Kernel { offset: u64 },
+    /// A kernel parameter: its offset in the parameter constant bank, size and alignment.
+    Kernel { offset: u64, bytes: u64, align: u64 },
     /// A variable (hoisted to module scope): its Ori symbol.
     Var(String),
 }
@@ -73,6 +74,9 @@ pub(super) struct ModState<'a> {
     pub globals_by_name: NameMap<&'a str, String>,
     pub globals: Vec<Global>,
     pub symbols: Unique,
+    /// Stub functions standing for call prototypes (indirect calls), by Ori name.
+    pub proto_stubs: Vec<Function>,
+    pub proto_stub_names: NameMap<String, String>,
 }
 
 /// The function being lowered.
@@ -80,7 +84,7 @@ pub(super) struct Fx<'a, 'm> {
     pub src: &'a str,
     pub lines: &'m LineIndex,
     pub ms: &'m mut ModState<'a>,
-    pub diags: &'m mut Vec<Diag>,
+    pub diags: &'m mut Vec<Diagnostic>,
     pub f: Function,
     pub kind: AstKind,
     pub scopes: Vec<Scope<'a>>,
@@ -88,7 +92,12 @@ pub(super) struct Fx<'a, 'm> {
     pub labels: NameMap<&'a str, String>,
     /// Every Ori label of the function (PTX labels and generated ones).
     pub label_names: Unique,
+    /// `.branchtargets` and `.calltargets` lists by label.
     pub tables: NameMap<&'a str, Vec<(&'a str, Pos)>>,
+    /// `.callprototype`s by label.
+    pub protos: NameMap<&'a str, &'a Stmt<'a>>,
+    /// Parameters whose address is taken, as module variables (by PTX name).
+    pub param_globals: NameMap<&'a str, String>,
     pub params: Vec<ParamSlot>,
     /// Own return values (indices into `params`), read by `ret`.
     pub rets: Vec<usize>,
@@ -102,12 +111,12 @@ pub(super) struct Fx<'a, 'm> {
 impl<'a, 'm> Fx<'a, 'm> {
     pub fn error(&mut self, pos: Pos, msg: impl Into<String>) {
         let len = names::token_len(self.src, pos);
-        self.diags.push(Diag::new(Severity::Error, pos, pos + len, msg));
+        self.diags.push(Diagnostic::error(span(pos, pos + len), msg));
     }
 
     pub fn warn(&mut self, pos: Pos, msg: impl Into<String>) {
         let len = names::token_len(self.src, pos);
-        self.diags.push(Diag::new(Severity::Warning, pos, pos + len, msg));
+        self.diags.push(Diagnostic::warning(span(pos, pos + len), msg));
     }
 
     pub fn line_of(&self, pos: Pos) -> u32 {
@@ -333,6 +342,10 @@ impl<'a, 'm> Fx<'a, 'm> {
     }
 }
 
+fn span(lo: u32, hi: u32) -> Span {
+    Span::new(lo as usize, hi as usize)
+}
+
 /// Most registers one range may declare, and one function in total (the Ori parser's
 /// limits).
 pub const MAX_RANGE: u64 = 1 << 20;
@@ -360,16 +373,22 @@ pub(super) fn reg_shape(ty: Ty, vec: u8) -> Option<(RegClass, u8)> {
 fn scan<'a>(
     stmts: &'a [Stmt<'a>],
     labels: &mut Vec<(&'a str, Pos)>,
-    tables: &mut NameMap<&'a str, Vec<(&'a str, Pos)>>,
+    fx: &mut Fx<'a, '_>,
     targets: &mut Vec<&'a str>,
 ) {
     for s in stmts {
         match s {
             Stmt::Label(n, p) => labels.push((n, *p)),
-            Stmt::Block(inner, _) => scan(inner, labels, tables, targets),
+            Stmt::Block(inner, _) => scan(inner, labels, fx, targets),
             Stmt::BranchTargets { label, targets: t, .. } => {
                 targets.extend(t.iter().map(|x| x.0));
-                tables.insert(label, t.clone());
+                fx.tables.insert(label, t.clone());
+            }
+            Stmt::CallTargets { label, targets: t, .. } => {
+                fx.tables.insert(label, t.clone());
+            }
+            Stmt::CallPrototype { label, .. } => {
+                fx.protos.insert(label, s);
             }
             Stmt::Inst(i) if i.base == "bra" => {
                 for o in &i.ops {
@@ -397,18 +416,18 @@ fn first_code<'a, 'b>(stmts: &'b [Stmt<'a>]) -> Option<&'b Stmt<'a>> {
 
 /// Lowers a parsed module. Returns the module and every diagnostic (errors included;
 /// the caller decides).
-pub fn lower_module<'a>(src: &'a str, m: &'a PtxModule<'a>, diags: &mut Vec<Diag>) -> Module {
+pub fn lower_module<'a>(src: &'a str, m: &'a PtxModule<'a>, diags: &mut Vec<Diagnostic>) -> Module {
     let lines = LineIndex::new(src);
     let mut module = Module::default();
     let target = m.targets.iter().find(|(t, _)| t.starts_with("sm_"));
     match target {
         Some((t, pos)) => match Sm::parse(t) {
             Ok(sm) => module.sm = sm,
-            Err(e) => diags.push(Diag::new(Severity::Error, *pos, *pos + t.len() as u32, e)),
+            Err(e) => diags.push(Diagnostic::error(span(*pos, *pos + t.len() as u32), e)),
         },
         None => {
             let at = m.targets.first().map(|t| t.1).unwrap_or(0);
-            diags.push(Diag::new(Severity::Error, at, at + 1, "expected a '.target sm_XX' directive naming the SM"));
+            diags.push(Diagnostic::error(span(at, at + 1), "expected a '.target sm_XX' directive naming the SM"));
         }
     }
     let mut ms = ModState {
@@ -418,6 +437,8 @@ pub fn lower_module<'a>(src: &'a str, m: &'a PtxModule<'a>, diags: &mut Vec<Diag
         globals_by_name: NameMap::default(),
         globals: Vec::new(),
         symbols: Unique::default(),
+        proto_stubs: Vec::new(),
+        proto_stub_names: NameMap::default(),
     };
     // Pass 1: module-scope names (functions may be called before they are defined).
     for it in &m.items {
@@ -449,28 +470,81 @@ pub fn lower_module<'a>(src: &'a str, m: &'a PtxModule<'a>, diags: &mut Vec<Diag
         }
     }
     // Pass 2: functions with bodies (a prototype followed by its definition is one function).
+    let with_body: Vec<&str> =
+        m.items.iter().filter_map(|it| if let Item::Func(f) = it { f.body.as_ref().map(|_| f.name) } else { None }).collect();
     let mut defined: Vec<&str> = Vec::new();
     for it in &m.items {
         let Item::Func(fd) = it else { continue };
-        let Some(body) = &fd.body else { continue };
+        let Some(body) = &fd.body else {
+            // A declaration only (`.extern`, or a prototype of a function defined
+            // elsewhere in the file): a stub stands for it so calls resolve.
+            if !with_body.contains(&fd.name) && !defined.contains(&fd.name) {
+                defined.push(fd.name);
+                let name = ms.funcs.get(fd.name).cloned().unwrap_or_else(|| fd.name.to_string());
+                module.functions.push(stub_function(name, &fd.rets, &fd.params, lines.line(fd.pos)));
+            }
+            continue;
+        };
         if defined.contains(&fd.name) {
             let p = fd.name_pos;
-            diags.push(Diag::new(Severity::Error, p, p + fd.name.len() as u32, "function defined twice"));
+            diags.push(Diagnostic::error(span(p, p + fd.name.len() as u32), "function defined twice"));
             continue;
         }
         defined.push(fd.name);
         let f = lower_function(src, &lines, &mut ms, diags, fd, body);
         module.functions.push(f);
     }
+    module.functions.append(&mut ms.proto_stubs);
     module.globals = std::mem::take(&mut ms.globals);
     module
+}
+
+/// A stub for a function known only by its signature (an `.extern` declaration or a
+/// `.callprototype`): its ABI spec, derived as for a definition, and a lone `RET`.
+/// Its register use means nothing; it exists so that calls resolve and the ABI of
+/// the callee is visible.
+pub(super) fn stub_function(name: String, rets: &[ast::Param], params: &[ast::Param], line: u32) -> Function {
+    let mut f = Function::new(name, FuncKind::Device);
+    f.origin = Some(line);
+    let mut spec = AbiSpec::default();
+    let mut used = Unique::default();
+    for (list, stem, is_ret) in [(params, "param", false), (rets, "ret", true)] {
+        for (k, p) in list.iter().enumerate() {
+            let mut values = Vec::new();
+            if p.space == StateSpace::Reg {
+                let Some((class, width)) = reg_shape(p.ty, p.vec) else { continue };
+                let id = f.add_vreg(used.claim(&names::vreg_base(p.name)), class, width);
+                let size = (p.ty.bytes() as u32).max(1);
+                values.push(AbiValue { count: u32::from(p.vec.max(1)), size, align: None, bind: Some(id) });
+            } else {
+                let scalar = p.array.is_none() && p.vec == 1;
+                for (j, piece) in abi::pieces(p.bytes(), p.elem_bytes(), p.alignment(), scalar).iter().enumerate() {
+                    let want = if j == 0 { format!("%{stem}{k}") } else { format!("%{stem}{k}_p{j}") };
+                    let id = f.add_vreg(used.claim(&want), RegClass::R, piece.width);
+                    values.push(AbiValue { bind: Some(id), ..piece.value });
+                }
+            }
+            if is_ret { spec.returns.extend(values) } else { spec.params.extend(values) }
+        }
+    }
+    for d in &mut f.decls {
+        d.origin = Some(line);
+    }
+    for v in &mut f.vregs {
+        v.origin = Some(line);
+    }
+    f.abi = Some(spec);
+    let mut ret = Inst::new(Opcode::named("RET"), Vec::new(), Vec::new());
+    ret.origin = Some(line);
+    f.blocks.push(Block { label: "BB0".into(), insts: vec![ret] });
+    f
 }
 
 fn lower_function<'a>(
     src: &'a str,
     lines: &LineIndex,
     ms: &mut ModState<'a>,
-    diags: &mut Vec<Diag>,
+    diags: &mut Vec<Diagnostic>,
     fd: &'a ast::FuncDecl<'a>,
     body: &'a [Stmt<'a>],
 ) -> Function {
@@ -494,6 +568,8 @@ fn lower_function<'a>(
         labels: NameMap::default(),
         label_names: Unique::default(),
         tables: NameMap::default(),
+        protos: NameMap::default(),
+        param_globals: NameMap::default(),
         params: Vec::new(),
         rets: Vec::new(),
         closed: false,
@@ -503,7 +579,7 @@ fn lower_function<'a>(
     };
     // Labels first: branches may jump forward.
     let (mut labels, mut targets) = (Vec::new(), Vec::new());
-    scan(body, &mut labels, &mut fx.tables, &mut targets);
+    scan(body, &mut labels, &mut fx, &mut targets);
     for (l, pos) in &labels {
         if fx.labels.contains_key(l) {
             fx.error(*pos, format!("label {l} defined twice"));
@@ -540,7 +616,7 @@ impl<'a> Fx<'a, '_> {
                     self.error(p.pos, "kernel parameters must be in .param space");
                     continue;
                 }
-                self.scopes[0].singles.insert(p.name, Binding::Kernel { offset: off });
+                self.scopes[0].singles.insert(p.name, Binding::Kernel { offset: off, bytes: p.bytes(), align: p.alignment() });
             }
             if !fd.rets.is_empty() {
                 self.error(fd.pos, "a kernel (.entry) cannot return values");
@@ -591,6 +667,39 @@ impl<'a> Fx<'a, '_> {
             }
         }
         self.f.abi = Some(spec);
+    }
+
+    /// A parameter named as a symbol (its address taken, `mov.u64 %rd1, p_param_0`):
+    /// a module variable stands for it — `.const` for a kernel parameter (it lives in
+    /// the constant bank), `.local` for a device function's or a call site's.
+    pub fn param_global(&mut self, name: &'a str) -> String {
+        if let Some(g) = self.param_globals.get(name) {
+            return g.clone();
+        }
+        let (space, size, align) = match self.lookup(name) {
+            Some(Binding::Kernel { bytes, align, .. }) => (Space::Const, bytes, align),
+            Some(Binding::Param(i)) => (Space::Local, self.params[i].bytes, self.params[i].align),
+            _ => (Space::Local, 0, 1),
+        };
+        let g = self.ms.symbols.claim(&names::symbol_base(name));
+        let align = align.clamp(1, 1 << 16) as u32;
+        self.ms.globals.push(Global { space, name: g.clone(), size, align, origin: Some(self.line) });
+        self.param_globals.insert(name, g.clone());
+        g
+    }
+
+    /// The stub function standing for a `.callprototype` (created once per label).
+    pub fn proto_stub(&mut self, label: &'a str) -> Option<String> {
+        let key = format!("{}\u{0}{label}", self.f.name);
+        let Some(Stmt::CallPrototype { rets, params, pos, .. }) = self.protos.get(label).copied() else { return None };
+        if let Some(f) = self.ms.proto_stub_names.get(&key) {
+            return Some(f.clone());
+        }
+        let name = self.ms.symbols.claim(&names::symbol_base(label));
+        let stub = stub_function(name.clone(), rets, params, self.line_of(*pos));
+        self.ms.proto_stubs.push(stub);
+        self.ms.proto_stub_names.insert(key, name.clone());
+        Some(name)
     }
 
     /// The guard of an instruction, resolved.

@@ -25,58 +25,70 @@ mod operand;
 pub mod ops;
 pub mod parse;
 
+use crate::ir::diag::Diagnostic;
 use crate::ir::model::Module;
-
-/// How bad a diagnostic is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Severity {
-    Error,
-    Warning,
-}
-
-/// A diagnostic about the PTX text: a byte range and a message.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Diag {
-    pub severity: Severity,
-    pub lo: u32,
-    pub hi: u32,
-    pub message: String,
-}
-
-impl Diag {
-    pub fn new(severity: Severity, lo: u32, hi: u32, message: impl Into<String>) -> Diag {
-        Diag { severity, lo, hi: hi.max(lo), message: message.into() }
-    }
-    pub fn is_error(&self) -> bool {
-        self.severity == Severity::Error
-    }
-}
+use crate::ir::span::{SourceFile, Span};
 
 /// The result of an import: the module (when there were no errors) and every
-/// diagnostic in file order.
+/// diagnostic, warnings included, in file order.
 #[derive(Clone, Debug)]
 pub struct Import {
     pub module: Option<Module>,
-    pub diags: Vec<Diag>,
+    pub diags: Vec<Diagnostic>,
 }
 
-/// Imports PTX text. Never panics; bad input gets diagnostics.
-pub fn import(src: &str) -> Import {
+/// Imports a PTX file. Never panics and never hangs: bad input gets diagnostics
+/// with a span into `file`.
+pub fn import(file: &SourceFile) -> Import {
+    import_text(&file.text)
+}
+
+/// Imports PTX text (spans are byte offsets into `src`).
+pub fn import_text(src: &str) -> Import {
     let ast = match parse::parse_module(src) {
         Ok(a) => a,
         Err(e) => {
-            let lo = e.offset as u32;
-            let hi = lo + names::token_len(src, lo).min(src.len().saturating_sub(e.offset) as u32);
-            let found = describe(&src[e.offset..]);
-            let d = Diag::new(Severity::Error, lo, hi, format!("expected {}, found {found}", e.expected));
+            let lo = e.offset.min(src.len()) as u32;
+            let hi = lo + names::token_len(src, lo).min(src.len().saturating_sub(lo as usize) as u32);
+            let found = describe(&src[lo as usize..]);
+            let d = Diagnostic::error(Span::new(lo as usize, hi as usize), format!("expected {}, found {found}", e.expected));
             return Import { module: None, diags: vec![d] };
         }
     };
     let mut diags = Vec::new();
     let module = lower::lower_module(src, &ast, &mut diags);
-    diags.sort_by_key(|d| (d.lo, d.severity));
-    let ok = !diags.iter().any(Diag::is_error);
+    diags.sort_by_key(|d| (d.span.map_or(0, |s| s.lo), d.severity));
+    let ok = !diags.iter().any(Diagnostic::is_error);
     Import { module: ok.then_some(module), diags }
+}
+
+/// Imports PTX text named `name`; errors come back rendered (`file:line:col`, caret).
+pub fn import_str(name: &str, text: &str) -> Result<(Module, Vec<Diagnostic>), String> {
+    let file = SourceFile::new(name, text);
+    let imp = import(&file);
+    match imp.module {
+        Some(m) => Ok((m, imp.diags)),
+        None => Err(crate::ir::diag::render_all(&imp.diags, &file)),
+    }
+}
+
+/// Whether a file is PTX rather than Ori IR: by its `.ptx` extension, else by its
+/// first directive (`.version` only appears in PTX).
+pub fn looks_like_ptx(name: &str, text: &str) -> bool {
+    if name.ends_with(".ptx") {
+        return true;
+    }
+    let mut rest = text;
+    loop {
+        rest = rest.trim_start();
+        if let Some(r) = rest.strip_prefix("//") {
+            rest = r.split_once('\n').map_or("", |(_, r)| r);
+        } else if let Some(r) = rest.strip_prefix("/*") {
+            rest = r.split_once("*/").map_or("", |(_, r)| r);
+        } else {
+            return rest.starts_with(".version");
+        }
+    }
 }
 
 /// What the input holds at an error, for "found ...".
@@ -94,6 +106,6 @@ fn describe(rest: &str) -> String {
                 .min(40);
             format!("'{}'", &rest[..n])
         }
-        Some(c) => format!("'{c}'"),
+        Some(c) => format!("'{}'", c.escape_default()),
     }
 }

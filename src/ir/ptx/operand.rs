@@ -198,7 +198,7 @@ impl<'a> Fx<'a, '_> {
             OpKind::Name { name, comp } => match self.resolve(name, *comp, op.pos)? {
                 Res::Reg(r) => Some(Operand::Reg(Reg::V(r))),
                 Res::Sym(s) => Some(Operand::Sym(s.into())),
-                Res::Param => Some(Operand::Sym(super::names::symbol_base(name).into())),
+                Res::Param => Some(Operand::Sym(self.param_global(name).into())),
                 Res::Special(sr, wide) => {
                     let t = self.temp("sr", RegClass::R, if wide { 2 } else { 1 });
                     let mn = if wide { "CS2R" } else { "S2R" };
@@ -210,7 +210,7 @@ impl<'a> Fx<'a, '_> {
             OpKind::NameOffset { name, offset } => {
                 let sym = match self.resolve(name, None, op.pos)? {
                     Res::Sym(s) => s,
-                    Res::Param => super::names::symbol_base(name),
+                    Res::Param => self.param_global(name),
                     _ => {
                         self.error(op.pos, format!("{name}+offset: only a variable's address takes an offset"));
                         return None;
@@ -290,7 +290,7 @@ impl<'a> Fx<'a, '_> {
                         Some(&(n, c, p)) => match self.resolve(n, c, p) {
                             Some(Res::Reg(r)) => uses.push(Operand::Reg(Reg::V(r))),
                             Some(Res::Sym(s)) => uses.push(Operand::Sym(s.into())),
-                            Some(_) => uses.push(Operand::Sym(super::names::symbol_base(n).into())),
+                            Some(_) => uses.push(Operand::Sym(self.param_global(n).into())),
                             None => {}
                         },
                         None => {
@@ -318,7 +318,7 @@ impl<'a> Fx<'a, '_> {
                     }
                 }
                 Res::Sym(s) if m.sym.is_none() => m.sym = Some(s.into()),
-                Res::Param if m.sym.is_none() => m.sym = Some(super::names::symbol_base(n).into()),
+                Res::Param if m.sym.is_none() => m.sym = Some(self.param_global(n).into()),
                 Res::Special(..) => {
                     self.error(p, format!("special register {n} cannot be an address"));
                     return None;
