@@ -28,7 +28,8 @@ fn generate(target: usize) -> String {
         for k in 0..8 {
             let _ = writeln!(s, "\tmul.f32 \t%f{}, %f{}, %f{};", f + 16 + k, f + 8 + k, f + 8 + (k + 3) % 8);
         }
-        let _ = writeln!(s, "\tld.global.v4.f32 \t{{%f{}, %f{}, %f{}, %f{}}}, [%rd{}+32];", f, f + 1, f + 2, f + 3, rd + 1);
+        let _ =
+            writeln!(s, "\tld.global.v4.f32 \t{{%f{}, %f{}, %f{}, %f{}}}, [%rd{}+32];", f, f + 1, f + 2, f + 3, rd + 1);
         for k in 0..8 {
             let _ = writeln!(s, "\tst.global.f32 \t[%rd{}+{}], %f{};", rd + 1, k * 4, f + 16 + k);
         }
@@ -96,7 +97,9 @@ fn main() {
     let home = std::env::var("HOME").unwrap_or_default();
     let dir = std::env::var("RADBG_CORPUS_CACHE").unwrap_or(format!("{home}/.cache/radbg-corpus")) + "/ptx";
     let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "ptx")).collect())
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "ptx")).collect()
+        })
         .unwrap_or_default();
     files.sort();
     match files.iter().max_by_key(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)) {

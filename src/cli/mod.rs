@@ -6,6 +6,7 @@
 
 pub mod check;
 pub mod fmt;
+pub mod import;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -34,6 +35,8 @@ pub enum Command {
     Check(check::Args),
     /// Print an Ori IR file in canonical form.
     Fmt(fmt::Args),
+    /// Import a PTX file: print it as Ori IR (diagnostics to stderr, exit status 1 on errors).
+    Import(import::Args),
 }
 
 /// Entry point of the binary.
@@ -46,6 +49,7 @@ pub fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Fmt(args)) => fmt::run(&args),
+        Some(Command::Import(args)) => import::run(&args),
         None => match cli.file {
             Some(path) => check::run_default(Some(&path)),
             None => check::run_default(None),

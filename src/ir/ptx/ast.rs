@@ -260,11 +260,24 @@ pub enum Stmt<'a> {
     /// A nested `{ ... }` scope.
     Block(Vec<Stmt<'a>>, Pos),
     /// `label: .branchtargets L1, L2;` (for `brx.idx`).
-    BranchTargets { label: &'a str, targets: Vec<(&'a str, Pos)>, pos: Pos },
+    BranchTargets {
+        label: &'a str,
+        targets: Vec<(&'a str, Pos)>,
+        pos: Pos,
+    },
     /// `label: .calltargets f1, f2;` (for indirect calls).
-    CallTargets { label: &'a str, targets: Vec<(&'a str, Pos)>, pos: Pos },
+    CallTargets {
+        label: &'a str,
+        targets: Vec<(&'a str, Pos)>,
+        pos: Pos,
+    },
     /// `label: .callprototype (...) _ (...);` (for indirect calls).
-    CallPrototype { label: &'a str, rets: Vec<Param<'a>>, params: Vec<Param<'a>>, pos: Pos },
+    CallPrototype {
+        label: &'a str,
+        rets: Vec<Param<'a>>,
+        params: Vec<Param<'a>>,
+        pos: Pos,
+    },
 }
 
 /// The guard of an instruction: `@%p` or `@!%p`.
@@ -343,10 +356,16 @@ pub struct Operand<'a> {
 #[derive(Clone, Debug)]
 pub enum OpKind<'a> {
     /// A name, possibly with a vector component (`%r1`, `%tid.x`, `%v.y`, `$L__BB0_1`).
-    Name { name: &'a str, comp: Option<u8> },
+    Name {
+        name: &'a str,
+        comp: Option<u8>,
+    },
     Imm(Lit),
     /// `name+offset` (the address of a variable plus a constant).
-    NameOffset { name: &'a str, offset: i64 },
+    NameOffset {
+        name: &'a str,
+        offset: i64,
+    },
     /// `!%p`.
     Not(Box<Operand<'a>>),
     /// `{a, b, c, d}`.

@@ -156,7 +156,11 @@ impl<'a> Fx<'a, '_> {
         let extra: &[&str] =
             if self.ms.addr64 && matches!(map.mnemonic.as_ref(), "ATOMG" | "RED" | "ATOM") { &["E"] } else { &[] };
         let drop_space = matches!(i.base, "atom" | "red" | "wmma");
-        let mods = ops::ori_mods(map.tag, extra, &mods, |m| drop_space && is_space(m));
+        // `.wide` of 16-bit sources yields 32 bits: an ordinary multiply (Ori's `.WIDE`
+        // means a 64-bit result).
+        let narrow_wide = last.is_some_and(|t| t.bits <= 16);
+        let mods =
+            ops::ori_mods(map.tag, extra, &mods, |m| (drop_space && is_space(m)) || (narrow_wide && m == "wide"));
         self.finish_ops(&map.mnemonic, mods, opv, ndefs, guard, around, i.pos);
     }
 
@@ -233,9 +237,12 @@ impl<'a> Fx<'a, '_> {
                     Some(bits) => {
                         for (k, half) in [bits as u32, (bits >> 32) as u32].into_iter().enumerate() {
                             let r = RegRef { vreg: dst.vreg, comp: Some(k as u8) };
-                            let mut m = self.mk("MOV", mods.clone(), vec![Operand::Reg(Reg::V(r))], vec![Operand::Imm(
-                                i64::from(half),
-                            )]);
+                            let mut m = self.mk(
+                                "MOV",
+                                mods.clone(),
+                                vec![Operand::Reg(Reg::V(r))],
+                                vec![Operand::Imm(i64::from(half))],
+                            );
                             m.guard = guard;
                             self.emit(m);
                         }
@@ -283,7 +290,12 @@ impl<'a> Fx<'a, '_> {
             } else {
                 let s = self.word_of(src, (bit / 32) as u8, 2);
                 let sel = sel_extract((bit % 32) / 8, bits);
-                out.push(self.mk("PRMT", String::new(), vec![Operand::Reg(Reg::V(dst))], vec![s, Operand::Imm(sel), RZ]));
+                out.push(self.mk(
+                    "PRMT",
+                    String::new(),
+                    vec![Operand::Reg(Reg::V(dst))],
+                    vec![s, Operand::Imm(sel), RZ],
+                ));
             }
             for mut m in out {
                 m.guard = guard;
@@ -324,7 +336,12 @@ impl<'a> Fx<'a, '_> {
                 // The first element of a word starts from zero; later ones insert.
                 let old = if bit % 32 == 0 { RZ } else { Operand::Reg(Reg::V(d)) };
                 let sel = sel_insert((bit % 32) / 8, bits);
-                out.push(self.mk("PRMT", String::new(), vec![Operand::Reg(Reg::V(d))], vec![v, Operand::Imm(sel), old]));
+                out.push(self.mk(
+                    "PRMT",
+                    String::new(),
+                    vec![Operand::Reg(Reg::V(d))],
+                    vec![v, Operand::Imm(sel), old],
+                ));
             }
             for mut m in out {
                 m.guard = guard;
@@ -405,7 +422,9 @@ impl<'a> Fx<'a, '_> {
     fn param_addr(&self, op: &'a AstOp<'a>) -> Option<(&'a str, i64)> {
         let OpKind::Mem(items) = &op.kind else { return None };
         match items.as_slice() {
-            [MemItem::Addr { names, offset, .. }] if names.len() == 1 && names[0].1.is_none() => Some((names[0].0, *offset)),
+            [MemItem::Addr { names, offset, .. }] if names.len() == 1 && names[0].1.is_none() => {
+                Some((names[0].0, *offset))
+            }
             _ => None,
         }
     }
@@ -522,10 +541,20 @@ impl<'a> Fx<'a, '_> {
             {
                 match &dir {
                     ParamDir::Load(d) if d.comp.is_none() && self.width_of(d.vreg) == words => {
-                        out.push(self.mk("MOV", String::new(), vec![Operand::Reg(Reg::V(*d))], vec![Operand::vreg(p.0)]));
+                        out.push(self.mk(
+                            "MOV",
+                            String::new(),
+                            vec![Operand::Reg(Reg::V(*d))],
+                            vec![Operand::vreg(p.0)],
+                        ));
                     }
                     ParamDir::Store(Operand::Reg(Reg::V(s))) if s.comp.is_none() && self.width_of(s.vreg) == words => {
-                        out.push(self.mk("MOV", String::new(), vec![Operand::vreg(p.0)], vec![Operand::Reg(Reg::V(*s))]));
+                        out.push(self.mk(
+                            "MOV",
+                            String::new(),
+                            vec![Operand::vreg(p.0)],
+                            vec![Operand::Reg(Reg::V(*s))],
+                        ));
                     }
                     _ => {}
                 }
@@ -538,9 +567,12 @@ impl<'a> Fx<'a, '_> {
                         ParamDir::Load(d) => {
                             let dw = self.width_of(d.vreg);
                             let dd = if d.comp.is_some() || words == 1 { *d } else { comp_of(*d, dw, j) };
-                            out.push(self.mk("MOV", String::new(), vec![Operand::Reg(Reg::V(dd))], vec![Operand::Reg(
-                                Reg::V(pr),
-                            )]));
+                            out.push(self.mk(
+                                "MOV",
+                                String::new(),
+                                vec![Operand::Reg(Reg::V(dd))],
+                                vec![Operand::Reg(Reg::V(pr))],
+                            ));
                         }
                         ParamDir::Store(v) => {
                             let s = match v {
@@ -559,18 +591,23 @@ impl<'a> Fx<'a, '_> {
             let byte = (at % 4) as u32;
             match dir {
                 ParamDir::Load(d) => {
-                    out.push(self.mk("PRMT", String::new(), vec![Operand::Reg(Reg::V(d))], vec![
-                        Operand::Reg(Reg::V(pr)),
-                        Operand::Imm(sel_extract(byte, bits)),
-                        RZ,
-                    ]));
+                    out.push(self.mk(
+                        "PRMT",
+                        String::new(),
+                        vec![Operand::Reg(Reg::V(d))],
+                        vec![Operand::Reg(Reg::V(pr)), Operand::Imm(sel_extract(byte, bits)), RZ],
+                    ));
                 }
                 ParamDir::Store(v) => {
-                    out.push(self.mk("PRMT", String::new(), vec![Operand::Reg(Reg::V(pr))], vec![
-                        v,
-                        Operand::Imm(sel_insert(byte, bits)),
-                        Operand::Reg(Reg::V(pr)),
-                    ]));
+                    // The first bytes of a word start from zero (so a lone byte
+                    // argument reads no undefined register); later ones insert.
+                    let old = if byte == 0 { RZ } else { Operand::Reg(Reg::V(pr)) };
+                    out.push(self.mk(
+                        "PRMT",
+                        String::new(),
+                        vec![Operand::Reg(Reg::V(pr))],
+                        vec![v, Operand::Imm(sel_insert(byte, bits)), old],
+                    ));
                 }
             }
         }
@@ -661,7 +698,14 @@ impl<'a> Fx<'a, '_> {
 
     /// One argument or return value of a call: a `.param` (its registers), a register,
     /// or (arguments only) an immediate.
-    fn call_value(&mut self, op: &'a AstOp<'a>, stem: &'static str, is_def: bool, out: &mut Vec<Operand>, around: &mut Around) {
+    fn call_value(
+        &mut self,
+        op: &'a AstOp<'a>,
+        stem: &'static str,
+        is_def: bool,
+        out: &mut Vec<Operand>,
+        around: &mut Around,
+    ) {
         if let OpKind::Name { name, comp: None } = op.kind
             && let Some(Binding::Param(slot)) = self.lookup(name)
         {
@@ -708,12 +752,19 @@ impl<'a> Fx<'a, '_> {
             return;
         };
         let Some(l) = self.labels.get(name).cloned() else {
-            self.error(t.pos, format!("unknown label {name}"));
+            self.unknown_label(t.pos, name);
             return;
         };
         let mods = ops::ori_mods(None, &[], &mods, |_| false);
         let inst = self.mk("BRA", mods, Vec::new(), vec![Operand::Sym(l.into())]);
         self.finish(inst, guard, Around::default());
+    }
+
+    fn unknown_label(&mut self, pos: u32, name: &str) {
+        let mut known: Vec<&str> = self.labels.keys().copied().collect();
+        known.sort_unstable();
+        let hint = crate::util::closest(name, known.iter().copied()).map(|c| format!(" (did you mean {c}?)"));
+        self.error(pos, format!("unknown label {name}{}", hint.unwrap_or_default()));
     }
 
     /// `brx.idx %r, table`: BRX reading the index, with every target as a label.
@@ -738,7 +789,7 @@ impl<'a> Fx<'a, '_> {
         for (t, pos) in targets {
             match self.labels.get(t) {
                 Some(l) => uses.push(Operand::Sym(l.clone().into())),
-                None => self.error(pos, format!("unknown label {t}")),
+                None => self.unknown_label(pos, t),
             }
         }
         let mods = ops::ori_mods(None, &[], &mods, |_| false);

@@ -261,10 +261,18 @@ pub fn const_expr(i: &str) -> PResult<'_, Lit> {
 }
 
 /// Binary operators by precedence level (lowest first).
-const LEVELS: &[&[&str]] =
-    &[&["||"], &["&&"], &["|"], &["^"], &["&"], &["==", "!="], &["<=", ">=", "<", ">"], &["<<", ">>"], &["+", "-"], &[
-        "*", "/", "%",
-    ]];
+const LEVELS: &[&[&str]] = &[
+    &["||"],
+    &["&&"],
+    &["|"],
+    &["^"],
+    &["&"],
+    &["==", "!="],
+    &["<=", ">=", "<", ">"],
+    &["<<", ">>"],
+    &["+", "-"],
+    &["*", "/", "%"],
+];
 
 fn expr_bin(i: &str, level: usize, depth: u32) -> PResult<'_, Lit> {
     if level == LEVELS.len() {

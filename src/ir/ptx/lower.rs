@@ -13,16 +13,15 @@
 //! has predecessors. Every instruction's `origin` is its PTX line; every vreg's is the
 //! line of its `.reg` (or of the instruction that needed a temporary).
 
-
 use super::abi;
 use super::ast::{self, FuncKind as AstKind, Item, Pos, PtxModule, StateSpace, Stmt, Ty, TyKind, VarDecl};
 use super::names::{self, LineIndex, NameMap, Unique};
-use crate::ir::diag::Diagnostic;
-use crate::ir::span::Span;
 use crate::ir::abi_spec::{AbiSpec, AbiValue};
+use crate::ir::diag::Diagnostic;
 use crate::ir::model::*;
 use crate::ir::opcode::{Opcode, props};
 use crate::ir::sm::Sm;
+use crate::ir::span::Span;
 
 /// A register binding: the vreg and the PTX type it was declared with.
 #[derive(Clone, Copy, Debug)]
@@ -39,7 +38,11 @@ pub(super) enum Binding {
     /// A `.param` carried in registers: an index into `Fx::params`.
     Param(usize),
     /// A kernel parameter: its offset in the parameter constant bank, size and alignment.
-    Kernel { offset: u64, bytes: u64, align: u64 },
+    Kernel {
+        offset: u64,
+        bytes: u64,
+        align: u64,
+    },
     /// A variable (hoisted to module scope): its Ori symbol.
     Var(String),
 }
@@ -222,7 +225,13 @@ impl<'a, 'm> Fx<'a, 'm> {
                     }
                     let prefix = self.vnames.claim_range(&base, count);
                     let decl = self.f.decls.len();
-                    self.f.decls.push(RegDecl { prefix: prefix.clone(), count: Some(count), class, width, origin: Some(line) });
+                    self.f.decls.push(RegDecl {
+                        prefix: prefix.clone(),
+                        count: Some(count),
+                        class,
+                        width,
+                        origin: Some(line),
+                    });
                     let first = VRegId::new(self.f.vregs.len());
                     for i in 0..count {
                         let mut v = VReg::new(names::indexed(&prefix, i), class, width, decl);
@@ -370,12 +379,7 @@ pub(super) fn reg_shape(ty: Ty, vec: u8) -> Option<(RegClass, u8)> {
 
 /// Collects a body's labels (recursively) and `.branchtargets` tables, and the labels
 /// that branches name.
-fn scan<'a>(
-    stmts: &'a [Stmt<'a>],
-    labels: &mut Vec<(&'a str, Pos)>,
-    fx: &mut Fx<'a, '_>,
-    targets: &mut Vec<&'a str>,
-) {
+fn scan<'a>(stmts: &'a [Stmt<'a>], labels: &mut Vec<(&'a str, Pos)>, fx: &mut Fx<'a, '_>, targets: &mut Vec<&'a str>) {
     for s in stmts {
         match s {
             Stmt::Label(n, p) => labels.push((n, *p)),
@@ -470,8 +474,11 @@ pub fn lower_module<'a>(src: &'a str, m: &'a PtxModule<'a>, diags: &mut Vec<Diag
         }
     }
     // Pass 2: functions with bodies (a prototype followed by its definition is one function).
-    let with_body: Vec<&str> =
-        m.items.iter().filter_map(|it| if let Item::Func(f) = it { f.body.as_ref().map(|_| f.name) } else { None }).collect();
+    let with_body: Vec<&str> = m
+        .items
+        .iter()
+        .filter_map(|it| if let Item::Func(f) = it { f.body.as_ref().map(|_| f.name) } else { None })
+        .collect();
     let mut defined: Vec<&str> = Vec::new();
     for it in &m.items {
         let Item::Func(fd) = it else { continue };
@@ -597,11 +604,47 @@ fn lower_function<'a>(
         fx.f.blocks.push(Block { label, insts: Vec::new() });
     }
     fx.stmts(body);
-    if fx.f.blocks.is_empty() {
-        let label = fx.fresh_label();
-        fx.f.blocks.push(Block { label, insts: Vec::new() });
-    }
+    fx.finish_body(&targets);
     fx.f
+}
+
+impl Fx<'_, '_> {
+    /// Trailing labels nothing branches to (`$LDWend_foo:` of old PTX) are dropped;
+    /// a body that can still fall off its end gets the implicit `ret` PTX gives it.
+    fn finish_body(&mut self, targets: &[&str]) {
+        while self.f.blocks.len() > 1
+            && self.f.blocks.last().is_some_and(|b| b.insts.is_empty())
+            && !targets.iter().any(|t| {
+                self.labels.get(t).is_some_and(|l| *l == self.f.blocks.last().map_or("", |b| b.label.as_str()))
+            })
+        {
+            self.f.blocks.pop();
+        }
+        let falls_off = match self.f.blocks.last().and_then(|b| b.insts.last()) {
+            Some(i) => !i.is_terminator(),
+            None => true,
+        };
+        if falls_off {
+            let ret = if self.kind == AstKind::Entry {
+                self.mk("EXIT", String::new(), Vec::new(), Vec::new())
+            } else {
+                let mut uses = Vec::new();
+                for r in self.rets.clone() {
+                    for p in self.pieces(r, "ret") {
+                        uses.push(Operand::vreg(p.0));
+                    }
+                }
+                self.mk("RET", String::new(), Vec::new(), uses)
+            };
+            if self.f.blocks.is_empty() {
+                let label = self.fresh_label();
+                self.f.blocks.push(Block { label, insts: Vec::new() });
+            }
+            let mut ret = ret;
+            ret.origin = Some(self.line);
+            self.f.blocks.last_mut().expect("a block").insts.push(ret);
+        }
+    }
 }
 
 impl<'a> Fx<'a, '_> {
@@ -616,7 +659,9 @@ impl<'a> Fx<'a, '_> {
                     self.error(p.pos, "kernel parameters must be in .param space");
                     continue;
                 }
-                self.scopes[0].singles.insert(p.name, Binding::Kernel { offset: off, bytes: p.bytes(), align: p.alignment() });
+                self.scopes[0]
+                    .singles
+                    .insert(p.name, Binding::Kernel { offset: off, bytes: p.bytes(), align: p.alignment() });
             }
             if !fd.rets.is_empty() {
                 self.error(fd.pos, "a kernel (.entry) cannot return values");
@@ -636,7 +681,13 @@ impl<'a> Fx<'a, '_> {
                         vec: p.vec,
                         ty: p.ty,
                         external: false,
-                        names: vec![ast::VarName { name: p.name, pos: p.pos, dims: Vec::new(), range: None, init_count: None }],
+                        names: vec![ast::VarName {
+                            name: p.name,
+                            pos: p.pos,
+                            dims: Vec::new(),
+                            range: None,
+                            init_count: None,
+                        }],
                     };
                     self.declare_regs(&d);
                     let Some(Binding::Reg(r)) = self.lookup(p.name) else { continue };

@@ -50,8 +50,13 @@ pub fn import_text(src: &str) -> Import {
         Err(e) => {
             let lo = e.offset.min(src.len()) as u32;
             let hi = lo + names::token_len(src, lo).min(src.len().saturating_sub(lo as usize) as u32);
-            let found = describe(&src[lo as usize..]);
-            let d = Diagnostic::error(Span::new(lo as usize, hi as usize), format!("expected {}, found {found}", e.expected));
+            let at = &src[lo as usize..];
+            // An unterminated block comment runs to the end of the file.
+            let found = if at.starts_with("/*") { "end of file".to_string() } else { describe(at) };
+            let d = Diagnostic::error(
+                Span::new(lo as usize, hi as usize),
+                format!("expected {}, found {found}", e.expected),
+            );
             return Import { module: None, diags: vec![d] };
         }
     };

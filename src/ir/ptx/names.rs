@@ -197,6 +197,13 @@ impl LineIndex {
 /// Length of the token at `pos`, for the caret under a diagnostic.
 pub fn token_len(text: &str, pos: u32) -> u32 {
     let rest = text.get(pos as usize..).unwrap_or("");
+    // An address `[ ... ]` on one line is one token.
+    if rest.starts_with('[')
+        && let Some(end) = rest.find([']', '\n', ';'])
+        && rest.as_bytes()[end] == b']'
+    {
+        return end as u32 + 1;
+    }
     let n = rest
         .char_indices()
         .find(|&(i, c)| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '%' | '.') || (i == 0 && c == '@')))

@@ -113,7 +113,29 @@ impl<'a> Fx<'a, '_> {
         if name.starts_with('%') && ops::special_register(name, Some(0)).is_some() && comp.is_none() {
             self.error(pos, format!("special register {name} needs a component (.x, .y or .z)"));
         } else {
-            self.error(pos, format!("undeclared name {name}"));
+            let msg = match self.range_hint(name) {
+                Some(h) => format!("undeclared register {name}: {h}"),
+                None => format!("undeclared name {name}"),
+            };
+            self.error(pos, msg);
+        }
+        None
+    }
+
+    /// "%r<3> declares %r0 to %r2" when `name` is past the end of a range in scope.
+    fn range_hint(&self, name: &str) -> Option<String> {
+        let k = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
+        for split in k..name.len() {
+            for s in self.scopes.iter().rev() {
+                if let Some(&(_, count, ..)) = s.ranges.get(&name[..split]) {
+                    let p = &name[..split];
+                    return Some(if count == 0 {
+                        format!("{p}<0> declares no registers")
+                    } else {
+                        format!("{p}<{count}> declares {p}0 to {p}{}", count - 1)
+                    });
+                }
+            }
         }
         None
     }
@@ -122,7 +144,13 @@ impl<'a> Fx<'a, '_> {
     fn element(&mut self, r: RegInfo, comp: Option<u8>, name: &str, pos: Pos) -> Option<RegRef> {
         let Some(c) = comp else { return Some(RegRef::whole(r.vreg)) };
         if r.vec <= 1 {
-            self.error(pos, format!("{name} is not a vector register: it has no component .{}", "xyzw".as_bytes()[c as usize] as char));
+            self.error(
+                pos,
+                format!(
+                    "{name} is not a vector register: it has no component .{}",
+                    "xyzw".as_bytes()[c as usize] as char
+                ),
+            );
             return None;
         }
         if c >= r.vec {
@@ -130,7 +158,10 @@ impl<'a> Fx<'a, '_> {
             return None;
         }
         if r.ty.bits != 32 {
-            self.error(pos, format!("elements of {}-bit vector registers are not supported (only 32-bit elements)", r.ty.bits));
+            self.error(
+                pos,
+                format!("elements of {}-bit vector registers are not supported (only 32-bit elements)", r.ty.bits),
+            );
             return None;
         }
         Some(RegRef { vreg: r.vreg, comp: Some(c) })
@@ -140,9 +171,12 @@ impl<'a> Fx<'a, '_> {
     pub fn const64(&mut self, bits: u64, around: &mut Around) -> Operand {
         let t = self.temp("k64tmp", RegClass::R, 2);
         for (k, half) in [bits as u32, (bits >> 32) as u32].into_iter().enumerate() {
-            let i = self.mk("MOV", String::new(), vec![Operand::Reg(Reg::V(RegRef { vreg: t, comp: Some(k as u8) }))], vec![
-                Operand::Imm(i64::from(half)),
-            ]);
+            let i = self.mk(
+                "MOV",
+                String::new(),
+                vec![Operand::Reg(Reg::V(RegRef { vreg: t, comp: Some(k as u8) }))],
+                vec![Operand::Imm(i64::from(half))],
+            );
             around.pre.push(i);
         }
         Operand::vreg(t)
@@ -202,7 +236,12 @@ impl<'a> Fx<'a, '_> {
                 Res::Special(sr, wide) => {
                     let t = self.temp("sr", RegClass::R, if wide { 2 } else { 1 });
                     let mn = if wide { "CS2R" } else { "S2R" };
-                    around.pre.push(self.mk(mn, String::new(), vec![Operand::vreg(t)], vec![Operand::Special(sr.into())]));
+                    around.pre.push(self.mk(
+                        mn,
+                        String::new(),
+                        vec![Operand::vreg(t)],
+                        vec![Operand::Special(sr.into())],
+                    ));
                     Some(Operand::vreg(t))
                 }
             },
@@ -219,10 +258,12 @@ impl<'a> Fx<'a, '_> {
                 let w = if self.ms.addr64 { 2 } else { 1 };
                 let t = self.temp("addr", RegClass::R, w);
                 let off = self.offset32(*offset, op.pos)?;
-                around.pre.push(self.mk("IADD3", ".ADDR".into(), vec![Operand::vreg(t)], vec![
-                    Operand::Sym(sym.into()),
-                    Operand::Imm(off),
-                ]));
+                around.pre.push(self.mk(
+                    "IADD3",
+                    ".ADDR".into(),
+                    vec![Operand::vreg(t)],
+                    vec![Operand::Sym(sym.into()), Operand::Imm(off)],
+                ));
                 Some(Operand::vreg(t))
             }
             OpKind::Not(inner) => {
@@ -260,7 +301,14 @@ impl<'a> Fx<'a, '_> {
     }
 
     /// Any read operand: scalars, vectors (packed into temporaries) and addresses.
-    pub fn use_op(&mut self, op: &'a AstOp<'a>, ty: Option<Ty>, mode: VecMode, uses: &mut Vec<Operand>, around: &mut Around) {
+    pub fn use_op(
+        &mut self,
+        op: &'a AstOp<'a>,
+        ty: Option<Ty>,
+        mode: VecMode,
+        uses: &mut Vec<Operand>,
+        around: &mut Around,
+    ) {
         match &op.kind {
             OpKind::Vector(elems) => {
                 let temps = self.pack(elems, ty, mode, around);
@@ -279,7 +327,9 @@ impl<'a> Fx<'a, '_> {
     pub fn mem(&mut self, items: &'a [MemItem<'a>], uses: &mut Vec<Operand>, around: &mut Around) {
         for (k, item) in items.iter().enumerate() {
             match item {
-                MemItem::Addr { names, offset, pos } if k == 0 || !names.is_empty() && *offset != 0 || names.len() > 1 => {
+                MemItem::Addr { names, offset, pos }
+                    if k == 0 || !names.is_empty() && *offset != 0 || names.len() > 1 =>
+                {
                     if let Some(m) = self.memref(names, *offset, *pos) {
                         uses.push(Operand::Mem(Box::new(m)));
                     }
@@ -334,7 +384,14 @@ impl<'a> Fx<'a, '_> {
 
     /// A written operand: a register, an `a|b` pair, a sink, or a vector (unpacked
     /// from temporaries after the instruction).
-    pub fn def_op(&mut self, op: &'a AstOp<'a>, ty: Option<Ty>, mode: VecMode, defs: &mut Vec<Operand>, around: &mut Around) {
+    pub fn def_op(
+        &mut self,
+        op: &'a AstOp<'a>,
+        ty: Option<Ty>,
+        mode: VecMode,
+        defs: &mut Vec<Operand>,
+        around: &mut Around,
+    ) {
         match &op.kind {
             OpKind::Name { name, comp } => match self.resolve(name, *comp, op.pos) {
                 Some(Res::Reg(r)) => defs.push(Operand::Reg(Reg::V(r))),
@@ -476,7 +533,8 @@ impl<'a> Fx<'a, '_> {
             let tw = widths[s.chunk];
             if s.bits >= 32 {
                 let words = (s.bits / 32) as u8;
-                let whole = words == tw && matches!(v, Operand::Reg(Reg::V(r)) if r.comp.is_none() && self.width_of(r.vreg) == tw);
+                let whole = words == tw
+                    && matches!(v, Operand::Reg(Reg::V(r)) if r.comp.is_none() && self.width_of(r.vreg) == tw);
                 if whole {
                     around.pre.push(self.mk("MOV", String::new(), vec![Operand::vreg(t)], vec![v]));
                     continue;
@@ -494,7 +552,12 @@ impl<'a> Fx<'a, '_> {
                     *x = true;
                 }
                 let sel = sel_insert(s.byte, s.bits);
-                around.pre.push(self.mk("PRMT", String::new(), vec![Operand::Reg(Reg::V(dst))], vec![v, Operand::Imm(sel), old]));
+                around.pre.push(self.mk(
+                    "PRMT",
+                    String::new(),
+                    vec![Operand::Reg(Reg::V(dst))],
+                    vec![v, Operand::Imm(sel), old],
+                ));
             }
         }
         temps.into_iter().map(Operand::vreg).collect()
@@ -511,14 +574,26 @@ impl<'a> Fx<'a, '_> {
                     Operand::Reg(Reg::V(comp_of(*r, self.width_of(r.vreg), j)))
                 }
             }
-            Operand::Imm(x) => Operand::Imm(if j == 0 { *x } else if *x < 0 { i64::from(u32::MAX) } else { 0 }),
+            Operand::Imm(x) => Operand::Imm(if j == 0 {
+                *x
+            } else if *x < 0 {
+                i64::from(u32::MAX)
+            } else {
+                0
+            }),
             other => other.clone(),
         }
     }
 
     /// A vector that is written: the instruction defines temporaries (returned) and
     /// component moves unpack them into the elements after it.
-    pub fn unpack(&mut self, elems: &'a [AstOp<'a>], ty: Option<Ty>, mode: VecMode, around: &mut Around) -> Vec<Operand> {
+    pub fn unpack(
+        &mut self,
+        elems: &'a [AstOp<'a>],
+        ty: Option<Ty>,
+        mode: VecMode,
+        around: &mut Around,
+    ) -> Vec<Operand> {
         let bits = self.elem_bits(elems, mode);
         if let [e] = elems
             && bits[0] >= 32
@@ -539,7 +614,14 @@ impl<'a> Fx<'a, '_> {
         temps.into_iter().map(Operand::vreg).collect()
     }
 
-    fn unpack_into(&mut self, elems: &'a [AstOp<'a>], slots: &[Slot], temps: &[VRegId], widths: &[u8], around: &mut Around) {
+    fn unpack_into(
+        &mut self,
+        elems: &'a [AstOp<'a>],
+        slots: &[Slot],
+        temps: &[VRegId],
+        widths: &[u8],
+        around: &mut Around,
+    ) {
         for (e, s) in elems.iter().zip(slots) {
             let dst = match &e.kind {
                 OpKind::Sink => continue,
@@ -562,29 +644,47 @@ impl<'a> Fx<'a, '_> {
                 let words = (s.bits / 32) as u8;
                 let dw = self.width_of(dst.vreg);
                 if words == tw && dst.comp.is_none() && dw == tw {
-                    around.post.push(self.mk("MOV", String::new(), vec![Operand::Reg(Reg::V(dst))], vec![Operand::vreg(t)]));
+                    around.post.push(self.mk(
+                        "MOV",
+                        String::new(),
+                        vec![Operand::Reg(Reg::V(dst))],
+                        vec![Operand::vreg(t)],
+                    ));
                     continue;
                 }
                 for j in 0..words {
                     let d = if dst.comp.is_some() || words == 1 { dst } else { comp_of(dst, dw, j) };
                     let src = comp_of(RegRef::whole(t), tw, s.word as u8 + j);
-                    around.post.push(self.mk("MOV", String::new(), vec![Operand::Reg(Reg::V(d))], vec![Operand::Reg(Reg::V(src))]));
+                    around.post.push(self.mk(
+                        "MOV",
+                        String::new(),
+                        vec![Operand::Reg(Reg::V(d))],
+                        vec![Operand::Reg(Reg::V(src))],
+                    ));
                 }
             } else {
                 let src = comp_of(RegRef::whole(t), tw, s.word as u8);
                 let sel = sel_extract(s.byte, s.bits);
-                around.post.push(self.mk("PRMT", String::new(), vec![Operand::Reg(Reg::V(dst))], vec![
-                    Operand::Reg(Reg::V(src)),
-                    Operand::Imm(sel),
-                    RZ,
-                ]));
+                around.post.push(self.mk(
+                    "PRMT",
+                    String::new(),
+                    vec![Operand::Reg(Reg::V(dst))],
+                    vec![Operand::Reg(Reg::V(src)), Operand::Imm(sel), RZ],
+                ));
             }
         }
     }
 
     /// A vector that is read and written (wgmma accumulators): packed into
     /// temporaries before, the same temporaries unpacked after.
-    pub fn inout(&mut self, op: &'a AstOp<'a>, mode: VecMode, defs: &mut Vec<Operand>, uses: &mut Vec<Operand>, around: &mut Around) {
+    pub fn inout(
+        &mut self,
+        op: &'a AstOp<'a>,
+        mode: VecMode,
+        defs: &mut Vec<Operand>,
+        uses: &mut Vec<Operand>,
+        around: &mut Around,
+    ) {
         match &op.kind {
             OpKind::Vector(elems) if elems.len() > 1 => {
                 let bits = self.elem_bits(elems, mode);

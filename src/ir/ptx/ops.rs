@@ -79,9 +79,9 @@ pub fn op_class(mods: &[&str]) -> Class {
 
 /// The state space named among the modifiers (`global`, `shared::cta` ...).
 pub fn space_of<'a>(mods: &[&'a str]) -> Option<&'a str> {
-    mods.iter().copied().find(|m| {
-        matches!(space_base(m), "global" | "shared" | "local" | "const" | "param" | "tex" | "generic")
-    })
+    mods.iter()
+        .copied()
+        .find(|m| matches!(space_base(m), "global" | "shared" | "local" | "const" | "param" | "tex" | "generic"))
 }
 
 /// `shared::cta` → `shared`.
@@ -131,16 +131,16 @@ pub fn map<'a>(inst: &Inst<'a>) -> Mapping<'a> {
         "bfe" | "szext" => m("SHF", true, FirstDef),
         "bfi" | "copysign" => m("LOP3", true, FirstDef),
         "bmsk" => m("BMSK", false, FirstDef),
-        "and" | "or" | "xor" | "not" | "cnot" => {
-            m(if class == Class::Pred { "PLOP3" } else { "LOP3" }, true, FirstDef)
-        }
+        "and" | "or" | "xor" | "not" | "cnot" => m(if class == Class::Pred { "PLOP3" } else { "LOP3" }, true, FirstDef),
         "lop3" => m("LOP3", false, FirstDef),
         "shl" => m("SHL", false, FirstDef),
         "shr" => m("SHR", false, FirstDef),
         "shf" => m("SHF", false, FirstDef),
         "prmt" => m("PRMT", false, FirstDef),
         "testp" => m("FSETP", true, FirstDef),
-        "setp" | "set" => m(arith("ISETP", "FSETP", "DSETP", "FSETP"), base == "set", FirstDef),
+        "setp" => m(arith("ISETP", "FSETP", "DSETP", "FSETP"), false, FirstDef),
+        // `set` writes 0/-1 (or 0.0/1.0) into a register: a compare feeding a select.
+        "set" => m(if class == Class::F32 { "FSEL" } else { "SEL" }, true, FirstDef),
         "selp" => m(if class == Class::F32 { "FSEL" } else { "SEL" }, false, FirstDef),
         "slct" => m("SEL", true, FirstDef),
         "cvt" => cvt(inst),
@@ -327,16 +327,7 @@ pub fn special_register(name: &str, comp: Option<u8>) -> Option<(String, bool)> 
         Some(2) => Some("Z"),
         _ => None,
     };
-    let vec3 = [
-        "tid",
-        "ntid",
-        "ctaid",
-        "nctaid",
-        "clusterid",
-        "nclusterid",
-        "cluster_ctaid",
-        "cluster_nctaid",
-    ];
+    let vec3 = ["tid", "ntid", "ctaid", "nctaid", "clusterid", "nclusterid", "cluster_ctaid", "cluster_nctaid"];
     if vec3.contains(&base) {
         let c = xyz(comp)?;
         return Some((format!("SR_{}.{c}", base.to_ascii_uppercase()), false));
@@ -383,8 +374,7 @@ pub fn special_register(name: &str, comp: Option<u8>) -> Option<(String, bool)> 
     ];
     let pm = base.strip_prefix("pm").is_some_and(|d| matches!(d, "0" | "1" | "2" | "3" | "4" | "5" | "6" | "7"));
     let pm64 = base.strip_prefix("pm").and_then(|d| d.strip_suffix("_64")).is_some_and(|d| d.len() == 1);
-    let envreg =
-        base.strip_prefix("envreg").is_some_and(|d| !d.is_empty() && d.parse::<u32>().is_ok_and(|n| n < 32));
+    let envreg = base.strip_prefix("envreg").is_some_and(|d| !d.is_empty() && d.parse::<u32>().is_ok_and(|n| n < 32));
     if scalar.contains(&base) || pm || envreg {
         return Some((format!("SR_{}", base.to_ascii_uppercase()), false));
     }
@@ -404,11 +394,7 @@ mod tests {
         let inst = Inst { pos: 0, guard: None, base, mods_text, ops: Vec::new() };
         let got = map(&inst);
         let tag = got.tag.map(|t| t.to_ascii_uppercase());
-        assert_eq!(
-            (got.mnemonic.as_ref(), tag.as_deref(), got.role, got.known),
-            want,
-            "mapping of {text}"
-        );
+        assert_eq!((got.mnemonic.as_ref(), tag.as_deref(), got.role, got.known), want, "mapping of {text}");
     }
 
     #[test]

@@ -231,8 +231,15 @@ impl<'a> Parser<'a> {
             if let Some(d) = i.strip_prefix('.') {
                 let (r, word) = cut_with(mod_word(d), "a directive name after '.'")?;
                 match word {
-                    "maxntid" | "reqntid" | "maxnctapersm" | "minnctapersm" | "maxnreg" | "maxclusterrank"
-                    | "reqnctapercluster" | "abi_preserve" | "abi_preserve_control" => {
+                    "maxntid"
+                    | "reqntid"
+                    | "maxnctapersm"
+                    | "minnctapersm"
+                    | "maxnreg"
+                    | "maxclusterrank"
+                    | "reqnctapercluster"
+                    | "abi_preserve"
+                    | "abi_preserve_control" => {
                         let (r, nums) = self.uint_list(r)?;
                         match word {
                             "maxntid" => f.maxntid = Some(nums),
@@ -337,8 +344,7 @@ impl<'a> Parser<'a> {
             }
         }
         let Some(ty) = ty else { return fail(i, "a parameter type such as .b32") };
-        let (i, name) = if i.starts_with('_') && !i[1..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
-        {
+        let (i, name) = if i.starts_with('_') && !i[1..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
             (&i[1..], "_")
         } else {
             cut_with(ident(i), "the parameter name")?
@@ -654,7 +660,8 @@ impl<'a> Parser<'a> {
             }
             '[' => self.mem(&i[1..], pos, depth),
             '!' => {
-                let (r, inner) = cut_with(self.operand_inner(ws(&i[1..])?.0, false, depth + 1), "an operand after '!'")?;
+                let (r, inner) =
+                    cut_with(self.operand_inner(ws(&i[1..])?.0, false, depth + 1), "an operand after '!'")?;
                 Ok((r, op(OpKind::Not(Box::new(inner)))))
             }
             '_' if !i[1..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$') => {
