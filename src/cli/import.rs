@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::ir::diag::{self, Diagnostic};
-use crate::ir::span::{SourceFile, SourceMap};
+use crate::ir::span::SourceFile;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -17,23 +17,11 @@ pub struct Args {
     pub output: Option<PathBuf>,
 }
 
-/// Imports and validates: the Ori IR text when there were no errors, and every
-/// diagnostic about the PTX (a validation error of the result is an importer bug and
-/// is reported as such, without a span into the PTX).
+/// Imports (the importer validates its result): the Ori IR text when there were no
+/// errors, and every diagnostic about the PTX.
 pub fn import_to_text(file: &SourceFile) -> (Option<String>, Vec<Diagnostic>) {
     let imp = crate::ir::ptx::import(file);
-    let mut diags = imp.diags;
-    let Some(m) = imp.module else { return (None, diags) };
-    let problems: Vec<Diagnostic> =
-        crate::ir::validate::validate(&m, &SourceMap::default()).into_iter().filter(Diagnostic::is_error).collect();
-    if !problems.is_empty() {
-        for mut d in problems {
-            d.message = format!("internal error: the imported module is invalid: {}", d.message);
-            diags.push(d);
-        }
-        return (None, diags);
-    }
-    (Some(crate::ir::print::print_module(&m)), diags)
+    (imp.module.as_ref().map(crate::ir::print::print_module), imp.diags)
 }
 
 pub fn run(args: &Args) -> ExitCode {

@@ -220,6 +220,8 @@ pub struct FuncDecl<'a> {
     pub minnctapersm: Option<u32>,
     /// `None` for a declaration without a body.
     pub body: Option<Vec<Stmt<'a>>>,
+    /// The closing `}` of the body (the header's start for a declaration).
+    pub close: Pos,
 }
 
 /// One formal parameter: `.param .align 8 .b8 p[24]`, `.param .u64 .ptr.global p`,
@@ -292,6 +294,8 @@ pub struct GuardAst<'a> {
 #[derive(Clone, Debug)]
 pub struct Inst<'a> {
     pub pos: Pos,
+    /// Just after the terminating `;`.
+    pub end: Pos,
     pub guard: Option<GuardAst<'a>>,
     /// The opcode without modifiers (`ld`, `setp`, `mma`).
     pub base: &'a str,

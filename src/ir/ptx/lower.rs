@@ -21,7 +21,7 @@ use crate::ir::diag::Diagnostic;
 use crate::ir::model::*;
 use crate::ir::opcode::{Opcode, props};
 use crate::ir::sm::Sm;
-use crate::ir::span::Span;
+use crate::ir::span::{BlockSpans, FunctionSpans, InstSpans, SourceMap, Span};
 
 /// A register binding: the vreg and the PTX type it was declared with.
 #[derive(Clone, Copy, Debug)]
@@ -76,6 +76,8 @@ pub(super) struct ModState<'a> {
     pub funcs: NameMap<&'a str, String>,
     pub globals_by_name: NameMap<&'a str, String>,
     pub globals: Vec<Global>,
+    /// Per global: the span of its name in the PTX.
+    pub global_spans: Vec<Span>,
     pub symbols: Unique,
     /// Stub functions standing for call prototypes (indirect calls), by Ori name.
     pub proto_stubs: Vec<Function>,
@@ -109,6 +111,10 @@ pub(super) struct Fx<'a, 'm> {
     pub line: u32,
     pub counters: NameMap<&'static str, u32>,
     pub label_counter: u32,
+    /// Spans into the PTX of everything emitted (the validator reports through them).
+    pub spans: FunctionSpans,
+    /// Spans of the statement being lowered, stamped on what it emits.
+    pub cur: InstSpans,
 }
 
 impl<'a, 'm> Fx<'a, 'm> {
@@ -132,15 +138,23 @@ impl<'a, 'm> Fx<'a, 'm> {
         inst.origin = Some(self.line);
         if self.closed || self.f.blocks.is_empty() {
             let label = self.fresh_label();
-            self.f.blocks.push(Block { label, insts: Vec::new() });
+            let at = self.cur.span.lo;
+            self.push_block(label, span(at, at));
             self.closed = false;
         }
         let info = inst.info();
         let ends = info.is(props::BRANCH) || info.is(props::EXIT);
         self.f.blocks.last_mut().expect("a block was opened").insts.push(inst);
+        self.spans.insts.push(self.cur);
         if ends {
             self.closed = true;
         }
+    }
+
+    /// Opens a block (and its span).
+    pub fn push_block(&mut self, label: String, at: Span) {
+        self.f.blocks.push(Block { label, insts: Vec::new() });
+        self.spans.blocks.push(BlockSpans { label: at, first_inst: self.spans.insts.len() as u32 });
     }
 
     pub fn fresh_label(&mut self) -> String {
@@ -169,6 +183,9 @@ impl<'a, 'm> Fx<'a, 'm> {
     }
 
     fn add_single(&mut self, name: String, class: RegClass, width: u8) -> VRegId {
+        let at = span(self.cur.span.lo, self.cur.span.lo);
+        self.spans.decls.push(at);
+        self.spans.vregs.push(at);
         let id = self.f.add_vreg(name, class, width);
         self.f.decls.last_mut().expect("just added").origin = Some(self.line);
         self.f.vregs[id.index()].origin = Some(self.line);
@@ -225,6 +242,9 @@ impl<'a, 'm> Fx<'a, 'm> {
                     }
                     let prefix = self.vnames.claim_range(&base, count);
                     let decl = self.f.decls.len();
+                    let at = span(n.pos, n.pos + n.name.len() as u32);
+                    self.spans.decls.push(at);
+                    self.spans.vregs.extend(std::iter::repeat_n(at, count as usize));
                     self.f.decls.push(RegDecl {
                         prefix: prefix.clone(),
                         count: Some(count),
@@ -247,6 +267,9 @@ impl<'a, 'm> Fx<'a, 'm> {
                     }
                     let name = self.vnames.claim(&base);
                     let decl = self.f.decls.len();
+                    let at = span(n.pos, n.pos + n.name.len() as u32);
+                    self.spans.decls.push(at);
+                    self.spans.vregs.push(at);
                     self.f.decls.push(RegDecl { prefix: name.clone(), count: None, class, width, origin: Some(line) });
                     let id = VRegId::new(self.f.vregs.len());
                     let mut v = VReg::new(name, class, width, decl);
@@ -273,6 +296,7 @@ impl<'a, 'm> Fx<'a, 'm> {
             let size = n.size_bytes(d.elem_bytes());
             let align = d.align.unwrap_or(d.elem_bytes().min(u64::from(u32::MAX)) as u32).max(1);
             self.ms.globals.push(Global { space, name: name.clone(), size, align, origin: Some(self.line_of(n.pos)) });
+            self.ms.global_spans.push(span(n.pos, n.pos + n.name.len() as u32));
             self.scopes.last_mut().expect("a scope").singles.insert(n.name, Binding::Var(name));
         }
     }
@@ -323,12 +347,13 @@ impl<'a, 'm> Fx<'a, 'm> {
             match s {
                 Stmt::Label(name, pos) => {
                     let label = self.labels.get(name).cloned().unwrap_or_else(|| name.to_string());
-                    self.f.blocks.push(Block { label, insts: Vec::new() });
+                    self.push_block(label, span(*pos, *pos + name.len() as u32));
                     self.closed = false;
                     self.line = self.line_of(*pos);
                 }
                 Stmt::Decl(d) => {
                     self.line = self.line_of(d.pos);
+                    self.cur = InstSpans { span: span(d.pos, d.pos + 1), ..InstSpans::default() };
                     match d.space {
                         StateSpace::Reg => self.declare_regs(d),
                         StateSpace::Param => self.declare_call_param(d),
@@ -338,6 +363,7 @@ impl<'a, 'm> Fx<'a, 'm> {
                 }
                 Stmt::Inst(i) => {
                     self.line = self.line_of(i.pos);
+                    self.cur = self.inst_spans(i);
                     self.inst(i);
                 }
                 Stmt::Block(inner, _) => {
@@ -420,9 +446,10 @@ fn first_code<'a, 'b>(stmts: &'b [Stmt<'a>]) -> Option<&'b Stmt<'a>> {
 
 /// Lowers a parsed module. Returns the module and every diagnostic (errors included;
 /// the caller decides).
-pub fn lower_module<'a>(src: &'a str, m: &'a PtxModule<'a>, diags: &mut Vec<Diagnostic>) -> Module {
+pub fn lower_module<'a>(src: &'a str, m: &'a PtxModule<'a>, diags: &mut Vec<Diagnostic>) -> (Module, SourceMap) {
     let lines = LineIndex::new(src);
     let mut module = Module::default();
+    let mut map = SourceMap::default();
     let target = m.targets.iter().find(|(t, _)| t.starts_with("sm_"));
     match target {
         Some((t, pos)) => match Sm::parse(t) {
@@ -440,6 +467,7 @@ pub fn lower_module<'a>(src: &'a str, m: &'a PtxModule<'a>, diags: &mut Vec<Diag
         funcs: NameMap::default(),
         globals_by_name: NameMap::default(),
         globals: Vec::new(),
+        global_spans: Vec::new(),
         symbols: Unique::default(),
         proto_stubs: Vec::new(),
         proto_stub_names: NameMap::default(),
@@ -469,6 +497,7 @@ pub fn lower_module<'a>(src: &'a str, m: &'a PtxModule<'a>, diags: &mut Vec<Diag
                     let align = v.align.unwrap_or(v.elem_bytes().min(1 << 16) as u32).max(1);
                     let size = n.size_bytes(v.elem_bytes());
                     ms.globals.push(Global { space, name, size, align, origin: Some(lines.line(n.pos)) });
+                    ms.global_spans.push(span(n.pos, n.pos + n.name.len() as u32));
                 }
             }
         }
@@ -489,6 +518,8 @@ pub fn lower_module<'a>(src: &'a str, m: &'a PtxModule<'a>, diags: &mut Vec<Diag
                 defined.push(fd.name);
                 let name = ms.funcs.get(fd.name).cloned().unwrap_or_else(|| fd.name.to_string());
                 module.functions.push(stub_function(name, &fd.rets, &fd.params, lines.line(fd.pos)));
+                let at = span(fd.name_pos, fd.name_pos + fd.name.len() as u32);
+                map.functions.push(FunctionSpans { name: at, close: at, ..FunctionSpans::default() });
             }
             continue;
         };
@@ -498,12 +529,18 @@ pub fn lower_module<'a>(src: &'a str, m: &'a PtxModule<'a>, diags: &mut Vec<Diag
             continue;
         }
         defined.push(fd.name);
-        let f = lower_function(src, &lines, &mut ms, diags, fd, body);
+        let (f, spans) = lower_function(src, &lines, &mut ms, diags, fd, body);
         module.functions.push(f);
+        map.functions.push(spans);
+    }
+    for _ in &ms.proto_stubs {
+        map.functions.push(FunctionSpans::default());
     }
     module.functions.append(&mut ms.proto_stubs);
     module.globals = std::mem::take(&mut ms.globals);
-    module
+    map.globals = std::mem::take(&mut ms.global_spans);
+    map.target = target.map(|(t, pos)| span(*pos, *pos + t.len() as u32));
+    (module, map)
 }
 
 /// A stub for a function known only by its signature (an `.extern` declaration or a
@@ -554,7 +591,7 @@ fn lower_function<'a>(
     diags: &mut Vec<Diagnostic>,
     fd: &'a ast::FuncDecl<'a>,
     body: &'a [Stmt<'a>],
-) -> Function {
+) -> (Function, FunctionSpans) {
     let kind = if fd.kind == AstKind::Entry { FuncKind::Entry } else { FuncKind::Device };
     let name = ms.funcs.get(fd.name).cloned().unwrap_or_else(|| fd.name.to_string());
     let mut f = Function::new(name, kind);
@@ -583,6 +620,12 @@ fn lower_function<'a>(
         line: lines.line(fd.pos),
         counters: NameMap::default(),
         label_counter: 0,
+        spans: FunctionSpans {
+            name: span(fd.name_pos, fd.name_pos + fd.name.len() as u32),
+            close: span(fd.close, fd.close + 1),
+            ..FunctionSpans::default()
+        },
+        cur: InstSpans::default(),
     };
     // Labels first: branches may jump forward.
     let (mut labels, mut targets) = (Vec::new(), Vec::new());
@@ -601,11 +644,11 @@ fn lower_function<'a>(
         && targets.contains(l)
     {
         let label = fx.fresh_label();
-        fx.f.blocks.push(Block { label, insts: Vec::new() });
+        fx.push_block(label, span(fd.pos, fd.pos));
     }
     fx.stmts(body);
     fx.finish_body(&targets);
-    fx.f
+    (fx.f, fx.spans)
 }
 
 impl Fx<'_, '_> {
@@ -619,6 +662,7 @@ impl Fx<'_, '_> {
             })
         {
             self.f.blocks.pop();
+            self.spans.blocks.pop();
         }
         let falls_off = match self.f.blocks.last().and_then(|b| b.insts.last()) {
             Some(i) => !i.is_terminator(),
@@ -636,13 +680,15 @@ impl Fx<'_, '_> {
                 }
                 self.mk("RET", String::new(), Vec::new(), uses)
             };
+            let close = self.spans.close;
             if self.f.blocks.is_empty() {
                 let label = self.fresh_label();
-                self.f.blocks.push(Block { label, insts: Vec::new() });
+                self.push_block(label, close);
             }
             let mut ret = ret;
             ret.origin = Some(self.line);
             self.f.blocks.last_mut().expect("a block").insts.push(ret);
+            self.spans.insts.push(InstSpans { span: close, guard: close, mnemonic: close, first_operand: 0 });
         }
     }
 }
@@ -735,6 +781,7 @@ impl<'a> Fx<'a, '_> {
         let g = self.ms.symbols.claim(&names::symbol_base(name));
         let align = align.clamp(1, 1 << 16) as u32;
         self.ms.globals.push(Global { space, name: g.clone(), size, align, origin: Some(self.line) });
+        self.ms.global_spans.push(self.cur.span);
         self.param_globals.insert(name, g.clone());
         g
     }
@@ -751,6 +798,18 @@ impl<'a> Fx<'a, '_> {
         self.ms.proto_stubs.push(stub);
         self.ms.proto_stub_names.insert(key, name.clone());
         Some(name)
+    }
+
+    /// Spans of a PTX instruction: the whole statement, its guard and its opcode.
+    fn inst_spans(&self, i: &ast::Inst<'a>) -> InstSpans {
+        let whole = span(i.pos, i.end);
+        let mn_lo = (i.base.as_ptr() as usize).saturating_sub(self.src.as_ptr() as usize);
+        let mnemonic = Span::new(mn_lo, mn_lo + i.base.len() + i.mods_text.len());
+        let guard = match &i.guard {
+            Some(g) => span(g.pos, g.pos + g.name.len() as u32),
+            None => span(i.pos, i.pos),
+        };
+        InstSpans { span: whole, guard, mnemonic, first_operand: 0 }
     }
 
     /// The guard of an instruction, resolved.

@@ -27,13 +27,16 @@ pub mod parse;
 
 use crate::ir::diag::Diagnostic;
 use crate::ir::model::Module;
-use crate::ir::span::{SourceFile, Span};
+use crate::ir::span::{SourceFile, SourceMap, Span};
 
 /// The result of an import: the module (when there were no errors) and every
 /// diagnostic, warnings included, in file order.
 #[derive(Clone, Debug)]
 pub struct Import {
     pub module: Option<Module>,
+    /// Spans into the PTX text of the module's functions, declarations, blocks and
+    /// instructions (every Ori instruction points at the PTX instruction it came from).
+    pub map: SourceMap,
     pub diags: Vec<Diagnostic>,
 }
 
@@ -57,14 +60,24 @@ pub fn import_text(src: &str) -> Import {
                 Span::new(lo as usize, hi as usize),
                 format!("expected {}, found {found}", e.expected),
             );
-            return Import { module: None, diags: vec![d] };
+            return Import { module: None, map: SourceMap::default(), diags: vec![d] };
         }
     };
     let mut diags = Vec::new();
-    let module = lower::lower_module(src, &ast, &mut diags);
+    let (module, map) = lower::lower_module(src, &ast, &mut diags);
+    if !diags.iter().any(Diagnostic::is_error) {
+        // What the Ori validator rejects is PTX whose operand types do not fit
+        // (a 64-bit load into a 32-bit register ...): reported at the PTX line.
+        for mut d in crate::ir::validate::validate(&module, &map) {
+            if d.is_error() {
+                d.message = format!("operands do not fit the instruction: {}", d.message);
+                diags.push(d);
+            }
+        }
+    }
     diags.sort_by_key(|d| (d.span.map_or(0, |s| s.lo), d.severity));
     let ok = !diags.iter().any(Diagnostic::is_error);
-    Import { module: ok.then_some(module), diags }
+    Import { module: ok.then_some(module), map, diags }
 }
 
 /// Imports PTX text named `name`; errors come back rendered (`file:line:col`, caret).

@@ -391,7 +391,7 @@ mod tests {
 
     fn check(text: &str, want: (&str, Option<&str>, Role, bool)) {
         let (base, mods_text) = text.split_at(text.find('.').unwrap_or(text.len()));
-        let inst = Inst { pos: 0, guard: None, base, mods_text, ops: Vec::new() };
+        let inst = Inst { pos: 0, end: 0, guard: None, base, mods_text, ops: Vec::new() };
         let got = map(&inst);
         let tag = got.tag.map(|t| t.to_ascii_uppercase());
         assert_eq!((got.mnemonic.as_ref(), tag.as_deref(), got.role, got.known), want, "mapping of {text}");

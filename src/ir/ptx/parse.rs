@@ -222,6 +222,7 @@ impl<'a> Parser<'a> {
             reqntid: None,
             minnctapersm: None,
             body: None,
+            close: pos,
         };
         // Performance directives, then a body, a ';', or nothing at all (PTX 1.x
         // prototypes end without a ';').
@@ -262,6 +263,7 @@ impl<'a> Parser<'a> {
             if let Some(r) = i.strip_prefix('{') {
                 let (r, body) = self.body(r, 1)?;
                 f.body = Some(body);
+                f.close = self.pos(r).saturating_sub(1);
                 return Ok((r, f));
             }
             // Nothing: a prototype that ends at the next directive or end of file.
@@ -605,7 +607,7 @@ impl<'a> Parser<'a> {
         let (r, ()) = ws(i)?;
         i = r;
         if let Some(r) = i.strip_prefix(';') {
-            return Ok((r, Inst { pos, guard, base, mods_text: mods, ops }));
+            return Ok((r, Inst { pos, end: self.pos(r), guard, base, mods_text: mods, ops }));
         }
         loop {
             let (r, op) = cut_with(self.operand(i, is_call, 0), "an operand")?;
@@ -620,7 +622,7 @@ impl<'a> Parser<'a> {
                 continue;
             }
             if let Some(r) = i.strip_prefix(';') {
-                return Ok((r, Inst { pos, guard, base, mods_text: mods, ops }));
+                return Ok((r, Inst { pos, end: self.pos(r), guard, base, mods_text: mods, ops }));
             }
             return fail(i, "',' or ';' after the operand");
         }
