@@ -73,7 +73,7 @@ fn measure(name: &str, src: &str, runs: usize) {
     for _ in 0..runs {
         reset_peak();
         let t = Instant::now();
-        let imp = radbg::ir::ptx::import(src);
+        let imp = radbg::ir::ptx::import_text(src);
         let el = t.elapsed();
         rss = rss.max(peak_rss_kb());
         let Some(m) = imp.module else {

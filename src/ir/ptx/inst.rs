@@ -334,7 +334,7 @@ impl<'a> Fx<'a, '_> {
             } else {
                 let d = comp_of(dst, dw, (bit / 32) as u8);
                 // The first element of a word starts from zero; later ones insert.
-                let old = if bit % 32 == 0 { RZ } else { Operand::Reg(Reg::V(d)) };
+                let old = if bit.is_multiple_of(32) { RZ } else { Operand::Reg(Reg::V(d)) };
                 let sel = sel_insert((bit % 32) / 8, bits);
                 out.push(self.mk(
                     "PRMT",
@@ -529,7 +529,7 @@ impl<'a> Fx<'a, '_> {
         let piece_at = |b: u64| pieces.iter().find(|p| b >= p.2 && b < p.2 + 4 * u64::from(p.1)).copied();
         let mut out = Vec::new();
         if bits >= 32 {
-            if at % 4 != 0 {
+            if !at.is_multiple_of(4) {
                 self.error(pos, format!("a {bits}-bit parameter access must be 4-byte aligned (offset {at})"));
                 return;
             }

@@ -10,9 +10,8 @@
 
 use std::borrow::Cow;
 
-use nom::bytes::complete::{take_while, take_while1};
+use nom::IResult;
 use nom::error::{ErrorKind, ParseError};
-use nom::{IResult, Parser};
 
 use super::ast::Lit;
 
@@ -370,16 +369,6 @@ pub fn sym(c: char) -> impl Fn(&str) -> PResult<'_, ()> {
             None => backtrack(i, format!("'{c}'")),
         }
     }
-}
-
-/// Takes a run of characters that satisfy `f` (possibly empty).
-pub fn take_run(f: impl Fn(char) -> bool) -> impl Fn(&str) -> PResult<'_, &str> {
-    move |i: &str| take_while(|c| f(c)).parse(i)
-}
-
-/// Takes a non-empty run of characters that satisfy `f`.
-pub fn take_run1(f: impl Fn(char) -> bool) -> impl Fn(&str) -> PResult<'_, &str> {
-    move |i: &str| take_while1(|c| f(c)).parse(i)
 }
 
 #[cfg(test)]

@@ -207,13 +207,12 @@ impl<'a, 'm> Fx<'a, 'm> {
             let mut split = k;
             while split < bytes.len() {
                 let digits = &name[split..];
-                if digits.len() == 1 || !digits.starts_with('0') {
-                    if let Some(&(first, count, ty, vec)) = s.ranges.get(&name[..split])
-                        && let Ok(i) = digits.parse::<u32>()
-                        && i < count
-                    {
-                        return Some(Binding::Reg(RegInfo { vreg: VRegId(first.0 + i), ty, vec }));
-                    }
+                if (digits.len() == 1 || !digits.starts_with('0'))
+                    && let Some(&(first, count, ty, vec)) = s.ranges.get(&name[..split])
+                    && let Ok(i) = digits.parse::<u32>()
+                    && i < count
+                {
+                    return Some(Binding::Reg(RegInfo { vreg: VRegId(first.0 + i), ty, vec }));
                 }
                 split += 1;
             }

@@ -460,7 +460,7 @@ impl<'a> Fx<'a, '_> {
         let mut bit = 0u32;
         for &b in bits {
             // Elements of 32 bits or more start on a word boundary.
-            if b >= 32 && bit % 32 != 0 {
+            if b >= 32 && !bit.is_multiple_of(32) {
                 bit = bit.div_ceil(32) * 32;
             }
             starts.push(bit);
