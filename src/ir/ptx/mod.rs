@@ -17,13 +17,16 @@
 
 pub mod abi;
 pub mod ast;
+mod call;
 mod inst;
 pub mod lex;
 pub mod lower;
+mod module;
 pub mod names;
 mod operand;
 pub mod ops;
 pub mod parse;
+mod stmt;
 
 use crate::ir::diag::Diagnostic;
 use crate::ir::model::Module;
@@ -64,7 +67,7 @@ pub fn import_text(src: &str) -> Import {
         }
     };
     let mut diags = Vec::new();
-    let (module, map) = lower::lower_module(src, &ast, &mut diags);
+    let (module, map) = module::lower_module(src, &ast, &mut diags);
     if !diags.iter().any(Diagnostic::is_error) {
         // What the Ori validator rejects is PTX whose operand types do not fit
         // (a 64-bit load into a 32-bit register ...): reported at the PTX line.

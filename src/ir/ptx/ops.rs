@@ -228,7 +228,9 @@ pub fn map<'a>(inst: &Inst<'a>) -> Mapping<'a> {
         "ldmatrix" => m("LDSM", false, FirstDef),
         "stmatrix" => m("STSM", false, NoDef),
         "movmatrix" => m("MOVM", false, FirstDef),
-        "tcgen05" => m("UTC", true, FirstDef),
+        // `tcgen05.dealloc taddr, ncols` reads its register; the other forms write
+        // their first register operand or start with an address.
+        "tcgen05" => m("UTC", true, if has("dealloc") { NoDef } else { FirstDef }),
         "tensormap" | "multimem" | "clusterlaunchcontrol" => upper(FirstDef),
         b if is_video(b) => m("VIDEO", true, FirstDef),
         _ => Mapping { mnemonic: Cow::Owned(sanitize_mnemonic(base)), tag: None, role: FirstDef, known: false },
@@ -429,6 +431,9 @@ mod tests {
         check("setmaxnreg.inc.sync.aligned.u32", ("SETMAXNREG", None, NoDef, true));
         check("frobnicate.b32", ("FROBNICATE", None, FirstDef, false));
         check("vabsdiff4.u32.u32.u32", ("VIDEO", Some("VABSDIFF4"), FirstDef, true));
+        check("tcgen05.dealloc.cta_group::1.sync.aligned.b32", ("UTC", Some("TCGEN05"), NoDef, true));
+        check("tcgen05.ld.sync.aligned.16x64b.x4.b32", ("UTC", Some("TCGEN05"), FirstDef, true));
+        check("set.eq.u32.s32", ("SEL", Some("SET"), FirstDef, true));
     }
 
     #[test]
