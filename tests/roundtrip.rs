@@ -28,3 +28,20 @@ fn many_fixed_seeds_round_trip() {
         check_seed(seed, &cfg);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// The valid-mode generator (which other layers' tests use) really produces
+    /// modules the validator accepts without a word, and they round-trip too.
+    #[test]
+    fn valid_modules_validate_cleanly_and_round_trip(seed in any::<u64>(), funcs in 1usize..4, blocks in 1usize..6) {
+        let cfg = GenConfig { max_functions: funcs, max_blocks: blocks, valid: true, ..GenConfig::default() };
+        let m = arbitrary::module(&mut Rng::new(seed), &cfg);
+        let diags = radbg::ir::validate::validate(&m, &radbg::ir::span::SourceMap::default());
+        prop_assert!(diags.is_empty(), "seed {seed}: {:?}\n{}", diags, radbg::ir::print::print_module(&m));
+        if let Err(e) = arbitrary::round_trip(&m) {
+            panic!("seed {seed}: {e}");
+        }
+    }
+}

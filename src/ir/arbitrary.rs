@@ -82,7 +82,11 @@ pub fn module(rng: &mut Rng, cfg: &GenConfig) -> Module {
         let key = if rng.chance(50) {
             KnobKey::Index(rng.range(0, 65535) as u32)
         } else {
-            KnobKey::Name(format!("{}{}", rng.pick(&["RegAlloc", "Knob_", "x", "Spill-Mode"]), rng.below(100)))
+            KnobKey::Name(format!(
+                "{}{}",
+                rng.pick(&["RegAlloc", "Knob_", "x", "Spill-Mode", "radbg.W"]),
+                rng.below(100)
+            ))
         };
         m.knobs.push(KnobSetting { key, value: knob_value(rng) });
     }

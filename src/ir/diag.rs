@@ -85,18 +85,21 @@ impl Diagnostic {
         let (line, col) = file.line_col(span.lo);
         let _ = writeln!(out, "{}:{}:{}: {}: {}", file.name, line, col, self.severity, self.message);
         let text = file.line_text(line);
-        // Caret length in characters, clipped to the first line of the span.
         let line_start = file.line_start(line).unwrap_or(0) as usize;
-        let line_end = line_start + text.len();
-        let hi = (span.hi as usize).clamp(span.lo as usize, line_end.max(span.lo as usize));
-        let under = file.slice(Span::new(span.lo as usize, hi.min(line_end))).chars().count().max(1);
-        let chars: Vec<char> = text.chars().collect();
-        let (shown, caret_col) = window(&chars, col - 1, under);
+        // Byte offset of the caret within the line, on a character boundary.
+        let mut at = (span.lo as usize).saturating_sub(line_start).min(text.len());
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        let (shown, caret_col) = window(text, at);
+        // Caret length in characters, clipped to the first line and to what is shown.
+        let span_end = (span.hi as usize).saturating_sub(line_start).clamp(at, text.len());
+        let room = shown.chars().count().saturating_sub(caret_col).max(1);
+        let under = text.get(at..span_end).map_or(0, |t| t.chars().take(room).count()).max(1);
         let width = line.to_string().len().max(5);
         let _ = writeln!(out, "{line:>width$} | {}", printable(&shown));
-        let pad: String = shown.iter().take(caret_col).map(|&c| if c == '\t' { '\t' } else { ' ' }).collect();
-        let carets = "^".repeat(under.min(shown.len().saturating_sub(caret_col)).max(1));
-        let _ = writeln!(out, "{:>width$} | {pad}{carets}", "");
+        let pad: String = shown.chars().take(caret_col).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+        let _ = writeln!(out, "{:>width$} | {pad}{}", "", "^".repeat(under));
         for h in &self.help {
             let _ = writeln!(out, "{:>width$} = help: {h}", "");
         }
@@ -104,32 +107,34 @@ impl Diagnostic {
     }
 }
 
-/// Chooses the part of a long line to show: everything when short, otherwise a
-/// window around the caret with `...` marks. Returns the characters and the caret's
-/// column within them.
-fn window(chars: &[char], col: usize, under: usize) -> (Vec<char>, usize) {
-    let col = col.min(chars.len());
-    if chars.len() <= MAX_SHOWN_LINE {
-        return (chars.to_vec(), col);
+/// Chooses the part of a line to show: all of it when short, otherwise a window of
+/// about [`MAX_SHOWN_LINE`] characters around byte offset `at`, with `...` marks.
+/// Returns the text and the caret's column (in characters) within it. Works on a
+/// bounded neighbourhood, so a 10 MB line costs no more than a short one.
+fn window(text: &str, at: usize) -> (String, usize) {
+    if text.len() <= MAX_SHOWN_LINE {
+        return (text.to_string(), text[..at].chars().count());
     }
-    let start = col.saturating_sub(MAX_SHOWN_LINE / 2);
-    let end = (col + under.min(MAX_SHOWN_LINE / 2) + 20).min(chars.len()).max(col);
-    let mut shown = Vec::new();
-    let mut caret = col - start;
+    let half = MAX_SHOWN_LINE / 2;
+    // Walk back `half` characters from the caret, and forward up to the limit.
+    let start = text[..at].char_indices().rev().nth(half - 1).map_or(0, |(k, _)| k);
+    let end = text[at..].char_indices().nth(half).map_or(text.len(), |(k, _)| at + k);
+    let mut shown = String::new();
+    let mut caret = text[start..at].chars().count();
     if start > 0 {
-        shown.extend("...".chars());
+        shown.push_str("...");
         caret += 3;
     }
-    shown.extend_from_slice(&chars[start..end]);
-    if end < chars.len() {
-        shown.extend("...".chars());
+    shown.push_str(&text[start..end]);
+    if end < text.len() {
+        shown.push_str("...");
     }
     (shown, caret)
 }
 
 /// Control characters (a NUL in the input) would corrupt a terminal: show them as `?`.
-fn printable(chars: &[char]) -> String {
-    chars.iter().map(|&c| if c.is_control() && c != '\t' { '?' } else { c }).collect()
+fn printable(text: &str) -> String {
+    text.chars().map(|c| if c.is_control() && c != '\t' { '?' } else { c }).collect()
 }
 
 /// Renders many diagnostics, in order, separated by nothing (each ends with a newline).

@@ -175,7 +175,8 @@ impl<'a> P<'a> {
                             rest,
                             name.len() + t.len() + 2,
                             format!(
-                                "register range {name}<{t}> exceeds the limit of {} registers per declaration",
+                                "register range {name}<{}> exceeds the limit of {} registers per declaration",
+                                lex::clip(t),
                                 limits::MAX_RANGE
                             ),
                         );
@@ -443,7 +444,9 @@ fn resolve_in<'a>(names: &super::NameMap, vregs: &[VReg], at: &'a str, name: &st
 }
 
 pub(super) fn off(text: &str, s: &str) -> usize {
-    s.as_ptr() as usize - text.as_ptr() as usize
+    let o = (s.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+    debug_assert!(o <= text.len(), "a slice that is not part of the parsed text");
+    o.min(text.len())
 }
 
 /// A bounded non-negative directive value.
@@ -491,7 +494,7 @@ fn bounded_decimal<'a>(i: &'a str, digits: usize, what: &str) -> Result<u32, nom
         _ => Err(nom::Err::Failure(PErr::new(
             i,
             digits,
-            format!("{what} {} exceeds the limit of {}", &i[..digits], limits::MAX_DIRECTIVE_VALUE),
+            format!("{what} {} exceeds the limit of {}", lex::clip(&i[..digits]), limits::MAX_DIRECTIVE_VALUE),
         ))),
     }
 }

@@ -109,20 +109,31 @@ impl<'a> P<'a> {
             Err(nom::Err::Error(_)) => return expected(r, "a mnemonic such as IADD3"),
             Err(e) => return Err(e),
         };
-        let (name, mods) = match m.find('.') {
+        let (name, mods) = match m.bytes().position(|b| b == b'.') {
             Some(d) => (&m[..d], &m[d..]),
             None => (m, ""),
         };
+        if ndefs == 0 && guard.is_none() && ws(after)?.0.starts_with(':') {
+            return fail(r, m.len(), format!("a label is written '{m}:' with no space before the ':'"));
+        }
         let upper = name.as_bytes()[0].is_ascii_uppercase()
             && name.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
         if !upper {
             return fail(r, m.len(), format!("expected an upper-case mnemonic such as IADD3, found '{m}'"));
         }
-        if let Some(bad) = mods.split('.').skip(1).find(|p| p.is_empty() || p.contains('$')) {
-            return fail(r, m.len(), format!("invalid modifier '.{bad}' in {m}: expected letters, digits or '_'"));
+        // Modifiers are `.PART` with non-empty parts of letters, digits and '_'.
+        let mb = mods.as_bytes();
+        let bad_mods =
+            mb.contains(&b'$') || mb.last() == Some(&b'.') || mb.windows(2).any(|w| w[0] == b'.' && w[1] == b'.');
+        if bad_mods {
+            return fail(
+                r,
+                m.len(),
+                format!("invalid modifiers '{mods}' in {m}: expected .PART with letters, digits or '_'"),
+            );
         }
         let mnemonic = Span::new(off(text, r), off(text, after));
-        let op = Opcode::from_mnemonic(name);
+        let op = opcode(name);
         let mut end = after;
         let (r2, ()) = ws(after)?;
         if !at_eol(r2) {
@@ -274,8 +285,9 @@ impl<'a> P<'a> {
                             term,
                             t.len(),
                             format!(
-                                "address offset {}{t} does not fit in 32 bits (range {} to {})",
+                                "address offset {}{} does not fit in 32 bits (range {} to {})",
                                 if neg { "-" } else { "" },
+                                lex::clip(t),
                                 lex::IMM_MIN,
                                 lex::IMM_MAX
                             ),
@@ -325,6 +337,19 @@ impl<'a> P<'a> {
                 r = r2;
             }
         }
+    }
+}
+
+/// `Opcode::from_mnemonic` through a hash table built once: a binary search of the
+/// opcode table costs several string comparisons per instruction.
+fn opcode(name: &str) -> Opcode {
+    static TABLE: std::sync::OnceLock<std::collections::HashMap<&'static str, u16, super::FnvBuild>> =
+        std::sync::OnceLock::new();
+    let table =
+        TABLE.get_or_init(|| crate::ir::opcode::OPCODES.iter().enumerate().map(|(k, o)| (o.name, k as u16)).collect());
+    match table.get(name) {
+        Some(&k) => Opcode::Known(k),
+        None => Opcode::Unknown(name.into()),
     }
 }
 

@@ -6,9 +6,8 @@
 
 use std::borrow::Cow;
 
-use nom::bytes::complete::take_while;
+use nom::IResult;
 use nom::error::{ErrorKind, ParseError};
-use nom::{IResult, Parser};
 
 use super::limits;
 use crate::ir::model::{PhysReg, RegFile};
@@ -36,9 +35,13 @@ impl<'a> PErr<'a> {
     }
 }
 
+/// The message of a soft error: soft errors are frequent (every failed `alt` branch)
+/// and almost never shown, so the "unexpected X" text is built only when reported.
+pub const UNEXPECTED: &str = "unexpected input";
+
 impl<'a> ParseError<&'a str> for PErr<'a> {
     fn from_error_kind(input: &'a str, _kind: ErrorKind) -> Self {
-        PErr::new(input, 0, format!("unexpected {}", describe(input)))
+        PErr::new(input, 0, UNEXPECTED)
     }
     fn append(_: &'a str, _: ErrorKind, other: Self) -> Self {
         other
@@ -64,7 +67,7 @@ pub fn expected<'a, T>(at: &'a str, what: &str) -> PResult<'a, T> {
 
 /// A soft error (an `alt` may try something else).
 pub fn backtrack<'a, T>(at: &'a str) -> PResult<'a, T> {
-    Err(nom::Err::Error(PErr::new(at, 0, format!("unexpected {}", describe(at)))))
+    Err(nom::Err::Error(PErr::new(at, 0, UNEXPECTED)))
 }
 
 /// Says what is at the start of `i`, for "found ..." in messages.
@@ -72,6 +75,7 @@ pub fn describe(i: &str) -> String {
     match i.chars().next() {
         None => "end of file".to_string(),
         Some('\n') | Some('\r') => "end of line".to_string(),
+        Some(' ') | Some('\t') => "whitespace".to_string(),
         Some(c) if c.is_control() => format!("character {:?}", c),
         Some(_) => {
             let n = token_len(i);
@@ -81,9 +85,19 @@ pub fn describe(i: &str) -> String {
     }
 }
 
+/// Source text quoted in a message, shortened to 40 characters: a number may be
+/// megabytes long.
+pub fn clip(text: &str) -> Cow<'_, str> {
+    match text.char_indices().nth(40) {
+        Some((k, _)) => Cow::Owned(format!("{}...", &text[..k])),
+        None => Cow::Borrowed(text),
+    }
+}
+
 /// Bytes of the token starting `i`: a run of name characters or one other character.
 pub fn token_len(i: &str) -> usize {
-    let n = i.bytes().take_while(|&b| is_name_byte(b) || b == b'%').count();
+    // Capped: it only sizes an underline, and a token may be megabytes long.
+    let n = i.bytes().take(256).take_while(|&b| is_name_byte(b) || b == b'%').count();
     if n > 0 { n } else { i.chars().next().map_or(0, char::len_utf8) }
 }
 
@@ -94,7 +108,12 @@ pub fn is_name_byte(b: u8) -> bool {
 /// Skips spaces, tabs, carriage returns and comments — not newlines, which end
 /// statements. A block comment may span lines; an unterminated one is an error that
 /// ends parsing (the rest of the file is inside it).
+#[inline]
 pub fn ws(i: &str) -> PResult<'_, ()> {
+    // Fast path: most calls find no whitespace at all.
+    if !matches!(i.as_bytes().first(), Some(b' ' | b'\t' | b'\r' | b'/')) {
+        return Ok((i, ()));
+    }
     let b = i.as_bytes();
     let mut p = 0;
     loop {
@@ -161,22 +180,26 @@ pub fn need_char<'a>(i: &'a str, c: char, what: &str) -> PResult<'a, ()> {
 
 fn check_len<'a>(i: &'a str, n: &'a str) -> PResult<'a, &'a str> {
     if n.len() > limits::MAX_NAME_LEN {
-        return fail(
-            i,
-            n.len(),
-            format!("name is {} bytes long, over the limit of {} bytes", n.len(), limits::MAX_NAME_LEN),
-        );
+        return fail(i, n.len(), format!("name is over the limit of {} bytes", limits::MAX_NAME_LEN));
     }
     Ok((&i[n.len()..], n))
 }
 
+/// Bytes at the start of `i` satisfying `pred`, counting no further than one past
+/// the name-length limit (the caller reports the overflow; a 10 MB name costs
+/// nothing more than a short one).
+fn name_run(i: &str, pred: impl Fn(u8) -> bool) -> usize {
+    i.bytes().take(limits::MAX_NAME_LEN + 1).take_while(|&b| pred(b)).count()
+}
+
 /// An identifier: `[A-Za-z_$][A-Za-z0-9_$.]*` (labels, symbols, functions, mnemonics).
+#[inline]
 pub fn ident(i: &str) -> PResult<'_, &str> {
     match i.as_bytes().first() {
         Some(b) if b.is_ascii_alphabetic() || *b == b'_' || *b == b'$' => {}
         _ => return backtrack(i),
     }
-    let n = i.bytes().take_while(|&b| is_name_byte(b) || b == b'.').count();
+    let n = name_run(i, |b| is_name_byte(b) || b == b'.');
     check_len(i, &i[..n])
 }
 
@@ -186,7 +209,17 @@ pub fn word(i: &str) -> PResult<'_, &str> {
         Some(b) if b.is_ascii_alphabetic() || *b == b'_' => {}
         _ => return backtrack(i),
     }
-    let n = i.bytes().take_while(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-').count();
+    let n = name_run(i, |b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    check_len(i, &i[..n])
+}
+
+/// A knob name: a word that may also contain dots (`radbg.LoopWeight`).
+pub fn knob_name(i: &str) -> PResult<'_, &str> {
+    match i.as_bytes().first() {
+        Some(b) if b.is_ascii_alphabetic() || *b == b'_' => {}
+        _ => return backtrack(i),
+    }
+    let n = name_run(i, |b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.');
     check_len(i, &i[..n])
 }
 
@@ -196,7 +229,7 @@ pub fn reg_word(i: &str) -> PResult<'_, &str> {
         Some(b) if b.is_ascii_alphabetic() => {}
         _ => return backtrack(i),
     }
-    let n = i.bytes().take_while(|&b| b.is_ascii_alphanumeric() || b == b'_').count();
+    let n = name_run(i, |b| b.is_ascii_alphanumeric() || b == b'_');
     check_len(i, &i[..n])
 }
 
@@ -217,11 +250,12 @@ pub fn phys_in(i: &str, file: RegFile) -> PResult<'_, u16> {
 }
 
 /// A virtual register name `%[A-Za-z0-9_$]+`, returned with its `%`.
+#[inline]
 pub fn vreg_name(i: &str) -> PResult<'_, &str> {
     if !i.starts_with('%') {
         return backtrack(i);
     }
-    let n = 1 + i[1..].bytes().take_while(|&b| is_name_byte(b)).count();
+    let n = 1 + name_run(&i[1..], is_name_byte);
     if n == 1 {
         return fail(i, 1, format!("expected a register name after '%', found {}", describe(&i[1..])));
     }
@@ -234,28 +268,37 @@ pub fn uint<'a>(i: &'a str, max: u64, what: &str) -> PResult<'a, u64> {
     let (rest, (v, text)) = uint_any(i)?;
     match v {
         Some(v) if v <= max => Ok((rest, v)),
-        _ => fail(i, text.len(), format!("{what} {text} exceeds the limit of {max}")),
+        _ => fail(i, text.len(), format!("{what} {} exceeds the limit of {max}", clip(text))),
     }
 }
 
 /// An unsigned decimal or hexadecimal integer and its text; `None` when it does not
 /// fit 64 bits. Fails softly when `i` does not start with a digit.
 pub fn uint_any(i: &str) -> PResult<'_, (Option<u64>, &str)> {
-    let (hex, digits_at) = if i.starts_with("0x") || i.starts_with("0X") { (true, 2) } else { (false, 0) };
-    let body = &i[digits_at..];
-    let (rest, digits) =
-        take_while(|c: char| if hex { c.is_ascii_hexdigit() } else { c.is_ascii_digit() }).parse(body)?;
-    if digits.is_empty() {
-        return if hex { expected(body, "hexadecimal digits after '0x'") } else { backtrack(i) };
+    let b = i.as_bytes();
+    let hex = b.len() >= 2 && b[0] == b'0' && (b[1] == b'x' || b[1] == b'X');
+    let start = if hex { 2 } else { 0 };
+    // More than 64 digits never fit 64 bits: stop counting there (numbers may be
+    // megabytes long) and report the overflow.
+    const MAX_DIGITS: usize = 64;
+    let digit = |c: &u8| if hex { c.is_ascii_hexdigit() } else { c.is_ascii_digit() };
+    let ndigits = b[start..].iter().take(MAX_DIGITS + 1).take_while(|c| digit(c)).count();
+    if ndigits == 0 {
+        return if hex { expected(&i[2..], "hexadecimal digits after '0x'") } else { backtrack(i) };
     }
-    let text = &i[..i.len() - rest.len()];
-    if rest.as_bytes().first().is_some_and(|&b| is_name_byte(b) || b == b'.') {
+    let end = start + ndigits;
+    let (text, rest) = i.split_at(end);
+    if ndigits > MAX_DIGITS {
+        return Ok((rest, (None, text)));
+    }
+    if rest.as_bytes().first().is_some_and(|&c| is_name_byte(c) || c == b'.') {
         let bad = &rest[..token_len(rest)];
-        return fail(rest, bad.len(), format!("unexpected '{bad}' after the number {text}"));
+        return fail(rest, bad.len(), format!("unexpected '{}' after the number {}", clip(bad), clip(text)));
     }
-    let value = digits.bytes().try_fold(0u64, |acc, d| {
+    let radix = if hex { 16 } else { 10 };
+    let value = b[start..end].iter().try_fold(0u64, |acc, &d| {
         let v = (d as char).to_digit(16).unwrap_or(0) as u64;
-        acc.checked_mul(if hex { 16 } else { 10 })?.checked_add(v)
+        acc.checked_mul(radix)?.checked_add(v)
     });
     Ok((rest, (value, text)))
 }
@@ -321,11 +364,11 @@ pub fn number<'a>(i: &'a str, what: &str) -> PResult<'a, Num> {
             let rest = &body[end..];
             if rest.as_bytes().first().is_some_and(|&c| is_name_byte(c) || c == b'.') {
                 let bad = &rest[..token_len(rest)];
-                return fail(rest, bad.len(), format!("unexpected '{bad}' after the number {text}"));
+                return fail(rest, bad.len(), format!("unexpected '{}' after the number {}", clip(bad), clip(text)));
             }
             let v: f32 = text.parse().unwrap_or(f32::NAN);
             if !v.is_finite() {
-                return fail(i, text.len(), format!("{what} {text} is out of range for a 32-bit float"));
+                return fail(i, text.len(), format!("{what} {} is out of range for a 32-bit float", clip(text)));
             }
             return Ok((rest, Num::Float(v.to_bits())));
         }
@@ -343,7 +386,7 @@ pub fn number<'a>(i: &'a str, what: &str) -> PResult<'a, Num> {
 }
 
 fn int_range_msg(what: &str, text: &str) -> String {
-    format!("{what} {text} does not fit in 32 bits (range {IMM_MIN} to {IMM_MAX})")
+    format!("{what} {} does not fit in 32 bits (range {IMM_MIN} to {IMM_MAX})", clip(text))
 }
 
 /// Classifies a name as a physical register: `Some(Ok)` for `R5`, `RZ`, `UP1` ...,

@@ -33,7 +33,7 @@ pub mod limits {
     /// Registers one `.reg` range may declare (`%r<N>`).
     pub const MAX_RANGE: u64 = 1 << 20;
     /// Registers one function may declare in total.
-    pub const MAX_VREGS_PER_FUNCTION: usize = 1 << 22;
+    pub const MAX_VREGS_PER_FUNCTION: usize = 1 << 20;
     /// Length of any name (register, label, symbol, function), in bytes.
     pub const MAX_NAME_LEN: usize = 1024;
     /// Operands of one instruction (destinations and sources together).
@@ -108,7 +108,8 @@ impl Hasher for Fnv {
     }
 }
 
-pub(crate) type NameMap = HashMap<Box<str>, u32, BuildHasherDefault<Fnv>>;
+pub(crate) type FnvBuild = BuildHasherDefault<Fnv>;
+pub(crate) type NameMap = HashMap<Box<str>, u32, FnvBuild>;
 
 /// The function being parsed.
 struct FnState {
@@ -185,8 +186,10 @@ impl<'a> P<'a> {
         }
     }
 
+    /// Byte offset of a slice of the text. Every slice the parsers return is one;
+    /// anything else (a bug) clamps into the file rather than panicking.
     fn off(&self, s: &str) -> usize {
-        s.as_ptr() as usize - self.text.as_ptr() as usize
+        func::off(self.text, s)
     }
 
     fn span(&self, at: &str, len: usize) -> Span {
@@ -212,7 +215,8 @@ impl<'a> P<'a> {
         } else {
             e.len
         };
-        let mut d = Diagnostic::error(self.span(e.at, len), e.msg);
+        let msg = if e.msg == lex::UNEXPECTED { format!("unexpected {}", lex::describe(e.at)).into() } else { e.msg };
+        let mut d = Diagnostic::error(self.span(e.at, len), msg);
         if let Some(h) = e.help {
             d = d.with_help(h);
         }
@@ -243,7 +247,7 @@ impl<'a> P<'a> {
                     }
                     i = match at.find('\n') {
                         Some(n) => &at[n + 1..],
-                        None => "",
+                        None => &at[at.len()..],
                     };
                 }
                 Err(nom::Err::Incomplete(_)) => break,
@@ -256,7 +260,9 @@ impl<'a> P<'a> {
         }
         let end = self.span(&self.text[self.text.len()..], 0);
         if let Some(fs) = &self.func {
-            let msg = if fs.in_abi {
+            let msg = if fs.discard {
+                "the function body is not closed: expected '}' before the end of the file".to_string()
+            } else if fs.in_abi {
                 format!("the .abi block of function {} is not closed: expected '}}'", fs.f.name)
             } else {
                 format!("function {} is not closed: expected '}}' before the end of the file", fs.f.name)
@@ -469,7 +475,7 @@ impl<'a> P<'a> {
             let (rest, n) = uint(r, limits::MAX_KNOB_INDEX, "knob index")?;
             (rest, KnobKey::Index(n as u32))
         } else {
-            match word(r) {
+            match lex::knob_name(r) {
                 Ok((rest, n)) => (rest, KnobKey::Name(n.to_string())),
                 Err(_) => return expected(r, "a knob name or index"),
             }
@@ -540,6 +546,7 @@ fn knob_value(i: &str) -> PResult<'_, KnobValue> {
     }
     if let Some(body) = i.strip_prefix('"') {
         let mut s = String::new();
+        let mut count = 0usize;
         let mut chars = body.char_indices();
         while let Some((k, c)) = chars.next() {
             match c {
@@ -564,7 +571,8 @@ fn knob_value(i: &str) -> PResult<'_, KnobValue> {
                 }
                 c => s.push(c),
             }
-            if s.len() > 4 * limits::MAX_STRING_LEN && s.chars().count() > limits::MAX_STRING_LEN {
+            count += 1;
+            if count > limits::MAX_STRING_LEN {
                 return lex::fail(i, 1, format!("string is over the limit of {} characters", limits::MAX_STRING_LEN));
             }
         }
@@ -582,7 +590,7 @@ fn knob_value(i: &str) -> PResult<'_, KnobValue> {
     if looks_float {
         return match text.parse::<f64>() {
             Ok(x) if x.is_finite() => Ok((&i[text.len()..], KnobValue::Float(x))),
-            _ => lex::fail(i, text.len(), format!("invalid float knob value {text}")),
+            _ => lex::fail(i, text.len(), format!("invalid float knob value {}", lex::clip(text))),
         };
     }
     let (rest, v) = uint(body, limits::MAX_KNOB_INT, "knob value")?;

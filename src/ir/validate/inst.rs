@@ -166,7 +166,7 @@ impl FnV<'_, '_> {
         };
         if let Some(c) = rr.comp {
             if v.width == 1 {
-                self.err(span, format!("{} is a single 32-bit register: it has no component .{c}", v.name))
+                self.err(span, format!("{} is a single 32-bit register: it has no components", v.name))
                     .help
                     .push(format!("write {} without a component", v.name));
                 return false;

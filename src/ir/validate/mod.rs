@@ -63,7 +63,14 @@ impl V<'_> {
                 continue;
             };
             if let Err(e) = crate::knobs::check(info, &setting.value) {
-                self.out.push(Diagnostic::error(spans.map(|s| s.value), lower_first(&e.to_string())));
+                let msg = match e {
+                    crate::knobs::KnobError::WrongType { name, expected, found } => {
+                        let article = if expected.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+                        format!("knob {name} takes {article} {expected} value, not '{found}'")
+                    }
+                    other => lower_first(&other.to_string()),
+                };
+                self.out.push(Diagnostic::error(spans.map(|s| s.value), msg));
             }
         }
         let o = &m.options;
@@ -383,7 +390,12 @@ impl FnV<'_, '_> {
                             } else if v.count > 0 && r.width as u64 != v.regs() {
                                 self.err(
                                     span,
-                                    format!("{what} needs {} registers but {} is .x{}", v.regs(), r.name, r.width),
+                                    format!(
+                                        "{what} needs {} but {} is .x{}",
+                                        plural(v.regs(), "register"),
+                                        r.name,
+                                        r.width
+                                    ),
                                 );
                             }
                         }
@@ -494,6 +506,10 @@ impl FnV<'_, '_> {
             );
         }
     }
+}
+
+fn plural(n: u64, what: &str) -> String {
+    if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") }
 }
 
 /// `%r<16>` / `.R.x2 %rd` as declared, for messages.

@@ -1,0 +1,113 @@
+//! The `radbg` binary: exit codes, where output goes, and the subcommands.
+
+use std::process::{Command, Output, Stdio};
+
+fn radbg(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_radbg")).args(args).output().expect("run radbg")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn temp(name: &str, contents: &[u8]) -> String {
+    let dir = std::env::temp_dir().join(format!("radbg-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn check_sessions_is_clean() {
+    let mut paths: Vec<String> = std::fs::read_dir("sessions")
+        .unwrap()
+        .map(|e| e.unwrap().path().display().to_string())
+        .filter(|p| p.ends_with(".ori"))
+        .collect();
+    paths.sort();
+    let args: Vec<&str> = std::iter::once("check").chain(paths.iter().map(String::as_str)).collect();
+    let out = radbg(&args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "");
+    assert_eq!(text(&out.stdout), "");
+}
+
+#[test]
+fn check_reports_errors_on_stderr_and_fails() {
+    let out = radbg(&["check", "sessions/saxpy.ori", "tests/diag/undeclared.ori"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("tests/diag/undeclared.ori:7:15: error: undeclared register %r99"), "{err}");
+    assert!(err.contains("tests/diag/undeclared.ori: 4 errors"), "{err}");
+    assert_eq!(text(&out.stdout), "");
+}
+
+#[test]
+fn warnings_alone_pass() {
+    let path = temp("warn.ori", b".target sm_90\n.entry k {\nBB0:\n  FROB\n  EXIT\n}\n");
+    let out = radbg(&["check", &path]);
+    assert!(out.status.success());
+    assert!(text(&out.stderr).contains("warning: unknown mnemonic FROB"));
+}
+
+#[test]
+fn bad_bytes_and_missing_files_fail_with_a_position_or_reason() {
+    let path = temp("bad.ori", b".target sm_90\n\xff\n");
+    let out = radbg(&["check", &path]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains(":2:1: error: invalid UTF-8"), "{}", text(&out.stderr));
+    let out = radbg(&["check", "no/such/file.ori"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).starts_with("radbg: cannot read no/such/file.ori"));
+}
+
+#[test]
+fn no_argument_checks_the_embedded_demo() {
+    let out = radbg(&[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("sessions/demo.ori: ok (1 function, "), "{}", text(&out.stdout));
+    let out = radbg(&["sessions/saxpy.ori"]);
+    assert!(out.status.success());
+    assert!(text(&out.stdout).starts_with("sessions/saxpy.ori: ok"));
+}
+
+#[test]
+fn fmt_prints_the_canonical_form_and_check_compares() {
+    let out = radbg(&["fmt", "sessions/saxpy.ori"]);
+    assert!(out.status.success());
+    let canonical = text(&out.stdout);
+    assert!(canonical.contains("  [0] %r0 = S2R SR_TID.X\n"), "{canonical}");
+    let src = std::fs::read_to_string("sessions/saxpy.ori").unwrap();
+    let m = radbg::ir::parse::parse_str(&src).unwrap();
+    assert_eq!(canonical, radbg::ir::print::print_module(&m));
+    let path = temp("canon.ori", canonical.as_bytes());
+    assert!(radbg(&["fmt", "--check", &path]).status.success());
+    let out = radbg(&["fmt", "--check", "sessions/saxpy.ori"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("not in canonical form"));
+    let out = radbg(&["fmt", "tests/diag/syntax_errors.ori"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(&out.stdout), "");
+}
+
+#[test]
+fn standard_input() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_radbg"))
+        .args(["fmt", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(b".target sm_80\n.entry k {\nBB0:\n EXIT\n}\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(text(&out.stdout), ".target sm_80\n\n.entry k {\nBB0:\n  [0] EXIT\n}\n");
+}
+
+#[test]
+fn help_lists_the_subcommands() {
+    let out = radbg(&["--help"]);
+    let help = text(&out.stdout);
+    assert!(help.contains("check") && help.contains("fmt"), "{help}");
+}
