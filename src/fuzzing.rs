@@ -3,8 +3,9 @@
 //! the printed module parses without errors and prints to the same text; when the
 //! input was error-free, the re-parsed module is equal to the first.
 //!
-//! Used by the cargo-fuzz target in `fuzz/` and by the bounded random driver in
-//! `tests/fuzz.rs` that runs under `cargo test`.
+//! Used by the cargo-fuzz targets in `fuzz/` (`ori`, `ptx`) and by the bounded
+//! random drivers `tests/fuzz.rs` and `tests/ptx_fuzz.rs` that run under `cargo test`.
+//! [`import_ptx`] is the same property for the PTX importer.
 
 use crate::ir::diag::Diagnostic;
 use crate::ir::span::SourceFile;
