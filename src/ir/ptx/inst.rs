@@ -161,6 +161,29 @@ impl<'a> Fx<'a, '_> {
         let mods = ops::ori_mods(None, &[], &mods, |_| false);
         let mut around = Around::default();
         match (&d.kind, &a.kind) {
+            (OpKind::Vector(dst), OpKind::Vector(src)) => {
+                // Vector to vector (a permutation, possibly of the same registers):
+                // through temporaries, so no element is overwritten before it is read.
+                let bits = ty.map(|t| t.bits).unwrap_or(32);
+                let packed = self.pack(src, ty, VecMode::Typed(bits), &mut around);
+                let fresh = self.unpack(dst, ty, VecMode::Typed(bits), &mut around);
+                for p in std::mem::take(&mut around.pre) {
+                    self.emit(p);
+                }
+                if fresh.len() == packed.len() {
+                    for (f, p) in fresh.into_iter().zip(packed) {
+                        let mut m = self.mk("MOV", mods.clone(), vec![f], vec![p]);
+                        m.guard = guard;
+                        self.emit(m);
+                    }
+                } else {
+                    self.error(d.pos, "the two vectors of mov differ in size");
+                }
+                for mut p in std::mem::take(&mut around.post) {
+                    p.guard = guard;
+                    self.emit(p);
+                }
+            }
             (OpKind::Vector(elems), _) => {
                 // Unpack: `mov.b64 {%r1, %r2}, %rd1`.
                 let bits = ty.map(|t| u32::from(t.bits)).unwrap_or(32) / elems.len().max(1) as u32;

@@ -56,7 +56,7 @@ pub fn cut_with<'a, T>(r: PResult<'a, T>, expected: &'static str) -> PResult<'a,
 /// `parse`): deeper input is an error, so no input can exhaust the stack.
 pub const MAX_DEPTH: u32 = 64;
 
-/// Skips white space, `//` line comments and `/* */` block comments.
+/// Skips white space, `//` line comments, `/* */` block comments and `@@DWARF` lines.
 pub fn ws(mut i: &str) -> PResult<'_, ()> {
     loop {
         let b = i.as_bytes();
@@ -65,7 +65,8 @@ pub fn ws(mut i: &str) -> PResult<'_, ()> {
             k += 1;
         }
         i = &i[k..];
-        if i.starts_with("//") {
+        // `//` comments, and the `@@DWARF` lines of Open64-era PTX (debug data).
+        if i.starts_with("//") || i.starts_with("@@DWARF") {
             let end = i.find('\n').unwrap_or(i.len());
             i = &i[end..];
         } else if i.starts_with("/*") {

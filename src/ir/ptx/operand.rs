@@ -33,6 +33,9 @@ pub(super) enum Res {
     Special(String, bool),
 }
 
+/// Components from this value up are video selectors (`.b0`-`.b3`, `.h0`, `.h1`).
+pub(super) const SELECTOR: u8 = 100;
+
 /// How the elements of a vector operand are sized.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum VecMode {
@@ -143,6 +146,11 @@ impl<'a> Fx<'a, '_> {
     /// A register, or one element of a vector-typed register (`%v.y`).
     fn element(&mut self, r: RegInfo, comp: Option<u8>, name: &str, pos: Pos) -> Option<RegRef> {
         let Some(c) = comp else { return Some(RegRef::whole(r.vreg)) };
+        if c >= SELECTOR {
+            // A video selector (`.b1`, `.h0`) picks bytes inside the register: the
+            // whole register is read.
+            return Some(RegRef::whole(r.vreg));
+        }
         if r.vec <= 1 {
             self.error(
                 pos,
@@ -250,8 +258,18 @@ impl<'a> Fx<'a, '_> {
                 let sym = match self.resolve(name, None, op.pos)? {
                     Res::Sym(s) => s,
                     Res::Param => self.param_global(name),
-                    _ => {
-                        self.error(op.pos, format!("{name}+offset: only a variable's address takes an offset"));
+                    Res::Reg(r) => {
+                        // `%r1+1` is an operand PTX allows: the sum, in a temporary.
+                        let off = self.offset32(*offset, op.pos)?;
+                        let t = self.temp("sum", RegClass::R, self.width_of(r.vreg));
+                        around.pre.push(self.mk("IADD3", String::new(), vec![Operand::vreg(t)], vec![
+                            Operand::Reg(Reg::V(r)),
+                            Operand::Imm(off),
+                        ]));
+                        return Some(Operand::vreg(t));
+                    }
+                    Res::Special(..) => {
+                        self.error(op.pos, format!("{name}+offset: a special register takes no offset"));
                         return None;
                     }
                 };

@@ -362,6 +362,9 @@ fn component(i: &str) -> PResult<'_, Option<u8>> {
         "y" | "g" => 1,
         "z" | "b" => 2,
         "w" | "a" => 3,
+        // Video selectors (lowered as reads of the whole register).
+        "b0" | "b1" | "b2" | "b3" => 100 + (w.as_bytes()[1] - b'0'),
+        "h0" | "h1" => 104 + (w.as_bytes()[1] - b'0'),
         _ => return fail(r, "a vector component (.x .y .z .w or .r .g .b .a)"),
     };
     Ok((r2, Some(c)))
