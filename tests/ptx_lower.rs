@@ -74,8 +74,14 @@ fn wide_constants_are_built_in_pairs() {
         "add.f64 %fd1, %fd2, 0d4000000000000000;",
         "%k64tmp0.lo = MOV 0\n%k64tmp0.hi = MOV 0x40000000\n%fd1 = DADD.F64 %fd2, %k64tmp0",
     );
-    check("add.f64 %fd1, %fd2, 1.5;", "%k64tmp0.lo = MOV 0\n%k64tmp0.hi = MOV 0x3ff80000\n%fd1 = DADD.F64 %fd2, %k64tmp0");
-    check("and.b64 %rd1, %rd2, 0xFFFF00000000;", "%k64tmp0.lo = MOV 0\n%k64tmp0.hi = MOV 65535\n%rd1 = LOP3.AND.B64 %rd2, %k64tmp0");
+    check(
+        "add.f64 %fd1, %fd2, 1.5;",
+        "%k64tmp0.lo = MOV 0\n%k64tmp0.hi = MOV 0x3ff80000\n%fd1 = DADD.F64 %fd2, %k64tmp0",
+    );
+    check(
+        "and.b64 %rd1, %rd2, 0xFFFF00000000;",
+        "%k64tmp0.lo = MOV 0\n%k64tmp0.hi = MOV 65535\n%rd1 = LOP3.AND.B64 %rd2, %k64tmp0",
+    );
 }
 
 #[test]
@@ -117,6 +123,8 @@ fn memory_operands() {
     check("ld.param.u32 %r1, [k_p1];", "%r1 = LDC c[0x0][0x218]");
     check("ld.param.u64 %rd1, [k_p0];", "%rd1 = LDC.64 c[0x0][0x210]");
     check("mov.u64 %rd1, k_p0;", "%rd1 = MOV.U64 k_p0");
+    check("add.u32 %r1, %r2+1, %r3+-1;", "%sum0 = IADD3 %r2, 1\n%sum1 = IADD3 %r3, -1\n%r1 = IADD3.U32 %sum0, %sum1");
+    check("vadd.u32.u32.u32.add %r1, %r2.b0, %r3.h1, %r4;", "%r1 = VIDEO.VADD.U32.U32.U32.ADD %r2, %r3, %r4");
 }
 
 #[test]
@@ -139,6 +147,10 @@ fn vectors_group_into_temporaries() {
     );
     check("mov.b64 {%r1, %r2}, %rd1;", "%r1 = MOV %rd1.lo\n%r2 = MOV %rd1.hi");
     check("mov.b64 %rd1, {%r1, %r2};", "%rd1.lo = MOV %r1\n%rd1.hi = MOV %r2");
+    check(
+        "mov.v2.u32 {%r1, %r2}, {%r2, %r1};",
+        "%v2tmp0.lo = MOV %r2\n%v2tmp0.hi = MOV %r1\n%v2tmp1 = MOV.V2.U32 %v2tmp0\n%r1 = MOV %v2tmp1.lo\n%r2 = MOV %v2tmp1.hi",
+    );
     check("mov.b32 {%h1, %h2}, %r1;", "%h1 = PRMT %r1, 17424, RZ\n%h2 = PRMT %r1, 17458, RZ");
     check("ld.global.v4.f32 %v, [%rd1];", "%v = LDG.E.V4.F32 [%rd1]");
     check("add.f32 %f1, %v.x, %v.w;", "%f1 = FADD.F32 %v.0, %v.3");
