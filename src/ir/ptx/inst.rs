@@ -435,12 +435,7 @@ impl<'a> Fx<'a, '_> {
         let inst = if i.base == "exit" || self.kind == super::ast::FuncKind::Entry {
             self.mk("EXIT", mods, Vec::new(), Vec::new())
         } else {
-            let mut uses = Vec::new();
-            for r in self.rets.clone() {
-                for p in self.pieces(r, "ret") {
-                    uses.push(Operand::vreg(p.0));
-                }
-            }
+            let uses = self.ret_uses();
             self.mk("RET", mods, Vec::new(), uses)
         };
         self.finish(inst, guard, Around::default());

@@ -106,6 +106,8 @@ pub(super) struct Fx<'a, 'm> {
     pub params: Vec<ParamSlot>,
     /// Own return values (indices into `params`), read by `ret`.
     pub rets: Vec<usize>,
+    /// Own return values in `.reg` space (old-style), read by `ret`.
+    pub ret_regs: Vec<VRegId>,
     /// The current block takes no more instructions (after a branch or exit).
     pub closed: bool,
     pub line: u32,
@@ -316,6 +318,17 @@ impl<'a, 'm> Fx<'a, 'm> {
             let idx = self.params.len() - 1;
             self.scopes.last_mut().expect("a scope").singles.insert(n.name, Binding::Param(idx));
         }
+    }
+
+    /// What `ret` reads: every register carrying a return value.
+    pub fn ret_uses(&mut self) -> Vec<Operand> {
+        let mut uses: Vec<Operand> = self.ret_regs.iter().map(|&v| Operand::vreg(v)).collect();
+        for r in self.rets.clone() {
+            for p in self.pieces(r, "ret") {
+                uses.push(Operand::vreg(p.0));
+            }
+        }
+        uses
     }
 
     /// The pieces of a parameter slot, creating them (named `%{stem}N`) if needed.

@@ -230,6 +230,7 @@ fn lower_function<'a>(
         param_globals: NameMap::default(),
         params: Vec::new(),
         rets: Vec::new(),
+        ret_regs: Vec::new(),
         closed: false,
         line: lines.line(fd.pos),
         counters: NameMap::default(),
@@ -286,12 +287,7 @@ impl Fx<'_, '_> {
             let ret = if self.kind == AstKind::Entry {
                 self.mk("EXIT", String::new(), Vec::new(), Vec::new())
             } else {
-                let mut uses = Vec::new();
-                for r in self.rets.clone() {
-                    for p in self.pieces(r, "ret") {
-                        uses.push(Operand::vreg(p.0));
-                    }
-                }
+                let uses = self.ret_uses();
                 self.mk("RET", String::new(), Vec::new(), uses)
             };
             let close = self.spans.close;
@@ -351,6 +347,9 @@ impl<'a> Fx<'a, '_> {
                     };
                     self.declare_regs(&d);
                     let Some(Binding::Reg(r)) = self.lookup(p.name) else { continue };
+                    if is_ret {
+                        self.ret_regs.push(r.vreg);
+                    }
                     let size = (p.ty.bytes() as u32).max(1);
                     vec![AbiValue { count: u32::from(p.vec.max(1)), size, align: None, bind: Some(r.vreg) }]
                 } else {

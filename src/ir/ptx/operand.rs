@@ -262,10 +262,12 @@ impl<'a> Fx<'a, '_> {
                         // `%r1+1` is an operand PTX allows: the sum, in a temporary.
                         let off = self.offset32(*offset, op.pos)?;
                         let t = self.temp("sum", RegClass::R, self.width_of(r.vreg));
-                        around.pre.push(self.mk("IADD3", String::new(), vec![Operand::vreg(t)], vec![
-                            Operand::Reg(Reg::V(r)),
-                            Operand::Imm(off),
-                        ]));
+                        around.pre.push(self.mk(
+                            "IADD3",
+                            String::new(),
+                            vec![Operand::vreg(t)],
+                            vec![Operand::Reg(Reg::V(r)), Operand::Imm(off)],
+                        ));
                         return Some(Operand::vreg(t));
                     }
                     Res::Special(..) => {
