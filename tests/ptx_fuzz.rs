@@ -161,7 +161,12 @@ fn soup(rng: &mut Rng) -> String {
         } else {
             String::new()
         };
-        let line = match rng.below(22) {
+        let line = match rng.below(27) {
+            22 => format!("add.u32 {}, {}+4, {};", r(rng), r(rng), r(rng)),
+            23 => format!("mov.v2.u32 {{{}, {}}}, {{{}, {}}};", r(rng), r(rng), r(rng), r(rng)),
+            24 => format!("vadd.u32.u32.u32.add {}, {}.b1, {}.h0, {};", r(rng), r(rng), r(rng), r(rng)),
+            25 => format!("st.global.v4.b64 [{}], {{{}, {}, {}, {}}};", rd(rng), rd(rng), rd(rng), rd(rng), rd(rng)),
+            26 => format!("ld.param.v2.u32 {{{}, {}}}, [k_p0];", r(rng), r(rng)),
             0 => format!("add.s32 {}, {}, {};", r(rng), r(rng), imm(rng)),
             1 => format!("fma.rn.f32 {}, {}, {}, {};", f(rng), f(rng), f(rng), f(rng)),
             2 => format!("setp.lt.s32 {}|{}, {}, {};", p(rng), p(rng), r(rng), r(rng)),
