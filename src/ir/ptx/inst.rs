@@ -462,9 +462,15 @@ impl<'a> Fx<'a, '_> {
     }
 
     fn unknown_label(&mut self, pos: u32, name: &str) {
-        let mut known: Vec<&str> = self.labels.keys().copied().collect();
-        known.sort_unstable();
-        let hint = crate::util::closest(name, known.iter().copied()).map(|c| format!(" (did you mean {c}?)"));
+        // A suggestion costs an edit distance per label: offered for the first errors
+        // of a function of reasonable size only.
+        let hint = if self.labels.len() <= 4096 && self.ms.errors < 10 {
+            let mut known: Vec<&str> = self.labels.keys().copied().collect();
+            known.sort_unstable();
+            crate::util::closest(name, known.iter().copied()).map(|c| format!(" (did you mean {c}?)"))
+        } else {
+            None
+        };
         self.error(pos, format!("unknown label {name}{}", hint.unwrap_or_default()));
     }
 

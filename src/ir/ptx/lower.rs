@@ -79,6 +79,9 @@ pub(super) struct ModState<'a> {
     /// Per global: the span of its name in the PTX.
     pub global_spans: Vec<Span>,
     pub symbols: Unique,
+    /// Errors and warnings reported so far (see [`MAX_ERRORS`]).
+    pub errors: usize,
+    pub warnings: usize,
     /// Stub functions standing for call prototypes (indirect calls), by Ori name.
     pub proto_stubs: Vec<Function>,
     pub proto_stub_names: NameMap<String, String>,
@@ -121,11 +124,23 @@ pub(super) struct Fx<'a, 'm> {
 
 impl<'a, 'm> Fx<'a, 'm> {
     pub fn error(&mut self, pos: Pos, msg: impl Into<String>) {
+        self.ms.errors += 1;
+        if self.ms.errors > MAX_ERRORS {
+            return;
+        }
         let len = names::token_len(self.src, pos);
-        self.diags.push(Diagnostic::error(span(pos, pos + len), msg));
+        let mut d = Diagnostic::error(span(pos, pos + len), msg);
+        if self.ms.errors == MAX_ERRORS {
+            d = d.with_help(format!("stopping after {MAX_ERRORS} errors"));
+        }
+        self.diags.push(d);
     }
 
     pub fn warn(&mut self, pos: Pos, msg: impl Into<String>) {
+        self.ms.warnings += 1;
+        if self.ms.warnings > MAX_ERRORS {
+            return;
+        }
         let len = names::token_len(self.src, pos);
         self.diags.push(Diagnostic::warning(span(pos, pos + len), msg));
     }
@@ -392,6 +407,10 @@ impl<'a, 'm> Fx<'a, 'm> {
 pub(super) fn span(lo: u32, hi: u32) -> Span {
     Span::new(lo as usize, hi as usize)
 }
+
+/// Most errors (and, separately, warnings) reported: past this the import goes on to
+/// its end (it fails anyway) but says no more, so bad input cannot flood the output.
+pub const MAX_ERRORS: usize = 100;
 
 /// Most registers one range may declare, and one function in total (the Ori parser's
 /// limits).

@@ -71,11 +71,10 @@ pub fn import_text(src: &str) -> Import {
     if !diags.iter().any(Diagnostic::is_error) {
         // What the Ori validator rejects is PTX whose operand types do not fit
         // (a 64-bit load into a 32-bit register ...): reported at the PTX line.
-        for mut d in crate::ir::validate::validate(&module, &map) {
-            if d.is_error() {
-                d.message = format!("operands do not fit the instruction: {}", d.message);
-                diags.push(d);
-            }
+        let problems = crate::ir::validate::validate(&module, &map);
+        for mut d in problems.into_iter().filter(Diagnostic::is_error).take(lower::MAX_ERRORS) {
+            d.message = format!("operands do not fit the instruction: {}", d.message);
+            diags.push(d);
         }
     }
     diags.sort_by_key(|d| (d.span.map_or(0, |s| s.lo), d.severity));

@@ -83,6 +83,8 @@ pub fn lower_module<'a>(src: &'a str, m: &'a PtxModule<'a>, diags: &mut Vec<Diag
         globals: Vec::new(),
         global_spans: Vec::new(),
         symbols: Unique::default(),
+        errors: 0,
+        warnings: 0,
         proto_stubs: Vec::new(),
         proto_stub_names: NameMap::default(),
     };

@@ -97,6 +97,9 @@ pub fn vreg_base(ptx: &str) -> String {
 #[derive(Default)]
 pub struct Unique {
     used: HashSet<u64, BuildHasherDefault<Fnv>>,
+    /// Per wanted name (by hash): the suffix to try next, so that the k-th duplicate
+    /// costs one probe, not k (thousands of call sites each declare `temp_param_reg`).
+    next: HashMap<u64, u32, BuildHasherDefault<Fnv>>,
 }
 
 fn hash_indexed(prefix: &str, index: Option<u32>) -> u64 {
@@ -143,9 +146,11 @@ impl Unique {
             return want.to_string();
         }
         let stem = format!("{want}_");
-        let mut n = 1u32;
+        let key = hash_indexed(want, None);
+        let mut n = self.next.get(&key).copied().unwrap_or(1);
         loop {
             if self.used.insert(hash_indexed(&stem, Some(n))) {
+                self.next.insert(key, n + 1);
                 return indexed(&stem, n);
             }
             n += 1;
@@ -155,8 +160,9 @@ impl Unique {
     /// Claims a prefix for a range `prefix0 .. prefix{count-1}`: every generated name
     /// must be free. Returns the prefix used.
     pub fn claim_range(&mut self, want: &str, count: u32) -> String {
-        let mut prefix = want.to_string();
-        let mut n = 0u32;
+        let key = hash_indexed(want, Some(u32::MAX));
+        let mut n = self.next.get(&key).copied().unwrap_or(0);
+        let mut prefix = if n == 0 { want.to_string() } else { format!("{want}_{n}_") };
         loop {
             let free = !self.used.contains(&hash_indexed(&prefix, None))
                 && (0..count).all(|i| !self.used.contains(&hash_indexed(&prefix, Some(i))));
@@ -165,6 +171,7 @@ impl Unique {
                 for i in 0..count {
                     self.used.insert(hash_indexed(&prefix, Some(i)));
                 }
+                self.next.insert(key, n + 1);
                 return prefix;
             }
             n += 1;
