@@ -89,6 +89,19 @@ const TOKENS: &[&str] = &[
     "@!%p1",
     "ld.global.v4.f32",
     "wgmma.mma_async",
+    "é",
+    "→",
+    "\u{0}",
+    "@@DWARF",
+    "%r1+4",
+    "{%r1}",
+    ".b0",
+    "0d",
+    "0f",
+    "1e",
+    ".v8",
+    ".x4",
+    "[]",
 ];
 
 fn mutate(rng: &mut Rng, seed: &[u8], other: &[u8]) -> Vec<u8> {
