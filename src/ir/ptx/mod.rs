@@ -1,10 +1,12 @@
 //! PTX import: parse PTX text and lower it to Ori IR with provenance.
 //!
-//! Owns: everything PTX — tokens (`lex`), syntax (`parse`, `ast`), the opcode and
-//! operand-role table (`ops`), parameter layout and the device-function ABI (`abi`),
-//! and the lowering (`lower`, `operand`, `inst`). Must not know: allocation, analyses
-//! or the debugger; its output is a plain [`crate::ir::Module`] whose every
-//! instruction and vreg carries the PTX line it came from (`origin`).
+//! Owns: everything PTX — tokens (`lex`), syntax (`parse` for the module level,
+//! `stmt` for bodies and operands, `ast`), the opcode and operand-role table (`ops`),
+//! parameter layout and the device-function ABI (`abi`), unique Ori names (`names`)
+//! and the lowering (`module`, `lower`, `inst`, `operand`, `call`). Must not know:
+//! allocation, analyses or the debugger; its output is a plain [`crate::ir::Module`]
+//! whose every instruction and vreg carries the PTX line it came from (`origin`),
+//! plus a [`SourceMap`] into the PTX text.
 //!
 //! The mapping, in short (details in each module's doc):
 //! - `.pred` registers → P; 8/16/32-bit → R; 64-bit → R pairs (`.R.x2`); 128-bit and
@@ -13,7 +15,11 @@
 //! - Instructions map 1:1 to SASS-flavoured mnemonics (`ops`), keeping PTX modifiers.
 //! - Vector operands become wide temporaries plus component moves (`operand`).
 //! - Kernel parameters are read from `c[0x0][BASE+offset]`; device-function
-//!   parameters and returns are vregs bound in an `.abi` spec (`abi`, `inst`).
+//!   parameters and returns are vregs bound in an `.abi` spec (`abi`, `call`).
+//! - `.extern` functions and `.callprototype`s become stub functions (ABI + `RET`).
+//! - The result is checked with the Ori validator; what it rejects (operand types
+//!   that do not fit, like a 64-bit load into a 32-bit register) is reported at the
+//!   PTX line.
 
 pub mod abi;
 pub mod ast;
