@@ -46,6 +46,10 @@ pub struct Import {
     /// Spans into the PTX text of the module's functions, declarations, blocks and
     /// instructions (every Ori instruction points at the PTX instruction it came from).
     pub map: SourceMap,
+    /// The functions that are stubs, not code: `.extern` declarations and
+    /// `.callprototype`s, present so that calls resolve (a lone `RET` each; ptxas
+    /// reports nothing for them).
+    pub stubs: Vec<String>,
     pub diags: Vec<Diagnostic>,
 }
 
@@ -69,11 +73,11 @@ pub fn import_text(src: &str) -> Import {
                 Span::new(lo as usize, hi as usize),
                 format!("expected {}, found {found}", e.expected),
             );
-            return Import { module: None, map: SourceMap::default(), diags: vec![d] };
+            return Import { module: None, map: SourceMap::default(), stubs: Vec::new(), diags: vec![d] };
         }
     };
     let mut diags = Vec::new();
-    let (module, map) = module::lower_module(src, &ast, &mut diags);
+    let module::Lowered { module, map, stubs } = module::lower_module(src, &ast, &mut diags);
     if !diags.iter().any(Diagnostic::is_error) {
         // What the Ori validator rejects is PTX whose operand types do not fit
         // (a 64-bit load into a 32-bit register ...): reported at the PTX line.
@@ -85,7 +89,7 @@ pub fn import_text(src: &str) -> Import {
     }
     diags.sort_by_key(|d| (d.span.map_or(0, |s| s.lo), d.severity));
     let ok = !diags.iter().any(Diagnostic::is_error);
-    Import { module: ok.then_some(module), map, diags }
+    Import { module: ok.then_some(module), map, stubs, diags }
 }
 
 /// Imports PTX text named `name`; errors come back rendered (`file:line:col`, caret).

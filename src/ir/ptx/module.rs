@@ -6,6 +6,8 @@
 //! points back into the PTX. Must not know: how statements or instructions lower
 //! (that is `lower`, `inst`, `operand`).
 
+use std::collections::HashSet;
+
 use super::abi;
 use super::ast::{self, FuncKind as AstKind, Item, Pos, PtxModule, StateSpace, Stmt, VarDecl};
 use super::lower::{Binding, Fx, ModState, NameMap, ParamSlot, Scope, reg_shape, span};
@@ -60,7 +62,7 @@ fn first_code<'a, 'b>(stmts: &'b [Stmt<'a>]) -> Option<&'b Stmt<'a>> {
 
 /// Lowers a parsed module. Returns the module and every diagnostic (errors included;
 /// the caller decides).
-pub fn lower_module<'a>(src: &'a str, m: &'a PtxModule<'a>, diags: &mut Vec<Diagnostic>) -> (Module, SourceMap) {
+pub(super) fn lower_module<'a>(src: &'a str, m: &'a PtxModule<'a>, diags: &mut Vec<Diagnostic>) -> Lowered {
     let lines = LineIndex::new(src);
     let mut module = Module::default();
     let mut map = SourceMap::default();
@@ -119,44 +121,53 @@ pub fn lower_module<'a>(src: &'a str, m: &'a PtxModule<'a>, diags: &mut Vec<Diag
         }
     }
     // Pass 2: functions with bodies (a prototype followed by its definition is one function).
-    let with_body: Vec<&str> = m
+    let with_body: HashSet<&str> = m
         .items
         .iter()
         .filter_map(|it| if let Item::Func(f) = it { f.body.as_ref().map(|_| f.name) } else { None })
         .collect();
-    let mut defined: Vec<&str> = Vec::new();
+    let mut defined: HashSet<&str> = HashSet::new();
+    let mut stubs = Vec::new();
     for it in &m.items {
         let Item::Func(fd) = it else { continue };
         let Some(body) = &fd.body else {
             // A declaration only (`.extern`, or a prototype of a function defined
             // elsewhere in the file): a stub stands for it so calls resolve.
-            if !with_body.contains(&fd.name) && !defined.contains(&fd.name) {
-                defined.push(fd.name);
+            if !with_body.contains(&fd.name) && defined.insert(fd.name) {
                 let name = ms.funcs.get(fd.name).cloned().unwrap_or_else(|| fd.name.to_string());
+                stubs.push(name.clone());
                 module.functions.push(stub_function(name, &fd.rets, &fd.params, lines.line(fd.pos)));
                 let at = span(fd.name_pos, fd.name_pos + fd.name.len() as u32);
                 map.functions.push(FunctionSpans { name: at, close: at, ..FunctionSpans::default() });
             }
             continue;
         };
-        if defined.contains(&fd.name) {
+        if !defined.insert(fd.name) {
             let p = fd.name_pos;
             diags.push(Diagnostic::error(span(p, p + fd.name.len() as u32), "function defined twice"));
             continue;
         }
-        defined.push(fd.name);
         let (f, spans) = lower_function(src, &lines, &mut ms, diags, fd, body);
         module.functions.push(f);
         map.functions.push(spans);
     }
-    for _ in &ms.proto_stubs {
+    for f in &ms.proto_stubs {
         map.functions.push(FunctionSpans::default());
+        stubs.push(f.name.clone());
     }
     module.functions.append(&mut ms.proto_stubs);
     module.globals = std::mem::take(&mut ms.globals);
     map.globals = std::mem::take(&mut ms.global_spans);
     map.target = target.map(|(t, pos)| span(*pos, *pos + t.len() as u32));
-    (module, map)
+    Lowered { module, map, stubs }
+}
+
+/// What lowering a module produces.
+pub(super) struct Lowered {
+    pub module: Module,
+    pub map: SourceMap,
+    /// Names of the stub functions (declarations and call prototypes).
+    pub stubs: Vec<String>,
 }
 
 /// A stub for a function known only by its signature (an `.extern` declaration or a
