@@ -99,7 +99,7 @@ impl<'a> Fx<'a, '_> {
 
     fn generic(&mut self, i: &'a AstInst<'a>) {
         let mods = i.mods();
-        let map = ops::map(i);
+        let map = ops::map_with(i.base, &mods);
         if !map.known {
             self.warn(
                 i.pos,

@@ -211,18 +211,17 @@ impl<'a, 'm> Fx<'a, 'm> {
 
     /// Resolves a name through the scopes, innermost first.
     pub fn lookup(&self, name: &str) -> Option<Binding> {
+        // `%r12` may be element 12 of a range `%r` (or element 2 of `%r1`).
+        let bytes = name.as_bytes();
+        let mut k = bytes.len();
+        while k > 0 && bytes[k - 1].is_ascii_digit() {
+            k -= 1;
+        }
         for s in self.scopes.iter().rev() {
-            if let Some(b) = s.singles.get(name) {
-                return Some(b.clone());
-            }
-            // `%r12` may be element 12 of a range `%r` (or element 2 of `%r1`).
-            let bytes = name.as_bytes();
-            let mut k = bytes.len();
-            while k > 0 && bytes[k - 1].is_ascii_digit() {
-                k -= 1;
-            }
+            // One scope cannot declare a name twice, so ranges and singles of a scope
+            // never overlap: probing ranges first saves a miss for range members.
             let mut split = k;
-            while split < bytes.len() {
+            while split < bytes.len() && !s.ranges.is_empty() {
                 let digits = &name[split..];
                 if (digits.len() == 1 || !digits.starts_with('0'))
                     && let Some(&(first, count, ty, vec)) = s.ranges.get(&name[..split])
@@ -232,6 +231,9 @@ impl<'a, 'm> Fx<'a, 'm> {
                     return Some(Binding::Reg(RegInfo { vreg: VRegId(first.0 + i), ty, vec }));
                 }
                 split += 1;
+            }
+            if let Some(b) = s.singles.get(name) {
+                return Some(b.clone());
             }
         }
         None

@@ -95,9 +95,11 @@ pub fn space_base(s: &str) -> &str {
 /// The mapping of an instruction other than the ones `lower` handles itself (`mov`,
 /// `ld`, `st`, `call`, `ret`, `exit`, `bra`, `brx`).
 pub fn map<'a>(inst: &Inst<'a>) -> Mapping<'a> {
-    let base = inst.base;
-    let mods = inst.mods();
-    let mods = &mods[..];
+    map_with(inst.base, &inst.mods())
+}
+
+/// [`map`] for an opcode whose modifiers are already split.
+pub fn map_with<'a>(base: &'a str, mods: &[&str]) -> Mapping<'a> {
     let class = op_class(mods);
     let has = |m: &str| mods.contains(&m);
     let m = |mn: &'static str, tag: bool, role: Role| Mapping {
@@ -143,7 +145,7 @@ pub fn map<'a>(inst: &Inst<'a>) -> Mapping<'a> {
         "set" => m(if class == Class::F32 { "FSEL" } else { "SEL" }, true, FirstDef),
         "selp" => m(if class == Class::F32 { "FSEL" } else { "SEL" }, false, FirstDef),
         "slct" => m("SEL", true, FirstDef),
-        "cvt" => cvt(inst),
+        "cvt" => cvt(mods),
         "cvta" => {
             // Generic and global addresses coincide on every target ptxas 13 supports,
             // so cvta to/from .global is a plain copy; the other windows add a base.
@@ -267,9 +269,8 @@ fn mem_mnemonic(mods: &[&str], global: &'static str, shared: &'static str, gener
 
 /// `cvt.D.S`: float↔float is F2F, float→int F2I, int→float I2F, int↔int a byte
 /// permute (how SASS sign- and zero-extends).
-fn cvt<'a>(inst: &Inst<'a>) -> Mapping<'a> {
-    let mods = inst.mods();
-    let mut tys = types(&mods);
+fn cvt<'a>(mods: &[&str]) -> Mapping<'a> {
+    let mut tys = types(mods);
     let (d, s) = match (tys.next(), tys.next()) {
         (Some(d), Some(s)) => (d, s),
         (Some(d), None) => (d, d),
