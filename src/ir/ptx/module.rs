@@ -276,10 +276,67 @@ fn lower_function<'a>(
     }
     fx.stmts(body);
     fx.finish_body(&targets);
+    fx.narrow_returns();
     (fx.f, fx.spans)
 }
 
 impl Fx<'_, '_> {
+    /// A return value only partly written (a struct whose padding is never stored,
+    /// `st.param.b32 [func_retval0+16]` of a 24-byte return) is read by `RET` only in
+    /// the components the function writes somewhere, so the padding does not look
+    /// like an uninitialized register. Flow-insensitive: any write anywhere counts.
+    fn narrow_returns(&mut self) {
+        const WHOLE: u32 = u32::MAX;
+        let mut carriers: Vec<VRegId> = self.ret_regs.clone();
+        for &r in &self.rets {
+            carriers.extend(self.params[r].pieces.iter().map(|p| p.0));
+        }
+        if carriers.is_empty() {
+            return;
+        }
+        let mut written: NameMap<u32, u32> = NameMap::default();
+        for v in &carriers {
+            written.insert(v.0, 0);
+        }
+        for b in &self.f.blocks {
+            for i in &b.insts {
+                i.for_each_def(|r| {
+                    if let Some(m) = written.get_mut(&r.vreg.0) {
+                        *m = match r.comp {
+                            None => WHOLE,
+                            Some(c) if c < 32 => *m | (1 << c),
+                            Some(_) => WHOLE,
+                        };
+                    }
+                });
+            }
+        }
+        for b in &mut self.f.blocks {
+            for i in &mut b.insts {
+                if i.op.mnemonic() != "RET" {
+                    continue;
+                }
+                let mut ops = Vec::with_capacity(i.operands.len());
+                for op in i.operands.drain(..) {
+                    match op {
+                        Operand::Reg(Reg::V(RegRef { vreg, comp: None })) => match written.get(&vreg.0) {
+                            Some(&m) if m != WHOLE && m != 0 => {
+                                ops.extend(
+                                    (0..32u8)
+                                        .filter(|c| m & (1 << c) != 0)
+                                        .map(|c| Operand::Reg(Reg::V(RegRef { vreg, comp: Some(c) }))),
+                                );
+                            }
+                            _ => ops.push(op),
+                        },
+                        other => ops.push(other),
+                    }
+                }
+                i.operands = ops;
+            }
+        }
+    }
+
     /// Trailing labels nothing branches to (`$LDWend_foo:` of old PTX) are dropped;
     /// a body that can still fall off its end gets the implicit `ret` PTX gives it.
     fn finish_body(&mut self, targets: &[&str]) {
