@@ -222,6 +222,9 @@ pub struct FuncDecl<'a> {
     pub body: Option<Vec<Stmt<'a>>>,
     /// The closing `}` of the body (the header's start for a declaration).
     pub close: Pos,
+    /// Where each of `.maxntid`, `.reqntid`, `.minnctapersm`, `.maxnreg` is written:
+    /// (name without the dot, start, length).
+    pub directives: Vec<(&'static str, Pos, u32)>,
 }
 
 /// One formal parameter: `.param .align 8 .b8 p[24]`, `.param .u64 .ptr.global p`,

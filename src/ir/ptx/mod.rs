@@ -83,7 +83,15 @@ pub fn import_text(src: &str) -> Import {
         // (a 64-bit load into a 32-bit register ...): reported at the PTX line.
         let problems = crate::ir::validate::validate(&module, &map);
         for mut d in problems.into_iter().filter(Diagnostic::is_error).take(lower::MAX_ERRORS) {
-            d.message = format!("operands do not fit the instruction: {}", d.message);
+            // Instruction problems start with the Ori mnemonic (`LDC.64 loads ...`).
+            let word = d.message.split(' ').next().unwrap_or("");
+            let about_inst = word.starts_with(|c: char| c.is_ascii_uppercase())
+                && word.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '.' || c == '_');
+            d.message = if about_inst {
+                format!("operands do not fit the instruction: {}", d.message)
+            } else {
+                format!("not representable in Ori IR: {}", d.message)
+            };
             diags.push(d);
         }
     }

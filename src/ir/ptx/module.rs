@@ -251,6 +251,7 @@ fn lower_function<'a>(
         spans: FunctionSpans {
             name: span(fd.name_pos, fd.name_pos + fd.name.len() as u32),
             close: span(fd.close, fd.close + 1),
+            directives: fd.directives.iter().map(|&(n, p, len)| (n, span(p, p + len))).collect(),
             ..FunctionSpans::default()
         },
         cur: InstSpans::default(),

@@ -223,6 +223,7 @@ impl<'a> Parser<'a> {
             minnctapersm: None,
             body: None,
             close: pos,
+            directives: Vec::new(),
         };
         // Performance directives, then a body, a ';', or nothing at all (PTX 1.x
         // prototypes end without a ';').
@@ -242,12 +243,27 @@ impl<'a> Parser<'a> {
                     | "abi_preserve"
                     | "abi_preserve_control" => {
                         let (r, nums) = self.uint_list(r)?;
-                        match word {
-                            "maxntid" => f.maxntid = Some(nums),
-                            "reqntid" => f.reqntid = Some(nums),
-                            "minnctapersm" => f.minnctapersm = nums.first().copied(),
-                            "maxnreg" => f.maxnreg = nums.first().copied(),
-                            _ => {}
+                        let name = match word {
+                            "maxntid" => {
+                                f.maxntid = Some(nums);
+                                Some("maxntid")
+                            }
+                            "reqntid" => {
+                                f.reqntid = Some(nums);
+                                Some("reqntid")
+                            }
+                            "minnctapersm" => {
+                                f.minnctapersm = nums.first().copied();
+                                Some("minnctapersm")
+                            }
+                            "maxnreg" => {
+                                f.maxnreg = nums.first().copied();
+                                Some("maxnreg")
+                            }
+                            _ => None,
+                        };
+                        if let Some(name) = name {
+                            f.directives.push((name, self.pos(i), (i.len() - r.len()) as u32));
                         }
                         i = r;
                     }
