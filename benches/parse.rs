@@ -137,4 +137,9 @@ fn main() {
         );
     }
     println!("best of several runs; peak RSS: growth of VmHWM during one parse in a fresh process");
+    // Figures from a shared machine are only comparable with its load alongside.
+    if let Ok(load) = std::fs::read_to_string("/proc/loadavg") {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        println!("load average {} on {cpus} CPUs", load.split_whitespace().take(3).collect::<Vec<_>>().join(" "));
+    }
 }

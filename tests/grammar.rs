@@ -307,3 +307,14 @@ fn every_session_kernel_parses_validates_and_round_trips() {
 fn the_demo_is_the_session_file() {
     assert_eq!(radbg::demo::DEMO, std::fs::read_to_string("sessions/demo.ori").unwrap());
 }
+
+#[test]
+fn crlf_line_endings_parse_like_lf() {
+    for name in ["saxpy", "abi_modes", "reduction"] {
+        let text = std::fs::read_to_string(format!("sessions/{name}.ori")).unwrap();
+        let crlf = text.replace('\n', "\r\n");
+        let a = radbg::ir::parse::parse_str(&text).unwrap();
+        let b = radbg::ir::parse::parse_str(&crlf).unwrap_or_else(|e| panic!("{name} with CRLF: {e}"));
+        assert_eq!(a, b, "{name}");
+    }
+}

@@ -155,3 +155,40 @@ fn invalid_utf8_and_oversized_input_are_reported_with_positions() {
     let e = SourceFile::from_bytes("x.ori", b"ok \xe2\x82").unwrap_err();
     assert!(e.render().starts_with("x.ori:1:4: error: invalid UTF-8"), "{}", e.render());
 }
+
+/// Inputs that would take quadratic time in a naive implementation (duplicate checks
+/// by scanning, alias chains walked per register, "did you mean" over every name for
+/// every error) finish in about linear time.
+#[test]
+fn no_quadratic_blowups() {
+    let n = 20_000;
+    let mut header = format!("  .reg .R %a<{n}>\n");
+    for k in 1..n {
+        header.push_str(&format!("  .alias %a{k} = %a{}\n", k - 1));
+    }
+    for k in 0..n {
+        header.push_str(&format!("  .pin %a{k} = R{}\n", k % 200));
+    }
+    let text = kernel(&header, "");
+    let start = std::time::Instant::now();
+    let file = SourceFile::new("chain.ori", text);
+    let (m, map, diags) = parse_module(&file);
+    assert!(diags.is_empty(), "{:?}", diags.first());
+    let v = radbg::ir::validate::validate(&m, &map);
+    assert!(v.iter().all(|d| !d.message.contains("alias cycle")));
+    // Many unknown labels and undeclared registers among many names.
+    let mut body = String::new();
+    for k in 0..3000 {
+        body.push_str(&format!("L{k}:\n  BRA M{k}\n"));
+    }
+    let file = SourceFile::new("labels.ori", kernel("  .reg .R %b<4000>", &body));
+    let (m, map, diags) = parse_module(&file);
+    assert!(diags.is_empty());
+    let v = radbg::ir::validate::validate(&m, &map);
+    assert_eq!(v.iter().filter(|d| d.message.starts_with("branch to unknown label")).count(), 3000);
+    let body: String = (0..3000).map(|k| format!("  %b0 = MOV %c{k}\n")).collect();
+    let (_, _, diags) = parse_module(&SourceFile::new("undeclared.ori", kernel("  .reg .R %b<4000>", &body)));
+    assert_eq!(diags.iter().filter(|d| d.is_error()).count(), limits::MAX_ERRORS);
+    // Generous: linear work here takes well under a second even in a debug build.
+    assert!(start.elapsed().as_secs() < 60, "took {:?}", start.elapsed());
+}

@@ -12,7 +12,7 @@ fn check_seed(seed: u64, cfg: &GenConfig) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn print_then_parse_is_identity(seed in any::<u64>(), funcs in 1usize..4, insts in 0usize..12) {
@@ -30,7 +30,7 @@ fn many_fixed_seeds_round_trip() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
 
     /// The valid-mode generator (which other layers' tests use) really produces
     /// modules the validator accepts without a word, and they round-trip too.

@@ -26,7 +26,7 @@ const ABI_KEYWORDS: &[&str] = &[
 impl FnState {
     /// Resolves a register name, or reports it undeclared with a suggestion.
     pub(super) fn resolve<'a>(&self, at: &'a str, name: &str) -> Result<VRegId, PErr<'a>> {
-        resolve_in(&self.names, &self.f.vregs, at, name)
+        resolve_in(&self.names, &self.f.vregs, &self.suggestions_left, at, name)
     }
 }
 
@@ -235,7 +235,15 @@ impl<'a> P<'a> {
             Err(e) => return Err(e),
         };
         let id = fs.resolve(r, name).map_err(nom::Err::Failure)?;
-        if fs.spans.vreg_attr(id.0, kind).is_some() {
+        let bit = match kind {
+            "pin" => 1u8,
+            "alias" => 2,
+            _ => 4,
+        };
+        if fs.attr_seen.len() <= id.index() {
+            fs.attr_seen.resize(fs.f.vregs.len(), 0);
+        }
+        if fs.attr_seen[id.index()] & bit != 0 {
             return fail(r, name.len(), format!("duplicate .{kind} for {name}"));
         }
         let (r2, ()) = need_char(r2, '=', &format!("'=' after the register in .{kind}"))?;
@@ -287,6 +295,7 @@ impl<'a> P<'a> {
                 w_rest
             }
         };
+        fs.attr_seen[id.index()] |= bit;
         fs.spans.vreg_attrs.push((id.0, kind, Span::new(off(text, start), off(text, rest))));
         eol(rest, &format!("end of line after .{kind}"))
     }
@@ -314,7 +323,7 @@ impl<'a> P<'a> {
             return Err(nom::Err::Failure(e));
         };
         let (r, ()) = ws(r)?;
-        let FnState { f, names, spans, .. } = fs;
+        let FnState { f, names, spans, suggestions_left, .. } = fs;
         let abi = f.abi.get_or_insert_with(AbiSpec::default);
         let spans = spans.abi.get_or_insert_with(AbiSpans::default);
         let single = matches!(
@@ -341,7 +350,7 @@ impl<'a> P<'a> {
                         Err(nom::Err::Error(_)) => return expected(b, "the register that carries the value"),
                         Err(e) => return Err(e),
                     };
-                    v.bind = Some(resolve_in(names, &f.vregs, b, name).map_err(nom::Err::Failure)?);
+                    v.bind = Some(resolve_in(names, &f.vregs, suggestions_left, b, name).map_err(nom::Err::Failure)?);
                     b2
                 } else {
                     rest
@@ -428,13 +437,23 @@ impl<'a> P<'a> {
 }
 
 /// Resolves a register name, or reports it undeclared with a suggestion.
-fn resolve_in<'a>(names: &super::NameMap, vregs: &[VReg], at: &'a str, name: &str) -> Result<VRegId, PErr<'a>> {
+fn resolve_in<'a>(
+    names: &super::NameMap,
+    vregs: &[VReg],
+    budget: &std::cell::Cell<u32>,
+    at: &'a str,
+    name: &str,
+) -> Result<VRegId, PErr<'a>> {
     if let Some(&id) = names.get(name) {
         return Ok(VRegId(id));
     }
     let mut e = PErr::new(at, name.len(), format!("undeclared register {name}"));
-    // Suggestions cost an edit distance per candidate: skip them for huge functions.
-    if name.len() <= 64
+    // Suggestions cost an edit distance per candidate: only for the first few errors,
+    // short names and functions of reasonable size.
+    let left = budget.get();
+    budget.set(left.saturating_sub(1));
+    if left > 0
+        && name.len() <= 32
         && vregs.len() <= 4096
         && let Some(s) = crate::util::closest(name, vregs.iter().map(|v| v.name.as_str()))
     {

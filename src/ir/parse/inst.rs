@@ -19,8 +19,12 @@ impl<'a> P<'a> {
         let mut r = i;
         // `[N]` program-point number: accepted and ignored.
         if let Some(n) = r.strip_prefix('[').filter(|n| n.starts_with(|c: char| c.is_ascii_digit())) {
-            let (n, _) = uint(n, u32::MAX as u64, "program point")?;
-            let (n, ()) = lex::need_char(n, ']', "']' after the program-point number")?;
+            // Only skipped: the printer's numbers are recomputed from the layout.
+            let digits = n.bytes().take(11).take_while(u8::is_ascii_digit).count();
+            if digits > 10 {
+                return fail(n, digits, "program point number is over 10 digits");
+            }
+            let (n, ()) = lex::need_char(&n[digits..], ']', "']' after the program-point number")?;
             r = ws(n)?.0;
         }
         let start = r;

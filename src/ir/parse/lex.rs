@@ -12,36 +12,76 @@ use nom::error::{ErrorKind, ParseError};
 use super::limits;
 use crate::ir::model::{PhysReg, RegFile};
 
-/// A parse error: where, what was expected, an optional help line.
+/// A parse error: where, and for hard errors what was expected and an optional
+/// help line. Kept small (two words plus a pointer) because every parser returns it
+/// in its `Result`; soft errors (a failed `alt` branch, frequent and almost never
+/// shown) carry no detail and allocate nothing.
 #[derive(Clone, Debug)]
 pub struct PErr<'a> {
     /// The input at the error; its offset in the file gives the span start.
     pub at: &'a str,
+    detail: Option<Box<Detail>>,
+}
+
+#[derive(Clone, Debug)]
+struct Detail {
     /// Length in bytes of the offending text (at least one character is underlined).
-    pub len: usize,
-    pub msg: Cow<'static, str>,
-    pub help: Option<String>,
+    len: usize,
+    msg: Cow<'static, str>,
+    help: Option<String>,
     /// Recovery must skip to the end of the file (an unterminated block comment).
-    pub to_eof: bool,
+    to_eof: bool,
 }
 
 impl<'a> PErr<'a> {
     pub fn new(at: &'a str, len: usize, msg: impl Into<Cow<'static, str>>) -> PErr<'a> {
-        PErr { at, len, msg: msg.into(), help: None, to_eof: false }
+        PErr { at, detail: Some(Box::new(Detail { len, msg: msg.into(), help: None, to_eof: false })) }
+    }
+    /// A soft error: "unexpected ..." when it is ever shown.
+    pub fn soft(at: &'a str) -> PErr<'a> {
+        PErr { at, detail: None }
     }
     pub fn help(mut self, h: impl Into<String>) -> PErr<'a> {
-        self.help = Some(h.into());
+        let at = self.at;
+        let d = self.detail.get_or_insert_with(|| {
+            Box::new(Detail {
+                len: 0,
+                msg: Cow::Owned(format!("unexpected {}", describe(at))),
+                help: None,
+                to_eof: false,
+            })
+        });
+        d.help = Some(h.into());
         self
+    }
+    /// Marks the error as one after which nothing more of the file can be parsed.
+    pub fn fatal(mut self) -> PErr<'a> {
+        if let Some(d) = self.detail.as_mut() {
+            d.to_eof = true;
+        }
+        self
+    }
+    pub fn len(&self) -> usize {
+        self.detail.as_ref().map_or(0, |d| d.len)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    pub fn is_fatal(&self) -> bool {
+        self.detail.as_ref().is_some_and(|d| d.to_eof)
+    }
+    /// The message and the help line.
+    pub fn into_parts(self) -> (Cow<'static, str>, Option<String>) {
+        match self.detail {
+            Some(d) => (d.msg, d.help),
+            None => (Cow::Owned(format!("unexpected {}", describe(self.at))), None),
+        }
     }
 }
 
-/// The message of a soft error: soft errors are frequent (every failed `alt` branch)
-/// and almost never shown, so the "unexpected X" text is built only when reported.
-pub const UNEXPECTED: &str = "unexpected input";
-
 impl<'a> ParseError<&'a str> for PErr<'a> {
     fn from_error_kind(input: &'a str, _kind: ErrorKind) -> Self {
-        PErr::new(input, 0, UNEXPECTED)
+        PErr::soft(input)
     }
     fn append(_: &'a str, _: ErrorKind, other: Self) -> Self {
         other
@@ -67,7 +107,7 @@ pub fn expected<'a, T>(at: &'a str, what: &str) -> PResult<'a, T> {
 
 /// A soft error (an `alt` may try something else).
 pub fn backtrack<'a, T>(at: &'a str) -> PResult<'a, T> {
-    Err(nom::Err::Error(PErr::new(at, 0, UNEXPECTED)))
+    Err(nom::Err::Error(PErr::soft(at)))
 }
 
 /// Says what is at the start of `i`, for "found ..." in messages.
@@ -101,32 +141,40 @@ pub fn token_len(i: &str) -> usize {
     if n > 0 { n } else { i.chars().next().map_or(0, char::len_utf8) }
 }
 
+#[inline]
 pub fn is_name_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
+    CLASS[b as usize] & NAME != 0
 }
 
 /// Skips spaces, tabs, carriage returns and comments — not newlines, which end
 /// statements. A block comment may span lines; an unterminated one is an error that
 /// ends parsing (the rest of the file is inside it).
-#[inline]
+#[inline(always)]
 pub fn ws(i: &str) -> PResult<'_, ()> {
-    // Fast path: most calls find no whitespace at all.
-    if !matches!(i.as_bytes().first(), Some(b' ' | b'\t' | b'\r' | b'/')) {
-        return Ok((i, ()));
+    // Fast path, inlined into every caller: most calls find no whitespace at all.
+    match i.as_bytes().first() {
+        Some(b' ' | b'\t' | b'\r' | b'/') => ws_slow(i),
+        _ => Ok((i, ())),
     }
+}
+
+#[inline(never)]
+fn ws_slow(i: &str) -> PResult<'_, ()> {
     let b = i.as_bytes();
     let mut p = 0;
     loop {
-        match b.get(p) {
-            Some(b' ' | b'\t' | b'\r') => p += 1,
-            Some(b'/') if b.get(p + 1) == Some(&b'/') => {
-                p += memchr_nl(&b[p..]).unwrap_or(b.len() - p);
-            }
-            Some(b'/') if b.get(p + 1) == Some(&b'*') => match i[p + 2..].find("*/") {
+        while p < b.len() && matches!(b[p], b' ' | b'\t' | b'\r') {
+            p += 1;
+        }
+        if p + 1 >= b.len() || b[p] != b'/' {
+            break;
+        }
+        match b[p + 1] {
+            b'/' => p += memchr_nl(&b[p..]).unwrap_or(b.len() - p),
+            b'*' => match i[p + 2..].find("*/") {
                 Some(e) => p += e + 4,
                 None => {
-                    let mut e = PErr::new(&i[p..], 2, "unterminated block comment: expected '*/'");
-                    e.to_eof = true;
+                    let e = PErr::new(&i[p..], 2, "unterminated block comment: expected '*/'").fatal();
                     return Err(nom::Err::Failure(e));
                 }
             },
@@ -142,6 +190,7 @@ fn memchr_nl(b: &[u8]) -> Option<usize> {
 
 /// Whitespace and comments, then the end of the statement: a newline (consumed)
 /// or the end of the file.
+#[inline]
 pub fn eol<'a>(i: &'a str, what: &str) -> PResult<'a, ()> {
     let (i, ()) = ws(i)?;
     if i.is_empty() {
@@ -154,22 +203,13 @@ pub fn eol<'a>(i: &'a str, what: &str) -> PResult<'a, ()> {
 }
 
 /// True at a newline or the end of input (after whitespace has been skipped).
+#[inline]
 pub fn at_eol(i: &str) -> bool {
     i.is_empty() || i.starts_with('\n')
 }
 
-/// Consumes `c` after optional whitespace, or fails softly.
-pub fn sym_char(c: char) -> impl FnMut(&str) -> PResult<'_, ()> {
-    move |i| {
-        let (i, ()) = ws(i)?;
-        match i.strip_prefix(c) {
-            Some(r) => Ok((r, ())),
-            None => backtrack(i),
-        }
-    }
-}
-
 /// Consumes `c` after optional whitespace, or fails hard saying it was expected.
+#[inline]
 pub fn need_char<'a>(i: &'a str, c: char, what: &str) -> PResult<'a, ()> {
     let (i, ()) = ws(i)?;
     match i.strip_prefix(c) {
@@ -178,6 +218,7 @@ pub fn need_char<'a>(i: &'a str, c: char, what: &str) -> PResult<'a, ()> {
     }
 }
 
+#[inline]
 fn check_len<'a>(i: &'a str, n: &'a str) -> PResult<'a, &'a str> {
     if n.len() > limits::MAX_NAME_LEN {
         return fail(i, n.len(), format!("name is over the limit of {} bytes", limits::MAX_NAME_LEN));
@@ -185,11 +226,44 @@ fn check_len<'a>(i: &'a str, n: &'a str) -> PResult<'a, &'a str> {
     Ok((&i[n.len()..], n))
 }
 
-/// Bytes at the start of `i` satisfying `pred`, counting no further than one past
-/// the name-length limit (the caller reports the overflow; a 10 MB name costs
-/// nothing more than a short one).
-fn name_run(i: &str, pred: impl Fn(u8) -> bool) -> usize {
-    i.bytes().take(limits::MAX_NAME_LEN + 1).take_while(|&b| pred(b)).count()
+/// Byte classes for the name scanners (a table lookup per byte on the hot path).
+pub const NAME: u8 = 1; // [A-Za-z0-9_$]
+pub const DOT: u8 = 2; // '.'
+pub const DASH: u8 = 4; // '-'
+pub const DOLLAR: u8 = 8; // '$'
+
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        if c.is_ascii_alphanumeric() || c == b'_' {
+            t[b] = NAME;
+        }
+        b += 1;
+    }
+    t[b'$' as usize] = NAME | DOLLAR;
+    t[b'.' as usize] = DOT;
+    t[b'-' as usize] = DASH;
+    t
+};
+
+/// Bytes at the start of `i` whose class is in `mask` (and not `$` unless `dollar`),
+/// counting no further than one past the name-length limit (the caller reports the
+/// overflow; a 10 MB name costs nothing more than a short one).
+#[inline]
+fn name_run(i: &str, mask: u8, dollar: bool) -> usize {
+    let b = i.as_bytes();
+    let lim = b.len().min(limits::MAX_NAME_LEN + 1);
+    let mut n = 0;
+    while n < lim {
+        let c = CLASS[b[n] as usize];
+        if c & mask == 0 || (!dollar && c & DOLLAR != 0) {
+            break;
+        }
+        n += 1;
+    }
+    n
 }
 
 /// An identifier: `[A-Za-z_$][A-Za-z0-9_$.]*` (labels, symbols, functions, mnemonics).
@@ -199,7 +273,7 @@ pub fn ident(i: &str) -> PResult<'_, &str> {
         Some(b) if b.is_ascii_alphabetic() || *b == b'_' || *b == b'$' => {}
         _ => return backtrack(i),
     }
-    let n = name_run(i, |b| is_name_byte(b) || b == b'.');
+    let n = name_run(i, NAME | DOT, true);
     check_len(i, &i[..n])
 }
 
@@ -209,7 +283,7 @@ pub fn word(i: &str) -> PResult<'_, &str> {
         Some(b) if b.is_ascii_alphabetic() || *b == b'_' => {}
         _ => return backtrack(i),
     }
-    let n = name_run(i, |b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    let n = name_run(i, NAME | DASH, false);
     check_len(i, &i[..n])
 }
 
@@ -219,17 +293,18 @@ pub fn knob_name(i: &str) -> PResult<'_, &str> {
         Some(b) if b.is_ascii_alphabetic() || *b == b'_' => {}
         _ => return backtrack(i),
     }
-    let n = name_run(i, |b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.');
+    let n = name_run(i, NAME | DASH | DOT, false);
     check_len(i, &i[..n])
 }
 
 /// A register word without dots (`R40` in `R40..R47`, `UR3`, `PT`).
+#[inline]
 pub fn reg_word(i: &str) -> PResult<'_, &str> {
     match i.as_bytes().first() {
         Some(b) if b.is_ascii_alphabetic() => {}
         _ => return backtrack(i),
     }
-    let n = name_run(i, |b| b.is_ascii_alphanumeric() || b == b'_');
+    let n = name_run(i, NAME, false);
     check_len(i, &i[..n])
 }
 
@@ -255,7 +330,7 @@ pub fn vreg_name(i: &str) -> PResult<'_, &str> {
     if !i.starts_with('%') {
         return backtrack(i);
     }
-    let n = 1 + name_run(&i[1..], is_name_byte);
+    let n = 1 + name_run(&i[1..], NAME, true);
     if n == 1 {
         return fail(i, 1, format!("expected a register name after '%', found {}", describe(&i[1..])));
     }

@@ -89,8 +89,10 @@ pub fn parse_named(name: &str, text: &str) -> Result<(Module, SourceMap, Vec<Dia
     Ok((m, map, diags))
 }
 
-/// FNV-1a (seed 000 names it for the allocator's own hash tables): a fast hash for
-/// the name → vreg lookup. Lookups only; nothing iterates the map.
+/// The hash of the name → vreg and mnemonic → opcode tables: FNV-1a's constants
+/// (seed 000 names FNV-1a for the allocator's own tables) applied a word at a time,
+/// since names are short and hashing them is on the parser's hot path. Lookups
+/// only: nothing iterates these maps, so the order can never show.
 #[derive(Default)]
 pub(crate) struct Fnv(u64);
 
@@ -98,13 +100,24 @@ impl Hasher for Fnv {
     fn finish(&self) -> u64 {
         self.0
     }
+    #[inline]
     fn write(&mut self, bytes: &[u8]) {
         let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
-        for &b in bytes {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x0100_0000_01b3);
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            h = (h ^ w).wrapping_mul(0x0100_0000_01b3).rotate_left(29);
         }
-        self.0 = h;
+        let mut tail = 0u64;
+        for (k, &b) in chunks.remainder().iter().enumerate() {
+            tail |= (b as u64) << (8 * k);
+        }
+        h = (h ^ tail ^ ((bytes.len() as u64) << 56)).wrapping_mul(0x0100_0000_01b3);
+        self.0 = h ^ (h >> 32);
+    }
+    #[inline]
+    fn write_u8(&mut self, b: u8) {
+        self.0 = (self.0 ^ b as u64).wrapping_mul(0x0100_0000_01b3);
     }
 }
 
@@ -122,6 +135,11 @@ struct FnState {
     in_abi: bool,
     /// The header line was broken: parse the body for errors, then drop it.
     discard: bool,
+    /// Per vreg, the `.pin`/`.alias`/`.flags` lines seen (bits 1, 2, 4): duplicate
+    /// checks in constant time.
+    attr_seen: Vec<u8>,
+    /// "Did you mean" searches left: each costs an edit distance per register.
+    suggestions_left: std::cell::Cell<u32>,
     /// Operand scratch space reused by every instruction.
     scratch: Vec<Operand>,
     scratch_spans: Vec<Span>,
@@ -138,6 +156,8 @@ impl FnState {
             in_blocks: false,
             in_abi: false,
             discard: false,
+            attr_seen: Vec::new(),
+            suggestions_left: std::cell::Cell::new(20),
             scratch: Vec::new(),
             scratch_spans: Vec::new(),
         }
@@ -204,20 +224,24 @@ impl<'a> P<'a> {
 
     fn error(&mut self, d: Diagnostic) {
         if d.is_error() {
+            // One line may hold many errors (undeclared operands): keep the cap exact.
+            if self.errors >= limits::MAX_ERRORS {
+                return;
+            }
             self.errors += 1;
         }
         self.diags.push(d);
     }
 
     fn report(&mut self, e: PErr<'a>) {
-        let len = if e.len == 0 {
-            e.at.chars().next().map_or(0, |c| if c == '\n' { 0 } else { c.len_utf8() })
-        } else {
-            e.len
+        let len = match e.len() {
+            0 => e.at.chars().next().map_or(0, |c| if c == '\n' { 0 } else { c.len_utf8() }),
+            n => n,
         };
-        let msg = if e.msg == lex::UNEXPECTED { format!("unexpected {}", lex::describe(e.at)).into() } else { e.msg };
-        let mut d = Diagnostic::error(self.span(e.at, len), msg);
-        if let Some(h) = e.help {
+        let span = self.span(e.at, len);
+        let (msg, help) = e.into_parts();
+        let mut d = Diagnostic::error(span, msg);
+        if let Some(h) = help {
             d = d.with_help(h);
         }
         self.error(d);
@@ -225,6 +249,7 @@ impl<'a> P<'a> {
 
     fn run(&mut self) {
         let mut i = self.text;
+        let mut stopped = false;
         loop {
             i = match skip_blank(i) {
                 Ok((r, _)) => r,
@@ -240,7 +265,7 @@ impl<'a> P<'a> {
             match self.statement(i) {
                 Ok((rest, ())) => i = rest,
                 Err(nom::Err::Error(e) | nom::Err::Failure(e)) => {
-                    let (at, to_eof) = (e.at, e.to_eof);
+                    let (at, to_eof) = (e.at, e.is_fatal());
                     self.report(e);
                     if to_eof {
                         break;
@@ -255,10 +280,14 @@ impl<'a> P<'a> {
             if self.errors >= limits::MAX_ERRORS {
                 let at = self.span(i, 0);
                 self.diags.push(Diagnostic::note(at, format!("stopping after {} errors", limits::MAX_ERRORS)));
+                stopped = true;
                 break;
             }
         }
         let end = self.span(&self.text[self.text.len()..], 0);
+        if stopped {
+            self.close_function(end);
+        }
         if let Some(fs) = &self.func {
             let msg = if fs.discard {
                 "the function body is not closed: expected '}' before the end of the file".to_string()

@@ -102,8 +102,9 @@ impl FnV<'_, '_> {
         let opspan = |this: &Self, k: usize| this.spans.operand(b, i, k).or(whole);
         let name = ins.op.mnemonic();
         if !ins.op.is_known() {
+            let hint = self.suggest(name, OPCODES.iter().map(|o| o.name));
             let d = self.warn(mnem, format!("unknown mnemonic {name}: radbg treats it as having side effects"));
-            if let Some(s) = crate::util::closest(name, OPCODES.iter().map(|o| o.name)) {
+            if let Some(s) = hint {
                 d.help.push(format!("did you mean {s}?"));
             }
         }
@@ -196,10 +197,11 @@ impl FnV<'_, '_> {
         }
         let module = self.m;
         if let Some(s) = &m.sym
-            && !module.globals.iter().any(|g| *g.name == **s)
+            && !self.names.globals.contains(&**s)
         {
+            let hint = self.suggest(s, module.globals.iter().map(|g| g.name.as_str()));
             let d = self.err(span, format!("unknown variable {s} in address"));
-            if let Some(c) = crate::util::closest(s, module.globals.iter().map(|g| g.name.as_str())) {
+            if let Some(c) = hint {
                 d.help.push(format!("did you mean {c}?"));
             }
         }
@@ -236,8 +238,9 @@ impl FnV<'_, '_> {
             for (k, s) in syms {
                 if !labels.contains_key(s) {
                     let span = opspan(self, k);
+                    let hint = self.suggest(s, label_names());
                     let d = self.err(span, format!("branch to unknown label {s} in function {}", f.name));
-                    if let Some(c) = crate::util::closest(s, label_names()) {
+                    if let Some(c) = hint {
                         d.help.push(format!("did you mean {c}?"));
                     }
                 }
@@ -247,21 +250,24 @@ impl FnV<'_, '_> {
                 self.err(whole, format!("{name} needs a target function"));
                 return;
             };
-            if m.function(callee).is_none() {
+            if !self.names.functions.contains(callee) {
                 let span = opspan(self, k);
+                let hint = self.suggest(callee, m.functions.iter().map(|f| f.name.as_str()));
                 let d = self.err(span, format!("call to unknown function {callee}"));
-                if let Some(c) = crate::util::closest(callee, m.functions.iter().map(|f| f.name.as_str())) {
+                if let Some(c) = hint {
                     d.help.push(format!("did you mean {c}?"));
                 }
             }
         } else {
             for (k, s) in syms {
-                let known = labels.contains_key(s) || m.globals.iter().any(|g| g.name == s) || m.function(s).is_some();
+                let known =
+                    labels.contains_key(s) || self.names.globals.contains(s) || self.names.functions.contains(s);
                 if !known {
                     let span = opspan(self, k);
                     let all = m.globals.iter().map(|g| g.name.as_str()).chain(label_names());
+                    let hint = self.suggest(s, all);
                     let d = self.err(span, format!("unknown symbol {s}: not a variable, label or function"));
-                    if let Some(c) = crate::util::closest(s, all) {
+                    if let Some(c) = hint {
                         d.help.push(format!("did you mean {c}?"));
                     }
                 }

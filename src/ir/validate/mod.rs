@@ -6,12 +6,12 @@
 //! duplicate functions, function directives, register declarations (double
 //! declarations, widths, pins, aliases), the `.abi` block's descriptors (shape only:
 //! the calling-convention warnings 7001–7017 of seed 001 belong to `crate::abi`),
-//! labels and the fall-off-the-end rule. Instructions are checked in [`inst`].
+//! labels and the fall-off-the-end rule. Instructions are checked in `inst.rs`.
 //! Knows nothing of liveness or allocation. Diagnostics come out in file order.
 
 mod inst;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::ir::abi_spec::*;
 use crate::ir::diag::Diagnostic;
@@ -23,11 +23,20 @@ use crate::ir::span::{FunctionSpans, SourceMap, Span};
 pub fn validate(m: &Module, map: &SourceMap) -> Vec<Diagnostic> {
     let mut v = V { m, map, out: Vec::new() };
     v.module();
+    // Name sets for symbol checks (lookups only: no iteration order can show).
+    let names = Names {
+        globals: m.globals.iter().map(|g| g.name.as_str()).collect(),
+        functions: m.functions.iter().map(|f| f.name.as_str()).collect(),
+    };
     for (k, f) in m.functions.iter().enumerate() {
         let empty = FunctionSpans::default();
         let spans = map.function(k).unwrap_or(&empty);
         let has_spans = map.function(k).is_some();
-        let mut fv = FnV { m, f, spans, has_spans, out: &mut v.out };
+        let mut attrs = HashMap::new();
+        for &(v, kind, span) in &spans.vreg_attrs {
+            attrs.entry((v, kind)).or_insert(span);
+        }
+        let mut fv = FnV { m, f, spans, has_spans, names: &names, attrs, out: &mut v.out };
         fv.function();
     }
     // File order; diagnostics without a span keep their relative order, first.
@@ -157,6 +166,17 @@ fn looks_like_register(name: &str) -> bool {
     phys_reg(name).is_some() || name.starts_with("SR_")
 }
 
+/// The module's variable and function names.
+pub(super) struct Names<'m> {
+    pub globals: HashSet<&'m str>,
+    pub functions: HashSet<&'m str>,
+}
+
+/// "Did you mean" costs an edit distance per candidate: offered while there are
+/// fewer than this many diagnostics, for names and candidate lists of sane size.
+const SUGGESTION_BUDGET: usize = 200;
+const MAX_CANDIDATES: usize = 4096;
+
 /// Checks of one function.
 pub(super) struct FnV<'m, 'o> {
     m: &'m Module,
@@ -164,10 +184,29 @@ pub(super) struct FnV<'m, 'o> {
     spans: &'m FunctionSpans,
     /// False for modules built in code: spans are then all `None`.
     has_spans: bool,
+    names: &'o Names<'m>,
+    /// The first `.pin`/`.alias`/`.flags` line of each vreg, by kind.
+    attrs: HashMap<(u32, &'static str), Span>,
     out: &'o mut Vec<Diagnostic>,
 }
 
-impl FnV<'_, '_> {
+impl<'m> FnV<'m, '_> {
+    /// The closest candidate to a misspelt name, within the suggestion budget.
+    pub(super) fn suggest<'c>(&self, word: &str, candidates: impl Iterator<Item = &'c str>) -> Option<&'c str> {
+        if self.out.len() >= SUGGESTION_BUDGET || word.len() > 32 {
+            return None;
+        }
+        let list: Vec<&str> = candidates.take(MAX_CANDIDATES + 1).collect();
+        if list.len() > MAX_CANDIDATES {
+            return None;
+        }
+        crate::util::closest(word, list)
+    }
+
+    fn attr_span(&self, v: usize, kind: &'static str) -> Option<Span> {
+        self.attrs.get(&(v as u32, kind)).copied()
+    }
+
     fn opt(&self, s: Option<Span>) -> Option<Span> {
         if self.has_spans { s } else { None }
     }
@@ -269,10 +308,11 @@ impl FnV<'_, '_> {
                 self.alias(k, v, a);
             }
         }
+        self.alias_cycles();
     }
 
     fn pin(&mut self, k: usize, v: &VReg, pin: u16) {
-        let span = self.spans.vreg_attr(k as u32, "pin").or(self.vreg_span(k));
+        let span = self.attr_span(k, "pin").or(self.vreg_span(k));
         let file = v.class.file();
         let reg = PhysReg { file, index: pin };
         if pin >= file.arch_size() {
@@ -303,7 +343,7 @@ impl FnV<'_, '_> {
 
     fn alias(&mut self, k: usize, v: &VReg, a: VRegId) {
         let f = self.f;
-        let span = self.spans.vreg_attr(k as u32, "alias").or(self.vreg_span(k));
+        let span = self.attr_span(k, "alias").or(self.vreg_span(k));
         let Some(parent) = f.vregs.get(a.index()) else {
             self.err(span, format!("alias parent of {} is not a register of function {}", v.name, f.name));
             return;
@@ -325,24 +365,40 @@ impl FnV<'_, '_> {
                 format!("{} (.x{}) aliases {} of a different width (.x{})", v.name, v.width, parent.name, parent.width),
             );
         }
-        // Follow the chain from here: a cycle is reported once, at its smallest member.
-        let mut seen = vec![k];
-        let mut cur = a;
-        while let Some(next) = f.vregs.get(cur.index()) {
-            if cur.index() == k {
-                if seen.iter().all(|&s| s >= k) {
-                    let chain: Vec<String> = seen.iter().map(|&s| f.vregs[s].name.clone()).collect();
-                    self.err(span, format!("alias cycle: {} -> {}", chain.join(" -> "), v.name));
+    }
+
+    /// Alias cycles, found in one pass over all chains (each vreg is walked once):
+    /// a cycle is reported once, at its smallest member.
+    fn alias_cycles(&mut self) {
+        let f = self.f;
+        // 0 unvisited, 1 on the current path, 2 finished.
+        let mut state = vec![0u8; f.vregs.len()];
+        let mut path = Vec::new();
+        for start in 0..f.vregs.len() {
+            path.clear();
+            let mut cur = start;
+            while state[cur] == 0 {
+                state[cur] = 1;
+                path.push(cur);
+                match f.vregs[cur].alias {
+                    Some(a) if a.index() < f.vregs.len() => cur = a.index(),
+                    _ => break,
                 }
-                break;
             }
-            if seen.contains(&cur.index()) || seen.len() > f.vregs.len() {
-                break;
+            if state[cur] == 1 && f.vregs[*path.last().unwrap_or(&cur)].alias.is_some_and(|a| a.index() == cur) {
+                // `cur` is on the path: the cycle is path[pos..].
+                let pos = path.iter().position(|&p| p == cur).unwrap_or(0);
+                let cycle = &path[pos..];
+                let least = *cycle.iter().min().unwrap_or(&cur);
+                let at = cycle.iter().position(|&p| p == least).unwrap_or(0);
+                let mut names: Vec<String> =
+                    cycle[at..].iter().chain(&cycle[..at]).map(|&p| f.vregs[p].name.clone()).collect();
+                names.push(f.vregs[least].name.clone());
+                let span = self.attr_span(least, "alias").or(self.vreg_span(least));
+                self.err(span, format!("alias cycle: {}", names.join(" -> ")));
             }
-            seen.push(cur.index());
-            match next.alias {
-                Some(n) => cur = n,
-                None => break,
+            for &p in &path {
+                state[p] = 2;
             }
         }
     }
