@@ -3,8 +3,9 @@
 //! the printed module parses without errors and prints to the same text; when the
 //! input was error-free, the re-parsed module is equal to the first.
 //!
-//! Used by the cargo-fuzz target in `fuzz/` and by the bounded random driver in
-//! `tests/fuzz.rs` that runs under `cargo test`.
+//! Used by the cargo-fuzz targets in `fuzz/` (`ori`, `ptx`) and by the bounded
+//! random drivers `tests/fuzz.rs` and `tests/ptx_fuzz.rs` that run under `cargo test`.
+//! [`import_ptx`] is the same property for the PTX importer.
 
 use crate::ir::diag::Diagnostic;
 use crate::ir::span::SourceFile;
@@ -45,4 +46,36 @@ pub fn parse_and_check(bytes: &[u8]) {
             }
         }
     }
+}
+
+/// The PTX importer on arbitrary bytes: it must not panic; diagnostics must render;
+/// a module it returns must validate without errors and print to Ori IR that parses
+/// back to an equal module.
+pub fn import_ptx(bytes: &[u8]) {
+    let file = match SourceFile::from_bytes("fuzz.ptx", bytes) {
+        Ok(f) => f,
+        Err(e) => {
+            let _ = e.render();
+            return;
+        }
+    };
+    let imp = crate::ir::ptx::import(&file);
+    for d in &imp.diags {
+        let _ = d.render(&file);
+    }
+    let Some(m) = imp.module else {
+        assert!(imp.diags.iter().any(Diagnostic::is_error), "an import without a module must say why");
+        return;
+    };
+    let vdiags = crate::ir::validate::validate(&m, &crate::ir::span::SourceMap::default());
+    if let Some(d) = vdiags.iter().find(|d| d.is_error()) {
+        panic!("the imported module is invalid: {}", d.message);
+    }
+    let text = crate::ir::print::print_module(&m);
+    let printed = SourceFile::new("imported.ori", text.clone());
+    let (m2, _, diags2) = crate::ir::parse::parse_module(&printed);
+    if let Some(d) = diags2.iter().find(|d| d.is_error()) {
+        panic!("the imported module does not re-parse:\n{}\n{text}", d.render(&printed));
+    }
+    assert_eq!(m, m2, "the imported module changed in the round trip:\n{text}");
 }

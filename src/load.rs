@@ -49,7 +49,15 @@ fn finish(file: &SourceFile, m: Module, diags: Vec<Diagnostic>, imported: bool) 
     Ok(Loaded { module: m, warnings: rendered, imported, name: file.name.clone() })
 }
 
-/// Imports PTX.
+/// Imports PTX (the importer validates the Ori IR it produces).
 pub fn import_ptx(file: &SourceFile) -> Result<Loaded, String> {
-    Err(format!("{}: PTX import is not available in this build", file.name))
+    let imp = crate::ir::ptx::import(file);
+    match imp.module {
+        Some(m) if !imp.diags.iter().any(Diagnostic::is_error) => finish(file, m, imp.diags, true),
+        _ => {
+            let rendered = diag::render_all(&imp.diags, file);
+            let (errors, warnings) = diag::counts(&imp.diags);
+            Err(format!("{rendered}{}: {}", file.name, diag::summary(errors.max(1), warnings)))
+        }
+    }
 }

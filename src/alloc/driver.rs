@@ -257,7 +257,17 @@ impl FunctionAlloc {
         };
         let file = plan.class.file();
         let ranges = &self.analysis.ranges;
-        let mut occ = Occupancy::new(fatpoint::SLOTS, ranges.positions);
+        // Rows up to the scan bound (and any pinned or physical register above it).
+        let rows = self
+            .func
+            .vregs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| self.assign[i].map(|s| s as usize + v.width as usize))
+            .max()
+            .unwrap_or(0);
+        let mut occ =
+            Occupancy::new((plan.max_regs as usize).max(rows).min(fatpoint::SLOTS.max(rows)), ranges.positions);
         for (i, vr) in self.func.vregs.iter().enumerate() {
             let v = VRegId::new(i);
             if vr.file() != file || !ranges.is_root(v) {
@@ -804,12 +814,20 @@ impl FunctionAlloc {
             .count() as u32;
         pressure.iter_mut().for_each(|p| *p += fixed_below);
         let members = self.class_vregs(class);
+        let mut has_children = vec![false; self.func.vregs.len()];
+        for o in &self.func.vregs {
+            if let Some(p) = o.alias.filter(|p| p.index() < has_children.len()) {
+                has_children[p.index()] = true;
+            }
+        }
+        let mut marked = vec![false; self.func.vregs.len()];
+        for v in &last.needs_spill {
+            marked[v.index()] = true;
+        }
         let interiors: Vec<(VRegId, Vec<(u32, u32)>)> = members
             .iter()
             .filter(|&&v| {
-                self.flags[v.index()] & vflags::SPILLED == 0
-                    && self.pin_of(v).is_none()
-                    && !self.func.vregs.iter().any(|o| o.alias == Some(v))
+                self.flags[v.index()] & vflags::SPILLED == 0 && self.pin_of(v).is_none() && !has_children[v.index()]
             })
             .map(|&v| (v, an.costs.interior(&an.ranges, v)))
             .collect();
@@ -820,7 +838,7 @@ impl FunctionAlloc {
                 width: self.func.vreg(*v).width,
                 cost: an.costs.cost[v.index()],
                 interior: int,
-                needs_spill: last.needs_spill.contains(v),
+                needs_spill: marked[v.index()],
             })
             .collect();
         let g = guidance::choose(&pressure, target, &cands, last.spill);

@@ -8,19 +8,20 @@
 //! Two layers per slot: `vregs` (assigned virtual registers) and `phys` (physical
 //! operands and call clobbers — what a type-1 Exclude-one constraint forbids).
 
-/// Occupancy bitsets, one row of `words` u64 per slot.
+/// Occupancy: one bitset row of `words` u64 per slot for vregs; physical uses are
+/// rare, so they are kept as a sorted position list per slot.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Occupancy {
     pub slots: usize,
     words: usize,
     vregs: Vec<u64>,
-    phys: Vec<u64>,
+    phys: Vec<Vec<u32>>,
 }
 
 impl Occupancy {
     pub fn new(slots: usize, positions: u32) -> Occupancy {
         let words = (positions as usize).div_ceil(64).max(1);
-        Occupancy { slots, words, vregs: vec![0; slots * words], phys: vec![0; slots * words] }
+        Occupancy { slots, words, vregs: vec![0; slots * words], phys: vec![Vec::new(); slots] }
     }
 
     fn row(&self, slot: usize) -> std::ops::Range<usize> {
@@ -50,8 +51,10 @@ impl Occupancy {
         if slot >= self.slots {
             return;
         }
-        let r = self.row(slot);
-        set_runs(&mut self.phys[r], &[(pos, pos)], true);
+        let list = &mut self.phys[slot];
+        if let Err(i) = list.binary_search(&pos) {
+            list.insert(i, pos);
+        }
     }
 
     /// Positions of `segs` at which `slot` is held by a vreg.
@@ -64,10 +67,10 @@ impl Occupancy {
 
     /// Positions of `segs` at which `slot` is used physically.
     pub fn phys_conflicts(&self, slot: usize, segs: &[(u32, u32)]) -> u32 {
-        if slot >= self.slots {
-            return 0;
-        }
-        count_runs(&self.phys[self.row(slot)], segs)
+        let Some(list) = self.phys.get(slot).filter(|l| !l.is_empty()) else { return 0 };
+        segs.iter()
+            .map(|&(lo, hi)| (list.partition_point(|&p| p <= hi) - list.partition_point(|&p| p < lo)) as u32)
+            .sum()
     }
 
     /// Whether `slot` is held by a vreg at `pos`.

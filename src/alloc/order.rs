@@ -117,7 +117,9 @@ pub fn order(cands: &[Candidate], budget: u32, retry: bool) -> Ordering {
     let mut out = Ordering { sizes, ..Ordering::default() };
     for l in [List::Unconstrained, List::VeryHigh, List::High] {
         let mut v = std::mem::take(&mut lists[l as usize]);
-        v.sort_by_key(|c| (c.first_pos, c.vreg));
+        // Wider groups first (quads before pairs) so pairs do not fragment the aligned
+        // quad slots; then definition order.
+        v.sort_by_key(|c| (std::cmp::Reverse(c.width), c.first_pos, c.vreg));
         for c in v {
             out.stack.push(c.vreg);
             out.lists.push(l);

@@ -107,7 +107,13 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
             origins: Vec::new(),
         })
         .collect();
-    let index_of = |v: VRegId| spilled.iter().position(|s| s.0 == v);
+    let mut slot_index: Vec<Option<usize>> = vec![None; f.vregs.len()];
+    for (i, s) in spilled.iter().enumerate() {
+        if let Some(x) = slot_index.get_mut(s.0.index()) {
+            *x = Some(i);
+        }
+    }
+    let index_of = |v: VRegId| slot_index.get(v.index()).copied().flatten();
     for &(v, _, _) in spilled {
         f.vregs[v.index()].flags |= vflags::SPILLED;
     }

@@ -6,6 +6,7 @@
 
 pub mod check;
 pub mod fmt;
+pub mod import;
 pub mod output;
 pub mod replay;
 pub mod run;
@@ -37,6 +38,8 @@ pub enum Command {
     Check(check::Args),
     /// Print an Ori IR file in canonical form.
     Fmt(fmt::Args),
+    /// Import a PTX file: print it as Ori IR (diagnostics to stderr, exit status 1 on errors).
+    Import(import::Args),
     /// Run the whole pipeline in batch: attempts per class and ptxas's `-v` lines.
     Run(run::Args),
     /// Replay a `.radbg` session file headless and print its transcript.
@@ -66,24 +69,20 @@ pub fn load_for_pipeline(
     path: &Path,
     args: &PipelineArgs,
 ) -> Result<(crate::ir::Module, crate::engine::RunOptions), ExitCode> {
-    let file = load(path).map_err(|msg| {
+    let loaded = crate::load::load_path(path).map_err(|msg| {
         eprint!("{msg}");
         if !msg.ends_with('\n') {
             eprintln!();
         }
         ExitCode::FAILURE
     })?;
-    let (module, diags) = check::check_source(&file);
-    eprint!("{}", crate::ir::diag::render_all(&diags, &file));
-    let Some((module, _)) = module else {
-        let (e, w) = crate::ir::diag::counts(&diags);
-        eprintln!("{}: {}", file.name, crate::ir::diag::summary(e, w));
-        return Err(ExitCode::FAILURE);
-    };
-    let opts = run_options(args).map_err(|msg| {
+    eprint!("{}", loaded.warnings);
+    let module = loaded.module;
+    let mut opts = run_options(args).map_err(|msg| {
         eprintln!("radbg: {msg}");
         ExitCode::FAILURE
     })?;
+    opts.imported = loaded.imported;
     Ok((module, opts))
 }
 
@@ -119,6 +118,7 @@ pub fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Fmt(args)) => fmt::run(&args),
+        Some(Command::Import(args)) => import::run(&args),
         Some(Command::Run(args)) => run::run(&args),
         Some(Command::Replay(args)) => replay::run(&args),
         None => match cli.file {

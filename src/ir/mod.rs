@@ -13,6 +13,7 @@ pub mod model;
 pub mod opcode;
 pub mod parse;
 pub mod print;
+pub mod ptx;
 pub mod sm;
 pub mod span;
 pub mod validate;
