@@ -18,4 +18,5 @@ pub mod fuzzing;
 pub mod ir;
 pub mod knobs;
 pub mod load;
+pub mod ui;
 pub mod util;
