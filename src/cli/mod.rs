@@ -232,12 +232,10 @@ pub fn open_session(file: Option<&Path>, pipeline: &PipelineArgs) -> Result<Sess
     s.opts = run_options(pipeline)?;
     match file {
         Some(p) => {
-            let msg = s.load(&p.display().to_string())?;
-            // Loader warnings (everything before the final "loaded ..." line) go to stderr.
-            let warnings = msg.rsplit_once('\n').map(|x| x.0).unwrap_or("");
-            if !warnings.trim().is_empty() {
-                eprintln!("{warnings}");
-            }
+            let loaded = crate::load::load_path(p)
+                .map_err(|e| if e.starts_with("cannot read") { format!("radbg: {e}") } else { e })?;
+            eprint!("{}", loaded.warnings);
+            s.open(loaded.module, &p.display().to_string(), loaded.imported);
         }
         None => {
             let file = SourceFile::new(crate::demo::DEMO_NAME, crate::demo::DEMO);

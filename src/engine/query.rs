@@ -468,3 +468,25 @@ pub fn scope_start(d: &Debugger) -> Option<usize> {
     let trace = &d.trace()[..d.cursor().saturating_sub(1)];
     trace.iter().rposition(|e| crate::engine::debugger::level(e) < lvl).map(|i| i + 1)
 }
+
+/// Identifies the liveness `liveness_of(m, fi)` answers from at the cursor: the number
+/// of the last event that may have replaced it (block rebuild, DCE, lowering, the start
+/// of allocation, spill code and re-liveness …). Within one run, equal epochs mean the
+/// same liveness, so front ends can keep what they derive from it (the pressure
+/// curve) across steps through an attempt's assignments. O(events since that event).
+pub fn liveness_epoch(d: &Debugger, fi: usize) -> usize {
+    use crate::alloc::AllocEvent as A;
+    let keeps = |e: &crate::engine::Event| match &e.kind {
+        EventKind::LivenessSweep { .. }
+        | EventKind::Uninit { .. }
+        | EventKind::AbiCheck { .. }
+        | EventKind::AbiError { .. }
+        | EventKind::Budget { .. } => true,
+        EventKind::Alloc(a) => {
+            matches!(a, A::Assign(_) | A::Constraints { .. } | A::Order { .. } | A::AttemptEnd { .. } | A::Best { .. })
+        }
+        _ => false,
+    };
+    let trace = &d.trace()[..d.cursor()];
+    trace.iter().rposition(|e| e.func.is_none_or(|f| f == fi) && !keeps(e)).map(|i| i + 1).unwrap_or(0)
+}

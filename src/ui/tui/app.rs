@@ -31,6 +31,8 @@ pub enum Mode {
 pub enum LogKind {
     Command,
     Output,
+    /// Output of `diff`: a unified diff, coloured by line.
+    Diff,
     Error,
 }
 
@@ -67,8 +69,10 @@ pub struct View {
     pub ir_cursor: Option<u32>,
     /// First program point shown in the IR pane.
     pub ir_top: u32,
-    /// Rows of the IR pane at the last frame (for paging).
+    /// Rows of the IR pane at the last frame.
     pub ir_rows: u16,
+    /// Rows each pane had at the last frame it was drawn (for paging).
+    pub rows: [u16; 8],
     /// The vreg the constraints pane and `b`/`p` work on; `None`: the one being allocated.
     pub vreg: Option<String>,
     pub search: String,
@@ -115,6 +119,7 @@ impl App {
                 ir_cursor: None,
                 ir_top: 0,
                 ir_rows: 20,
+                rows: [20; 8],
                 vreg: None,
                 search: String::new(),
                 input: String::new(),
@@ -291,7 +296,7 @@ impl App {
                 Effect::Redraw
             }
             Action::Page(d) => {
-                let page = self.view.ir_rows.max(2) as i64 - 1;
+                let page = self.view.rows[self.view.focus.index()].max(2) as i64 - 1;
                 self.scroll(d as i64 * page);
                 Effect::Redraw
             }
@@ -557,9 +562,16 @@ impl App {
                     self.push_log(LogKind::Error, text.clone());
                     last = Some((text.lines().next().unwrap_or("").to_string(), true));
                 }
-                Outcome::Ran { result: Ok(out), .. } => {
+                Outcome::Ran { text, result: Ok(out) } => {
+                    let kind = if out.failed {
+                        LogKind::Error
+                    } else if text.starts_with("diff") {
+                        LogKind::Diff
+                    } else {
+                        LogKind::Output
+                    };
                     if !out.text.is_empty() {
-                        self.push_log(if out.failed { LogKind::Error } else { LogKind::Output }, out.text.clone());
+                        self.push_log(kind, out.text.clone());
                     }
                     let first = out.text.lines().next().unwrap_or("").to_string();
                     last = Some((first, out.failed));

@@ -14,7 +14,8 @@ const STATE_TABLES: usize = 64;
 
 #[derive(Default, Debug)]
 pub struct Cache {
-    curve: Option<(u64, usize, RegFile, Vec<u32>)>,
+    /// (function, file, liveness epoch, curve).
+    curve: Option<(usize, RegFile, usize, Vec<u32>)>,
     /// (cursor, state values) within the current run, oldest first.
     states: Vec<(usize, Vec<(u32, String)>)>,
 }
@@ -55,12 +56,14 @@ impl Cache {
         t
     }
 
-    /// The pressure curve of `file` in function `fi`, computed once per generation.
-    pub fn curve(&mut self, generation: u64, d: &Debugger, fi: usize, file: RegFile) -> &[u32] {
-        let fresh = matches!(&self.curve, Some((g, f, fl, _)) if *g == generation && *f == fi && *fl == file);
+    /// The pressure curve of `file` in function `fi`, computed again only when the
+    /// liveness it comes from changed (`query::liveness_epoch`) or the run did.
+    pub fn curve(&mut self, d: &Debugger, fi: usize, file: RegFile) -> &[u32] {
+        let epoch = crate::engine::query::liveness_epoch(d, fi);
+        let fresh = matches!(&self.curve, Some((f, fl, e, _)) if *f == fi && *fl == file && *e == epoch);
         if !fresh {
             let c = crate::engine::query::pressure_curve(d.machine(), fi, file);
-            self.curve = Some((generation, fi, file, c));
+            self.curve = Some((fi, file, epoch, c));
         }
         self.curve.as_ref().map(|c| c.3.as_slice()).unwrap_or(&[])
     }

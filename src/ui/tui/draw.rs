@@ -17,9 +17,20 @@ use crate::ui::tui::input::{EDIT_KEYS, KEY_HINTS, KEYS};
 use crate::ui::tui::layout::{PaneId, Slot, layout};
 use crate::ui::tui::panes::{self, clip, put};
 
+/// Smallest screen the layouts are made for.
+pub const MIN_WIDTH: u16 = 24;
+pub const MIN_HEIGHT: u16 = 6;
+
 /// Draws the whole screen.
 pub fn draw(app: &mut App, frame: &mut Frame) {
     let area = frame.area();
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        let msg = format!("radbg needs {MIN_WIDTH}x{MIN_HEIGHT} (q quits)");
+        for (i, line) in panes::wrap(&msg, area.width as usize).iter().enumerate().take(area.height as usize) {
+            put(frame.buffer_mut(), area.x, area.y + i as u16, line, area.width, app.theme.text);
+        }
+        return;
+    }
     let screen = layout(area, app.view.zoom.then_some(app.view.focus));
     let buf = frame.buffer_mut();
     status_bar(app, screen.status, buf);
@@ -73,6 +84,7 @@ fn draw_slot(app: &mut App, slot: &Slot, buf: &mut Buffer) {
     let block =
         Block::bordered().border_style(if focused { th.border_focus } else { th.border }).title(Line::from(spans));
     let inner = block.inner(slot.area);
+    app.view.rows[shown.index()] = inner.height;
     block.render(slot.area, buf);
     panes::render(app, shown, inner, buf);
 }

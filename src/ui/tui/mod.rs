@@ -182,9 +182,9 @@ fn event_loop(app: &mut App, signals: &term::Signals) -> std::io::Result<()> {
     }
 }
 
-/// Runs a command while a watcher thread reads the keyboard: Ctrl-C or Esc (or a
-/// terminating signal) interrupts it; other events are handed back to be processed
-/// afterwards, in order.
+/// Runs a command while a watcher thread reads the keyboard: Ctrl-C (or a
+/// terminating signal) interrupts it; other events (Esc leaving the command line
+/// included) are handed back to be processed afterwards, in order.
 fn run_watched(app: &mut App, line: &str, signals: &term::Signals) -> Vec<Event> {
     let interrupt = app.session.interrupt.clone();
     let done = Arc::new(AtomicBool::new(false));
@@ -200,10 +200,7 @@ fn run_watched(app: &mut App, line: &str, signals: &term::Signals) -> Vec<Event>
                     continue;
                 }
                 let Ok(ev) = event::read() else { break };
-                let stop = matches!(&ev, Event::Key(k) if matches!(
-                    input::Key::from_event(*k),
-                    Some(input::Key::Ctrl('c')) | Some(input::Key::Esc)
-                ));
+                let stop = matches!(&ev, Event::Key(k) if input::Key::from_event(*k) == Some(input::Key::Ctrl('c')));
                 if stop {
                     int2.store(true, Ordering::SeqCst);
                 } else if let Ok(mut q) = queue2.lock() {

@@ -60,12 +60,12 @@ pub fn all() -> Vec<Shot> {
         },
         Shot {
             name: "alloc-fail",
-            caption: "sessions/alloc_fail.ori: every SPILL retry over the budget of 16, allocation fails",
+            caption: "sessions/alloc_fail.ori with maxrregcount 12: every SPILL retry over budget, allocation fails",
             width: 120,
             height: 40,
             mono: false,
             file: Some("alloc_fail.ori"),
-            steps: &[Cmd("break fail"), K(Key::Ch('c')), K(Key::Ch('6'))],
+            steps: &[Cmd("set maxrregcount 12"), Cmd("break fail"), K(Key::Ch('c')), K(Key::Ch('6'))],
         },
         Shot {
             name: "diff-attempts",
@@ -74,7 +74,7 @@ pub fn all() -> Vec<Shot> {
             height: 40,
             mono: false,
             file: None,
-            steps: &[K(Key::Ch('>')), Cmd("diff attempts R 0 1"), K(Key::Ch('8')), K(Key::Ch('z'))],
+            steps: &[K(Key::Ch('>')), Cmd("diff attempts R 0 1"), K(Key::Ch('8')), K(Key::Ch('z')), K(Key::Ch('g'))],
         },
         Shot {
             name: "ssh-80x24-mono",

@@ -26,8 +26,15 @@ pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
     let recs = query::attempts(d.machine(), fi);
     let st = query::status(d);
     let mut out = vec![text("class  #  mode     target used over result", th.dim)];
+    // While a class is still retrying, its best so far is not yet a result.
+    let running = |c: crate::ir::RegClass| {
+        st.stage == crate::engine::Stage::Alloc
+            && st.class.as_deref() == Some(c.name())
+            && st.attempt.is_some_and(|n| !recs.iter().any(|r| r.class == c && r.number == n))
+    };
     for r in &recs {
-        let best = crate::alloc::attempt::best_of(&recs, r.class).is_some_and(|b| b.number == r.number);
+        let best =
+            crate::alloc::attempt::best_of(&recs, r.class).is_some_and(|b| b.number == r.number) && !running(r.class);
         let (res, style) = if r.success { ("fits", th.ok) } else { ("over", th.over) };
         out.push(Line::from(vec![
             Span::styled(

@@ -54,11 +54,12 @@ pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
         spans.push(Span::styled(text, style));
     }
     buf.set_line(area.x, area.y, &Line::from(spans), area.width);
-    // The live set, wrapped, taking at most half of what is left.
-    let plot_rows = if area.height >= 8 { (area.height - 1) / 2 } else { 0 };
-    let text_rows = area.height.saturating_sub(1 + plot_rows);
+    // The live set, wrapped, taking at most half of what is left; the plot the rest.
     let set = format!("live after ({}): {}", lv.after.len(), lv.after.join(" "));
     let chunks = wrap(&set, area.width as usize);
+    let left = area.height.saturating_sub(1);
+    let text_rows = if left >= 6 { (chunks.len() as u16).min(left / 2) } else { left };
+    let plot_rows = left - text_rows;
     let n = chunks.len();
     for (i, c) in chunks.into_iter().take(text_rows as usize).enumerate() {
         let last = i + 1 == text_rows as usize && n > text_rows as usize;
@@ -69,9 +70,8 @@ pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
         return;
     }
     let budget = query::budget_of(m, fi, file);
-    let generation = app.generation;
     let d = app.session.dbg.as_ref().expect("checked");
-    let curve = app.cache.curve(generation, d, fi, file);
+    let curve = app.cache.curve(d, fi, file);
     let plot_area = Rect::new(area.x, area.bottom() - plot_rows, area.width, plot_rows);
     plot(buf, plot_area, curve, budget, point, &th);
 }
@@ -115,12 +115,14 @@ pub fn plot(buf: &mut Buffer, area: Rect, curve: &[u32], budget: Option<u32>, cu
             }
         }
     }
-    put(buf, area.x, area.y, &format!("{ymax:>w$}", w = gw as usize - 1), gw, th.dim);
-    if let (Some(b), Some(br)) = (budget, budget_row) {
-        let y = area.bottom() - 1 - br as u16;
-        if y != area.y {
-            put(buf, area.x, y, &format!("{b:>w$}", w = gw as usize - 1), gw, th.budget);
-        }
+    // Axis labels: the top of the scale, and the budget on its line (which wins the
+    // top row when it is there).
+    let budget_y = budget_row.map(|br| area.bottom() - 1 - br as u16);
+    if budget_y != Some(area.y) {
+        put(buf, area.x, area.y, &format!("{ymax:>w$}", w = gw as usize - 1), gw, th.dim);
+    }
+    if let (Some(b), Some(y)) = (budget, budget_y) {
+        put(buf, area.x, y, &format!("{b:>w$}", w = gw as usize - 1), gw, th.budget);
     }
     if area.bottom() - 1 != area.y {
         put(buf, area.x, area.bottom() - 1, &format!("{:>w$}", 0, w = gw as usize - 1), gw, th.dim);

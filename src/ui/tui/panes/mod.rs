@@ -54,8 +54,14 @@ pub fn render(app: &mut App, p: PaneId, area: Rect, buf: &mut Buffer) {
     }
 }
 
-/// Writes `text` at (x, y), at most `max` columns; returns the columns used.
+/// Writes `text` at (x, y), at most `max` columns and never past the buffer's edge;
+/// returns the columns used.
 pub fn put(buf: &mut Buffer, x: u16, y: u16, text: &str, max: u16, style: Style) -> u16 {
+    let a = buf.area;
+    if y < a.top() || y >= a.bottom() || x < a.left() || x >= a.right() {
+        return 0;
+    }
+    let max = max.min(a.right() - x);
     if max == 0 {
         return 0;
     }
