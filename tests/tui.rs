@@ -131,3 +131,26 @@ fn help_search_zoom_and_completion() {
     );
     check("error_caret_80x24", None, SMALL, &[Cmd("brek assign %x3")]);
 }
+
+/// `screenshots/` is what `radbg screenshots` draws today. `UPDATE_EXPECT=1` redraws
+/// the SVGs (and the PNGs, when rsvg-convert is installed).
+#[test]
+fn screenshots_are_current() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("screenshots");
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        let png =
+            std::process::Command::new("rsvg-convert").arg("--version").output().is_ok_and(|o| o.status.success());
+        shots::write_all(&dir, sessions(), png).unwrap();
+        return;
+    }
+    for shot in shots::all() {
+        let svg = snapshot::to_svg(&shots::render_shot(&shot, sessions()).unwrap());
+        let path = dir.join(format!("{}.svg", shot.name));
+        let want = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            svg == want,
+            "{} is out of date: run `cargo run -- screenshots --png` (or UPDATE_EXPECT=1 cargo test --test tui)",
+            path.display()
+        );
+    }
+}

@@ -216,9 +216,30 @@ pub fn complete(s: &Session, line: &str, pos: usize) -> Completion {
             .map(|k| format!("{}=", k.name))
             .collect();
     }
-    c.sort();
+    c.sort_by(|a, b| natural(a).cmp(&natural(b)));
     c.dedup();
     Completion { start, candidates: c }
+}
+
+/// A sort key that orders digit runs by value: `%tap2` before `%tap10`.
+fn natural(s: &str) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    let mut text = String::new();
+    let mut num: Option<u64> = None;
+    for ch in s.chars() {
+        match (ch.to_digit(10), num) {
+            (Some(d), Some(n)) => num = Some(n.saturating_mul(10).saturating_add(d as u64)),
+            (Some(d), None) => num = Some(d as u64),
+            (None, Some(n)) => {
+                out.push((std::mem::take(&mut text), n));
+                num = None;
+                text.push(ch);
+            }
+            (None, None) => text.push(ch),
+        }
+    }
+    out.push((text, num.unwrap_or(0)));
+    out
 }
 
 /// A hint shown after the cursor: the rest of a command name typed so far, or the
@@ -270,6 +291,13 @@ mod tests {
         check("re", &["reverse-continue", "reverse-next", "reverse-step"]);
         check("break a", &["abi", "assign", "attempt"]);
         check("break assign %tap1", &["%tap1", "%tap10", "%tap11", "%tap12", "%tap13", "%tap14", "%tap15"]);
+        check(
+            "print %x",
+            &[
+                "%x0", "%x1", "%x2", "%x3", "%x4", "%x5", "%x6", "%x7", "%x8", "%x9", "%x10", "%x11", "%x12", "%x13",
+                "%x14", "%x15",
+            ],
+        );
         check("break stage al", &["alloc"]);
         check("break assign %x1 if s", &["slot"]);
         check("set knob RegAllocThresholdFor", &["RegAllocThresholdForDiscardConflicts="]);
