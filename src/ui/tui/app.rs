@@ -100,7 +100,7 @@ pub struct App {
     pub theme: Theme,
     pub view: View,
     pub cache: Cache,
-    /// Bumped after every command: cached query results older than this are stale.
+    /// Bumped after every command run (a redraw counter for front ends and tests).
     pub generation: u64,
 }
 
@@ -137,7 +137,7 @@ impl App {
             cache: Cache::default(),
             generation: 0,
         };
-        app.cache.note_state(&app.session, 0);
+        app.cache.note_state(&app.session);
         app
     }
 
@@ -595,7 +595,7 @@ impl App {
             self.view.ir_cursor = None;
             self.view.vreg = None;
         }
-        self.cache.note_state(&self.session, self.generation);
+        self.cache.note_state(&self.session);
         if self.session.quit {
             self.view.quit = true;
         }

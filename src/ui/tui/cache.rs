@@ -29,7 +29,7 @@ impl Cache {
     }
 
     /// Remembers the state table at the session's cursor.
-    pub fn note_state(&mut self, s: &Session, _generation: u64) {
+    pub fn note_state(&mut self, s: &Session) {
         let Some(d) = s.dbg.as_ref() else { return };
         let c = d.cursor();
         if self.states.iter().any(|x| x.0 == c) {

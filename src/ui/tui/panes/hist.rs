@@ -1,6 +1,6 @@
 //! The histogram pane (`query::histogram`): the fat-point primary cost per slot as
-//! bars (secondary cost beside it when there is room), the discard threshold as a
-//! line, the budget boundary, and a marker row: `▲` the chosen slot, `×` blocked by a
+//! bars, the secondary cost beside it when there is room (else in a band under it),
+//! the discard threshold as a line, the budget boundary, and a marker row: `▲` the chosen slot, `×` blocked by a
 //! hard constraint, `-` discarded by the threshold, `!` over budget.
 
 use ratatui::buffer::Buffer;
@@ -42,9 +42,8 @@ pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
     if n == 0 || area.height < 5 {
         return;
     }
-    let maxv = h.primary.iter().chain(&h.secondary).copied().max().unwrap_or(0);
-    let ymax = maxv.max(h.threshold).max(1);
-    let gw = digits(ymax as u64) + 1;
+    let max_of = |v: &[u32]| v.iter().copied().max().unwrap_or(0);
+    let gw = digits(max_of(&h.primary).max(max_of(&h.secondary)).max(h.threshold).max(1) as u64) + 1;
     let avail = area.width.saturating_sub(gw) as usize;
     let cw = if avail >= 2 * n { 2 } else { 1 };
     let shown = (avail / cw).min(n);
@@ -57,24 +56,41 @@ pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
     let rows = (area.height - 3) as usize;
     let y_bottom = area.y + rows as u16;
     let x0 = area.x + gw;
-    let thr_row = ((h.threshold as u64 * rows as u64 * 8 / ymax as u64) as usize / 8).min(rows - 1);
-    let height = |v: u32| (v as u64 * rows as u64 * 8 / ymax as u64) as usize;
+    // Secondary cost beside the primary when two columns per slot fit; else in a
+    // band of its own under it, on its own scale.
+    let stacked = cw == 1 && rows >= 6;
+    let (rp, rs) = if stacked { (rows - rows / 3, rows / 3) } else { (rows, 0) };
+    let yp_bottom = area.y + rp as u16;
+    let ymax =
+        if stacked { max_of(&h.primary) } else { max_of(&h.primary).max(max_of(&h.secondary)) }.max(h.threshold).max(1);
+    let ymax2 = max_of(&h.secondary).max(1);
+    let thr_row = ((h.threshold as u64 * rp as u64 * 8 / ymax as u64) as usize / 8).min(rp - 1);
+    let column = |buf: &mut Buffer, x: u16, bottom: u16, rows: usize, v: u32, top: u32, style, thr: Option<usize>| {
+        let h8 = (v as u64 * rows as u64 * 8 / top as u64) as usize;
+        for r in 0..rows {
+            let fill = h8.saturating_sub(r * 8).min(8);
+            let y = bottom - r as u16;
+            if fill > 0 {
+                put(buf, x, y, &BARS[fill].to_string(), 1, style);
+            } else if thr == Some(r) {
+                put(buf, x, y, "┈", 1, th.threshold);
+            }
+        }
+    };
+    let bars_end = x0 + (shown * cw) as u16;
+    if stacked && bars_end + 16 <= area.right() {
+        put(buf, bars_end + 1, yp_bottom + 1, "secondary cost", 14, th.secondary);
+    }
     let mut label_end = 0;
     for (k, s) in (first..first + shown).enumerate() {
         let x = x0 + (k * cw) as u16;
         let chosen = h.chosen == Some(s as u16);
-        let bars = [(h.primary[s], if chosen { th.chosen } else { th.primary }), (h.secondary[s], th.secondary)];
-        for (j, (v, style)) in bars.iter().take(cw).enumerate() {
-            let h8 = height(*v);
-            for r in 0..rows {
-                let fill = h8.saturating_sub(r * 8).min(8);
-                let y = y_bottom - r as u16;
-                if fill > 0 {
-                    put(buf, x + j as u16, y, &BARS[fill].to_string(), 1, *style);
-                } else if r == thr_row {
-                    put(buf, x + j as u16, y, "┈", 1, th.threshold);
-                }
-            }
+        let pstyle = if chosen { th.chosen } else { th.primary };
+        column(buf, x, yp_bottom, rp, h.primary[s], ymax, pstyle, Some(thr_row));
+        if cw == 2 {
+            column(buf, x + 1, yp_bottom, rp, h.secondary[s], ymax, th.secondary, Some(thr_row));
+        } else if rs > 0 {
+            column(buf, x, y_bottom, rs, h.secondary[s], ymax2, th.secondary, None);
         }
         let (mark, style) = if chosen {
             ("▲", th.chosen)
@@ -102,8 +118,11 @@ pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
         put(buf, x.saturating_sub(1), y_bottom + 1, "|", 1, th.budget);
     }
     put(buf, area.x, area.y + 1, &format!("{ymax:>w$}", w = gw as usize - 1), gw, th.dim);
-    let ty = y_bottom - thr_row as u16;
+    let ty = yp_bottom - thr_row as u16;
     if ty > area.y + 1 {
         put(buf, area.x, ty, &format!("{:>w$}", h.threshold, w = gw as usize - 1), gw, th.threshold);
+    }
+    if rs > 0 {
+        put(buf, area.x, yp_bottom + 1, &format!("{ymax2:>w$}", w = gw as usize - 1), gw, th.secondary);
     }
 }
