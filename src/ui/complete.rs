@@ -216,7 +216,7 @@ pub fn complete(s: &Session, line: &str, pos: usize) -> Completion {
             .map(|k| format!("{}=", k.name))
             .collect();
     }
-    c.sort_by(|a, b| natural(a).cmp(&natural(b)));
+    c.sort_by_key(|w| natural(w));
     c.dedup();
     Completion { start, candidates: c }
 }
