@@ -129,6 +129,9 @@ fn drive_the_tui_in_tmux() {
         std::thread::sleep(Duration::from_millis(50));
     }
     std::thread::sleep(Duration::from_millis(100));
+    // The command line's history went to $XDG_STATE_HOME/radbg/history (rustyline's format).
+    let history = std::fs::read_to_string(dir.join("radbg/history")).unwrap_or_default();
+    assert!(history.starts_with("#V2") && history.contains("break assign %x3\n"), "{history}");
     let modes = std::fs::read_to_string(&stty).expect("stty ran after radbg");
     let words: Vec<&str> = modes.split_whitespace().collect();
     for m in ["icanon", "echo", "isig"] {

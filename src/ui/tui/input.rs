@@ -191,9 +191,9 @@ pub fn action_for(key: Key) -> Option<Action> {
     KEYS.iter().find(|b| b.keys.contains(&key)).map(|b| b.action)
 }
 
-/// The one-line reminder shown at the bottom when the command line is idle.
-pub const KEY_HINTS: &str =
-    "s/n/f/c step/next/finish/cont  S/N/F/C reverse  : cmd  / search  Tab pane  z zoom  ? help  q quit";
+/// The one-line reminder shown at the bottom when the command line is idle (fits 80
+/// columns; `?` lists the rest).
+pub const KEY_HINTS: &str = "s n f c: step next finish cont  S N F C: back  : cmd  / find  ? keys  q quit";
 
 #[cfg(test)]
 mod tests {
@@ -220,5 +220,6 @@ mod tests {
         assert_eq!(action_for(Key::Ch('s')), Some(Action::Cmd("step")));
         assert_eq!(action_for(Key::Down), Some(Action::Scroll(1)));
         assert_eq!(action_for(Key::Ch('x')), None);
+        assert!(KEY_HINTS.chars().count() <= 78, "the key reminder fits an 80-column terminal");
     }
 }
