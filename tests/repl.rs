@@ -163,6 +163,10 @@ fn bad_files_and_options_are_reported() {
     let (_, e, c) = radbg(&["sessions/demo.ori", "--knob", "NoSuchKnob=3"], "");
     assert_eq!(c, 1);
     assert!(e.contains("--knob NoSuchKnob=3"), "{e}");
+    let empty = tmp("empty.ori");
+    std::fs::write(&empty, ".target sm_90\n").unwrap();
+    let (_, e, c) = radbg(&[empty.to_str().unwrap()], "ir\n");
+    assert_eq!((c, e.trim_end().ends_with("has no function to debug (no .entry or .func)")), (1, true), "{e}");
     let (_, _, c) = radbg(&["sessions/demo.ori", "--record", "x", "-x", "y"], "");
     assert_eq!(c, 2, "--record and -x conflict");
 }

@@ -400,8 +400,9 @@ impl App {
             return;
         }
         let start = self.cursor_point();
-        // Scan in chunks from the cursor, wrapping once; each chunk builds only its lines.
-        const CHUNK: u32 = 2048;
+        // Scan in chunks from the cursor, wrapping once; each chunk builds only its lines,
+        // small first (a match is usually near) and doubling up to 4096.
+        let mut chunk: u32 = 128;
         let matches = |l: &query::IrLine| {
             l.text.contains(&pat) || l.assigned.iter().any(|(v, r)| v == &pat || r == &pat || format!("{v}→{r}") == pat)
         };
@@ -411,11 +412,12 @@ impl App {
         while scanned < len && found.is_none() {
             let (lo, hi) = if forward {
                 let lo = (pos + 1) % len;
-                (lo, (lo + CHUNK).min(len))
+                (lo, (lo + chunk).min(len))
             } else {
                 let hi = if pos == 0 { len } else { pos };
-                (hi.saturating_sub(CHUNK), hi)
+                (hi.saturating_sub(chunk), hi)
             };
+            chunk = (chunk * 2).min(4096);
             let lines = query::ir_lines(m, fi, lo..hi);
             let hit = if forward { lines.iter().find(|l| matches(l)) } else { lines.iter().rev().find(|l| matches(l)) };
             found = hit.map(|l| l.point);
