@@ -48,7 +48,7 @@ pub struct LogLine {
 pub enum Effect {
     None,
     Redraw,
-    /// Run a command line (the loop draws a "running" frame first for long ones).
+    /// Run a command line (the event loop says "running" when it takes a while).
     Run(String),
 }
 
@@ -87,8 +87,6 @@ pub struct View {
     pub log: Vec<LogLine>,
     /// A one-line note for the bottom row (the last result, an error, a hint).
     pub message: Option<(String, bool)>,
-    /// The command being run (drawn before a long command starts).
-    pub running: Option<String>,
     pub help_scroll: usize,
     pub quit: bool,
 }
@@ -130,7 +128,6 @@ impl App {
                 completions: Vec::new(),
                 log: Vec::new(),
                 message: None,
-                running: None,
                 help_scroll: 0,
                 quit: false,
             },

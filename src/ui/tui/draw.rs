@@ -93,10 +93,9 @@ fn status_bar(app: &App, area: Rect, buf: &mut Buffer) {
     let th = app.theme;
     buf.set_style(area, th.status);
     let right = " ? help ";
-    let text = match (&app.view.running, app.session.dbg.as_ref()) {
-        (Some(cmd), _) => format!(" radbg │ running: {cmd} … (Ctrl-C interrupts)"),
-        (None, None) => " radbg │ no file loaded (: load FILE)".to_string(),
-        (None, Some(d)) => {
+    let text = match app.session.dbg.as_ref() {
+        None => " radbg │ no file loaded (: load FILE)".to_string(),
+        Some(d) => {
             let s = query::status(d);
             let mut t = format!(" radbg │ {} │ {}", s.func, s.stage.name());
             if let Some(c) = &s.class {

@@ -7,9 +7,9 @@
 //! or none), `term` (raw mode, restore on panic and signals), `snapshot` (a buffer as
 //! text or SVG, for tests and screenshots), `shots` (the screenshot scenarios).
 //!
-//! The event loop redraws only after a key, a resize or a command; a long command
-//! runs with a watcher thread that turns Ctrl-C (or a terminating signal) into
-//! `Session::interrupt`, which `continue` polls.
+//! The event loop redraws only after a key, a resize or a command; a command runs
+//! with a watcher thread that turns Ctrl-C (or a terminating signal) into
+//! `Session::interrupt`, which `continue` polls, and says "running" when it is slow.
 
 pub mod app;
 pub mod cache;
@@ -39,36 +39,6 @@ pub use theme::Theme;
 pub fn render<B: Backend>(terminal: &mut Terminal<B>, app: &mut App) -> Result<(), B::Error> {
     terminal.draw(|f| draw::draw(app, f))?;
     Ok(())
-}
-
-/// Commands that may run long enough to deserve a "running" frame first.
-fn is_long(line: &str) -> bool {
-    let mut w = line.split_whitespace();
-    let first = w.next().unwrap_or("");
-    let many = w.next().is_some_and(|n| n != "1");
-    matches!(
-        first,
-        "continue"
-            | "c"
-            | "cont"
-            | "reverse-continue"
-            | "rc"
-            | "finish"
-            | "fin"
-            | "next"
-            | "n"
-            | "reverse-next"
-            | "rn"
-            | "goto"
-            | "g"
-            | "set"
-            | "load"
-            | "run"
-            | "r"
-            | "diff"
-            | "export"
-    ) || (matches!(first, "step" | "s" | "reverse-step" | "rs") && many)
-        || line.contains(';')
 }
 
 /// Loads the command history shared with the REPL (rustyline's file format).
@@ -166,12 +136,12 @@ fn event_loop(app: &mut App, signals: &term::Signals) -> std::io::Result<()> {
                     Effect::None => dirty = app.view.quit,
                     Effect::Redraw => dirty = true,
                     Effect::Run(line) => {
-                        if is_long(&line) {
-                            app.view.running = Some(line.clone());
-                            render(&mut terminal, app)?;
+                        let (events, painted) = run_watched(app, &line, signals);
+                        queued.extend(events);
+                        if painted {
+                            // The banner was written behind ratatui's back: redraw everything.
+                            terminal.clear()?;
                         }
-                        queued.extend(run_watched(app, &line, signals));
-                        app.view.running = None;
                         dirty = true;
                     }
                 }
@@ -182,19 +152,31 @@ fn event_loop(app: &mut App, signals: &term::Signals) -> std::io::Result<()> {
     }
 }
 
+/// How long a command runs before the status bar says so.
+const BANNER_AFTER: Duration = Duration::from_millis(150);
+
 /// Runs a command while a watcher thread reads the keyboard: Ctrl-C (or a
 /// terminating signal) interrupts it; other events (Esc leaving the command line
-/// included) are handed back to be processed afterwards, in order.
-fn run_watched(app: &mut App, line: &str, signals: &term::Signals) -> Vec<Event> {
+/// included) are handed back to be processed afterwards, in order. When the command
+/// takes longer than [`BANNER_AFTER`], the watcher writes a "running" banner over the
+/// status bar (quick commands never flash it); the second result says it did.
+fn run_watched(app: &mut App, line: &str, signals: &term::Signals) -> (Vec<Event>, bool) {
     let interrupt = app.session.interrupt.clone();
     let done = Arc::new(AtomicBool::new(false));
+    let painted = Arc::new(AtomicBool::new(false));
     let queue = Arc::new(Mutex::new(Vec::new()));
+    let banner = format!(" radbg │ running: {} … (Ctrl-C interrupts)", line.trim());
     std::thread::scope(|s| {
-        let (done2, queue2, int2) = (done.clone(), queue.clone(), interrupt.clone());
+        let (done2, queue2, int2, painted2) = (done.clone(), queue.clone(), interrupt.clone(), painted.clone());
         s.spawn(move || {
+            let start = std::time::Instant::now();
             while !done2.load(Ordering::SeqCst) {
                 if signals.pending() {
                     int2.store(true, Ordering::SeqCst);
+                }
+                if !painted2.load(Ordering::SeqCst) && start.elapsed() >= BANNER_AFTER {
+                    paint_banner(&banner);
+                    painted2.store(true, Ordering::SeqCst);
                 }
                 if !event::poll(Duration::from_millis(20)).unwrap_or(false) {
                     continue;
@@ -211,5 +193,22 @@ fn run_watched(app: &mut App, line: &str, signals: &term::Signals) -> Vec<Event>
         app.execute(line);
         done.store(true, Ordering::SeqCst);
     });
-    queue.lock().map(|mut q| std::mem::take(&mut *q)).unwrap_or_default()
+    let events = queue.lock().map(|mut q| std::mem::take(&mut *q)).unwrap_or_default();
+    (events, painted.load(Ordering::SeqCst))
+}
+
+/// Writes the banner on the top row in reverse video (readable with or without colour).
+fn paint_banner(text: &str) {
+    use crossterm::{cursor, queue, style};
+    let width = crossterm::terminal::size().map(|s| s.0 as usize).unwrap_or(80);
+    let shown: String = text.chars().chain(std::iter::repeat(' ')).take(width).collect();
+    let mut out = std::io::stdout();
+    let _ = queue!(
+        out,
+        cursor::MoveTo(0, 0),
+        style::SetAttribute(style::Attribute::Reverse),
+        style::Print(shown),
+        style::SetAttribute(style::Attribute::Reset)
+    );
+    let _ = out.flush();
 }
