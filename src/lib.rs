@@ -19,4 +19,5 @@ pub mod ir;
 pub mod knobs;
 pub mod load;
 pub mod synth;
+pub mod ui;
 pub mod util;

@@ -73,13 +73,31 @@ fn bad_bytes_and_missing_files_fail_with_a_position_or_reason() {
 }
 
 #[test]
-fn no_argument_checks_the_embedded_demo() {
-    let out = radbg(&[]);
+fn no_argument_debugs_the_embedded_demo_and_a_file_argument_debugs_the_file() {
+    use std::io::Write;
+    let run_piped = |args: &[&str], input: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_radbg"))
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    // Without a terminal radbg reads commands from standard input (the REPL).
+    let out = run_piped(&[], "continue\nstats\n");
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).starts_with("sessions/demo.ori: ok (1 function, "), "{}", text(&out.stdout));
-    let out = radbg(&["sessions/saxpy.ori"]);
+    assert!(text(&out.stdout).contains("Compiling entry function 'fir16'"), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("Registers are spilled"), "{}", text(&out.stdout));
+    let out = run_piped(&["sessions/saxpy.ori"], "continue\nstats\n");
     assert!(out.status.success());
-    assert!(text(&out.stdout).starts_with("sessions/saxpy.ori: ok"));
+    assert!(text(&out.stdout).contains("Compiling entry function 'saxpy'"), "{}", text(&out.stdout));
+    // `check` stays silent on a clean file.
+    let out = radbg(&["check", "sessions/saxpy.ori"]);
+    assert!(out.status.success());
+    assert_eq!(text(&out.stdout), "");
 }
 
 #[test]

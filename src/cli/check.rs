@@ -40,26 +40,14 @@ pub fn check_source(file: &SourceFile) -> (Option<(Module, SourceMap)>, Vec<Diag
 pub fn run(args: &Args) -> ExitCode {
     let mut failed = false;
     for path in &args.files {
-        failed |= !check_path(path, false, Some(args));
+        failed |= !check_path(path, args);
     }
     if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
 }
 
-/// `radbg FILE` and `radbg`: check, and say so on stdout when all is well.
-pub fn run_default(path: Option<&Path>) -> ExitCode {
-    let ok = match path {
-        Some(p) => check_path(p, true, None),
-        None => {
-            let file = SourceFile::new(crate::demo::DEMO_NAME, crate::demo::DEMO);
-            check_file(&file, true, None)
-        }
-    };
-    if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
-}
-
-fn check_path(path: &Path, summary: bool, args: Option<&Args>) -> bool {
+fn check_path(path: &Path, args: &Args) -> bool {
     match super::load(path) {
-        Ok(file) => check_file(&file, summary, args),
+        Ok(file) => check_file(&file, args),
         Err(msg) => {
             eprint!("{msg}");
             if !msg.ends_with('\n') {
@@ -70,20 +58,14 @@ fn check_path(path: &Path, summary: bool, args: Option<&Args>) -> bool {
     }
 }
 
-fn check_file(file: &SourceFile, summary: bool, args: Option<&Args>) -> bool {
+fn check_file(file: &SourceFile, args: &Args) -> bool {
     let (module, diags) = check_source(file);
     eprint!("{}", diag::render_all(&diags, file));
     let (errors, warnings) = diag::counts(&diags);
     if errors + warnings > 0 {
         eprintln!("{}: {}", file.name, diag::summary(errors, warnings));
     }
-    if summary && let Some((m, _)) = &module {
-        let insts: usize = m.functions.iter().map(|f| f.inst_count()).sum();
-        let n = m.functions.len();
-        let funcs = if n == 1 { "1 function".to_string() } else { format!("{n} functions") };
-        super::output::outln(&format!("{}: ok ({funcs}, {insts} instructions, target {})", file.name, m.sm));
-    }
-    if let (Some(args), Some((m, _))) = (args, &module) {
+    if let Some((m, _)) = &module {
         // The ABI check list, in the seed's validation order, for every function with a spec.
         if !args.no_abi && m.functions.iter().any(|f| f.abi.is_some()) {
             super::output::out(&crate::abi::report(m, &m.sm));

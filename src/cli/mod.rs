@@ -1,35 +1,99 @@
 //! The `radbg` command line (clap derive). One variant of [`Command`] and one file
-//! per subcommand; `radbg FILE` without a subcommand checks the file, and `radbg`
-//! alone checks the embedded demo kernel (until the debugger takes over that role).
+//! per subcommand. `radbg [FILE]` opens the debugger on FILE (the embedded demo kernel
+//! without one): the TUI when standard input and output are terminals, the REPL
+//! otherwise or with `--repl`; `-x SESSION` replays a session headless instead.
 //!
-//! Owns argument parsing, file loading and exit codes; the work is in the library.
+//! Owns argument parsing, file loading, choosing a front end and exit codes; the work
+//! is in the library.
 
 pub mod check;
+pub mod completions;
 pub mod fmt;
 pub mod import;
 pub mod output;
 pub mod replay;
 pub mod run;
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::command::Session;
+use crate::command::script::Recorder;
 use crate::ir::span::SourceFile;
+
+const LONG_ABOUT: &str = "\
+radbg re-implements the register-allocation pipeline of NVIDIA ptxas 13.0 (liveness, \
+ABI checks, the fat-point allocator with its NOSPILL/SPILL retries, spill code, the -v \
+statistics) and lets you step through it like a program in gdb: forwards and backwards \
+one event at a time, with breakpoints on a vreg's assignment, an attempt, a stage, an ABI \
+warning or a failure, and panes showing the IR with assignments so far, the live set and \
+pressure, a vreg's constraint nodes, the cost histograms of each decision, the allocator \
+state object by offset, the attempts per class and the ABI checks.
+
+FILE is an Ori IR file (.ori) or PTX (.ptx, imported). Without FILE radbg opens its \
+embedded demo kernel, a loop that spills and retries.
+
+radbg opens a full-screen terminal UI when standard input and output are terminals (it \
+works on a plain 80x24 terminal over SSH, keyboard only; ? lists the keys; NO_COLOR \
+turns colour off), and a line-oriented REPL otherwise or with --repl (Tab completes \
+commands, vregs, knobs and breakpoints; 'help' lists the commands). With -x it replays a \
+.radbg session headless and prints a transcript.";
+
+const AFTER_LONG_HELP: &str = "\
+EXAMPLES:
+  radbg                                   the TUI on the embedded demo kernel
+  radbg sessions/demo.ori --maxrregcount 24
+  radbg kernel.ori --repl --record bug.radbg   REPL, every command saved to bug.radbg
+  echo 'continue; stats' | radbg kernel.ori    piped commands (no prompt, no echo)
+  radbg kernel.ori -x check.radbg         replay a session; exit 1 if an expect fails
+  radbg replay bug.radbg --json           replay a session that loads its own kernel
+  radbg run kernel.ori --knob 684=10      the whole pipeline in batch, ptxas -v lines
+  radbg completions bash > /etc/bash_completion.d/radbg
+  radbg man > radbg.1
+
+FILES:
+  $XDG_STATE_HOME/radbg/history (else ~/.radbg_history)   command history of the REPL and TUI
+
+EXIT STATUS:
+  0  success
+  1  an error: unreadable or invalid input, a failed expect or command in a replayed \
+or piped session, a checker fault or allocation failure in 'run'
+  2  bad command-line usage
+  130, 143  the TUI was stopped by SIGINT or SIGTERM/SIGHUP (the terminal is restored)";
 
 #[derive(Debug, Parser)]
 #[command(
     name = "radbg",
     version,
     about = "A register-allocation debugger for GPU compilers (ptxas's allocator, step by step)",
+    long_about = LONG_ABOUT,
+    after_long_help = AFTER_LONG_HELP,
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// An Ori IR file to open (for now: to check); the embedded demo kernel when absent.
+    /// An Ori IR (.ori) or PTX (.ptx) file to debug; the embedded demo kernel when absent.
     pub file: Option<PathBuf>,
+    /// Replay a .radbg session headless after opening FILE, print its transcript, and exit
+    /// (status 1 when an expect fails or an error stops it).
+    #[arg(short = 'x', long = "execute", value_name = "SESSION")]
+    pub execute: Option<PathBuf>,
+    /// Print command output as JSON lines (with -x and in the REPL).
+    #[arg(long)]
+    pub json: bool,
+    /// Use the line-oriented REPL even on a terminal.
+    #[arg(long)]
+    pub repl: bool,
+    /// Append every command typed in the REPL or TUI to FILE, a .radbg session that
+    /// replays to the same state (radbg -x FILE, or radbg replay FILE when it loads a file).
+    #[arg(long, value_name = "FILE", conflicts_with = "execute")]
+    pub record: Option<PathBuf>,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -44,6 +108,26 @@ pub enum Command {
     Run(run::Args),
     /// Replay a `.radbg` session file headless and print its transcript.
     Replay(replay::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(completions::CompletionArgs),
+    /// Print the man page (roff), or write one per subcommand with --out.
+    Man(completions::ManArgs),
+    /// Regenerate the TUI screenshots (SVG, and PNG with --png) from the real rendering.
+    #[command(hide = true)]
+    Screenshots(ScreenshotArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ScreenshotArgs {
+    /// Where to write the images.
+    #[arg(long, default_value = "screenshots")]
+    pub out: PathBuf,
+    /// Where the scenario kernels are.
+    #[arg(long, default_value = "sessions")]
+    pub sessions: PathBuf,
+    /// Also convert each SVG to PNG with rsvg-convert.
+    #[arg(long)]
+    pub png: bool,
 }
 
 /// Options that change a pipeline run (shared by `run`, the debugger and `why`).
@@ -115,17 +199,160 @@ pub fn main() -> ExitCode {
 
 /// Runs parsed arguments.
 pub fn run(cli: Cli) -> ExitCode {
-    match cli.command {
-        Some(Command::Check(args)) => check::run(&args),
-        Some(Command::Fmt(args)) => fmt::run(&args),
-        Some(Command::Import(args)) => import::run(&args),
-        Some(Command::Run(args)) => run::run(&args),
-        Some(Command::Replay(args)) => replay::run(&args),
-        None => match cli.file {
-            Some(path) => check::run_default(Some(&path)),
-            None => check::run_default(None),
-        },
+    match &cli.command {
+        Some(Command::Check(args)) => check::run(args),
+        Some(Command::Fmt(args)) => fmt::run(args),
+        Some(Command::Import(args)) => import::run(args),
+        Some(Command::Run(args)) => run::run(args),
+        Some(Command::Replay(args)) => replay::run(args),
+        Some(Command::Completions(args)) => completions::completions(args),
+        Some(Command::Man(args)) => completions::man(args),
+        Some(Command::Screenshots(args)) => screenshots(args),
+        None => debug(&cli),
     }
+}
+
+fn screenshots(args: &ScreenshotArgs) -> ExitCode {
+    match crate::ui::tui::shots::write_all(&args.out, &args.sessions, args.png) {
+        Ok(files) => {
+            for f in files {
+                println!("wrote {f}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("radbg: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Opens FILE (or the demo) in a session with the command-line options applied.
+pub fn open_session(file: Option<&Path>, pipeline: &PipelineArgs) -> Result<Session, String> {
+    let mut s = Session::new();
+    s.opts = run_options(pipeline)?;
+    match file {
+        Some(p) => {
+            let loaded = crate::load::load_path(p)
+                .map_err(|e| if e.starts_with("cannot read") { format!("radbg: {e}") } else { e })?;
+            eprint!("{}", loaded.warnings);
+            if loaded.module.functions.is_empty() {
+                return Err(format!("radbg: {} has no function to debug (no .entry or .func)", p.display()));
+            }
+            s.open(loaded.module, &p.display().to_string(), loaded.imported);
+        }
+        None => {
+            let file = SourceFile::new(crate::demo::DEMO_NAME, crate::demo::DEMO);
+            let loaded = crate::load::load_ori(&file)?;
+            s.open(loaded.module, crate::demo::DEMO_NAME, false);
+        }
+    }
+    if let Some(d) = &s.dbg {
+        for e in &d.machine().knob_errors {
+            eprintln!("radbg: warning: {e}");
+        }
+    }
+    Ok(s)
+}
+
+/// The `load` line a recording starts with: FILE as given when it also resolves from
+/// the recording's directory, else its absolute path (so the recording replays from
+/// anywhere on this machine).
+pub fn recorded_load_path(file: &Path, record: &Path) -> String {
+    let dir = record.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    };
+    if file.is_relative() && same(&dir.join(file), file) {
+        return file.display().to_string();
+    }
+    file.canonicalize().unwrap_or_else(|_| file.to_path_buf()).display().to_string()
+}
+
+/// Creates the recording: a `load` line (or a note for the demo kernel) and the
+/// command-line options as `set` commands, so it replays to the same state.
+pub fn start_recording(path: &Path, file: Option<&Path>, pipeline: &PipelineArgs) -> std::io::Result<Recorder> {
+    let load = file.map(|f| recorded_load_path(f, path));
+    let mut r = Recorder::create(path, load.as_deref())?;
+    if file.is_none() {
+        r.record("# recorded on the embedded demo kernel: replay with `radbg -x THIS_FILE`")?;
+    }
+    if let Some(sm) = &pipeline.sm {
+        r.record(&format!("set sm {sm}"))?;
+    }
+    if let Some(n) = pipeline.maxrregcount {
+        r.record(&format!("set maxrregcount {n}"))?;
+    }
+    for k in &pipeline.knobs {
+        r.record(&format!("set knob {k}"))?;
+    }
+    if pipeline.dce {
+        r.record("set dce on")?;
+    }
+    Ok(r)
+}
+
+/// `radbg [FILE]`: the TUI, the REPL, or a headless replay.
+fn debug(cli: &Cli) -> ExitCode {
+    let file = cli.file.as_deref();
+    if let Some(session) = &cli.execute {
+        return match file {
+            Some(f) => replay::replay_file(Some(f), session, cli.json, &cli.pipeline),
+            None => match open_session(None, &cli.pipeline) {
+                Ok(s) => replay::replay_in(s, session, cli.json),
+                Err(e) => {
+                    eprintln!("radbg: {e}");
+                    ExitCode::FAILURE
+                }
+            },
+        };
+    }
+    let session = match open_session(file, &cli.pipeline) {
+        Ok(s) => s,
+        Err(e) => {
+            eprint!("{e}");
+            if !e.ends_with('\n') {
+                eprintln!();
+            }
+            return ExitCode::FAILURE;
+        }
+    };
+    let recorder = match &cli.record {
+        Some(p) => match start_recording(p, file, &cli.pipeline) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                eprintln!("radbg: cannot record to {}: {e}", p.display());
+                return ExitCode::FAILURE;
+            }
+        },
+        None => None,
+    };
+    let name = session.file.clone().unwrap_or_default();
+    let tty = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    if cli.repl || !tty {
+        let banner = format!(
+            "radbg {} on {name}: 'help' lists the commands, Tab completes, Ctrl-D leaves",
+            env!("CARGO_PKG_VERSION")
+        );
+        let opts = crate::ui::repl::ReplOptions {
+            json: cli.json,
+            recorder,
+            history: crate::ui::history_path(),
+            banner: Some(banner),
+        };
+        return crate::ui::repl::run(session, opts);
+    }
+    let mut app = crate::ui::tui::App::new(session, crate::ui::tui::Theme::from_env());
+    app.recorder = recorder;
+    app.push_log(
+        crate::ui::tui::app::LogKind::Output,
+        format!(
+            "radbg {} on {name} · s steps, c continues, : types a command, ? lists every key",
+            env!("CARGO_PKG_VERSION")
+        ),
+    );
+    crate::ui::tui::run(app, crate::ui::history_path())
 }
 
 /// Reads a file (or standard input for `-`) as UTF-8, reporting where it is not.

@@ -24,13 +24,6 @@ pub fn run(args: &Args) -> ExitCode {
 
 /// Replays `session`, first loading `file` when given.
 pub fn replay_file(file: Option<&Path>, session: &Path, json: bool, pipeline: &super::PipelineArgs) -> ExitCode {
-    let text = match std::fs::read_to_string(session) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("radbg: cannot read {}: {e}", session.display());
-            return ExitCode::FAILURE;
-        }
-    };
     let mut s = Session::new();
     match super::run_options(pipeline) {
         Ok(o) => s.opts = o,
@@ -46,6 +39,20 @@ pub fn replay_file(file: Option<&Path>, session: &Path, json: bool, pipeline: &s
         eprintln!("{e}");
         return ExitCode::FAILURE;
     }
+    replay_in(s, session, json)
+}
+
+/// Replays `session` in a session that may already have a module open (the embedded
+/// demo kernel, for `radbg -x SESSION` without a file).
+pub fn replay_in(mut s: Session, session: &Path, json: bool) -> ExitCode {
+    let text = match std::fs::read_to_string(session) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("radbg: cannot read {}: {e}", session.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    s.base = session.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
     let name = session.display().to_string();
     let r = script::replay(&mut s, &name, &text, json);
     super::output::out(&r.transcript);

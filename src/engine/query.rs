@@ -318,3 +318,175 @@ pub fn vreg_info(d: &Debugger, fi: usize, v: VRegId) -> Option<VregInfo> {
         origin: vr.origin,
     })
 }
+
+// ---------------------------------------------------------------------------------
+// Queries the front ends' panes need (status bar, budget line, ABI pane, the
+// reverse form of `finish`). Plain data; the TUI renders them, nothing else.
+
+/// Where the debugger stands, for a status bar.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StatusView {
+    /// Events applied (the cursor).
+    pub event: usize,
+    /// Events produced so far (beyond the cursor after going back).
+    pub known: usize,
+    /// The pipeline has produced its last event.
+    pub at_end: bool,
+    /// The stage of the current event (the machine's stage before the first event).
+    pub stage: crate::engine::Stage,
+    pub func: String,
+    /// Class and attempt of the current allocation event, or of the allocation in progress.
+    pub class: Option<String>,
+    pub attempt: Option<u32>,
+    pub spill: Option<bool>,
+    /// `assign`, `sweep`, `abi-check` … ("start" before the first event).
+    pub kind: String,
+    /// The current event explained in one line.
+    pub line: String,
+}
+
+pub fn status(d: &Debugger) -> StatusView {
+    use crate::alloc::AllocEvent as A;
+    let m = d.machine();
+    let fi = current_func(d);
+    let func = m.module.functions.get(fi).map(|f| f.name.clone()).unwrap_or_default();
+    let ev = d.current();
+    let (mut class, mut attempt, mut spill) = (None, None, None);
+    if let Some(EventKind::Alloc(a)) = ev.map(|e| &e.kind) {
+        class = a.class().map(|c| c.name().to_string());
+        match a {
+            A::AttemptStart { attempt: n, spill: s, .. } => (attempt, spill) = (Some(*n), Some(*s)),
+            A::Assign(x) => attempt = Some(x.attempt),
+            A::AttemptEnd { attempt: n, .. }
+            | A::Constraints { attempt: n, .. }
+            | A::Order { attempt: n, .. }
+            | A::Best { attempt: n, .. }
+            | A::Guidance { attempt: n, .. } => attempt = Some(*n),
+            _ => {}
+        }
+    }
+    if let Some(att) = m.cur.as_ref().and_then(|c| c.attempt.as_ref())
+        && ev.is_some_and(|e| e.stage() == crate::engine::Stage::Alloc)
+    {
+        class.get_or_insert_with(|| att.class.name().to_string());
+        if attempt.is_none_or(|n| n == att.number) {
+            attempt = Some(att.number);
+            spill = Some(att.spill);
+        }
+    }
+    StatusView {
+        event: d.cursor(),
+        known: d.trace().len(),
+        at_end: d.at_end(),
+        stage: ev.map(|e| e.stage()).unwrap_or(m.pos.stage),
+        func,
+        class,
+        attempt,
+        spill,
+        kind: ev.map(|e| e.kind_name()).unwrap_or("start").to_string(),
+        line: ev.map(|e| e.describe(&m.module)).unwrap_or_else(|| "before the first event".to_string()),
+    }
+}
+
+/// Instructions in function `fi` as it stands (spill code included).
+pub fn ir_len(m: &Machine, fi: usize) -> u32 {
+    func_ir(m, fi).layout().len()
+}
+
+/// The register budget of `file` in function `fi`: the class plan's once allocation
+/// has started, else the budget stage's general-register budget (R only).
+pub fn budget_of(m: &Machine, fi: usize, file: RegFile) -> Option<u32> {
+    if let Some(p) = alloc_of(m, fi).and_then(|a| a.plans.iter().find(|p| p.class.file() == file)) {
+        return Some(p.budget);
+    }
+    let b = m.funcs.get(fi)?.budget.as_ref()?;
+    (file == RegFile::R).then_some(b.gpr)
+}
+
+/// One ABI check as the ABI pane shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AbiCheckView {
+    pub code: u32,
+    pub passed: bool,
+    pub message: String,
+    pub detail: String,
+    /// Its event has happened at the cursor.
+    pub reached: bool,
+}
+
+/// The ABI checks of a function (seed 001's validation order).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AbiView {
+    pub function: String,
+    /// False when the function has no ABI spec (only failing extra checks are listed).
+    pub applies: bool,
+    pub checks: Vec<AbiCheckView>,
+    /// The size error, when the function cannot fit its parameters.
+    pub error: Option<String>,
+    /// Index into `checks` of the current event's check.
+    pub current: Option<usize>,
+}
+
+/// The ABI checks of function `fi`, `None` before the ABI stage reached it.
+pub fn abi_view(d: &Debugger, fi: usize) -> Option<AbiView> {
+    let m = d.machine();
+    let res = m.funcs.get(fi)?.abi.as_ref()?;
+    let visible: Vec<&crate::abi::AbiCheck> = res.checks.iter().filter(|c| res.engaged || !c.passed).collect();
+    // While the ABI stage is on this function, `pos.sub` counts the checks emitted.
+    let reached = if m.pos.stage == crate::engine::Stage::Abi && m.pos.func == fi { m.pos.sub } else { usize::MAX };
+    let current = match d.current().map(|e| (&e.kind, e.func)) {
+        Some((EventKind::AbiCheck { .. }, Some(f))) if f == fi && reached != usize::MAX => reached.checked_sub(1),
+        _ => None,
+    };
+    Some(AbiView {
+        function: m.module.functions[fi].name.clone(),
+        applies: res.engaged,
+        checks: visible
+            .iter()
+            .enumerate()
+            .map(|(i, c)| AbiCheckView {
+                code: c.code,
+                passed: c.passed,
+                message: c.message.clone(),
+                detail: c.detail.clone(),
+                reached: i < reached,
+            })
+            .collect(),
+        error: res.error.clone(),
+        current,
+    })
+}
+
+/// The event number at which the scope enclosing the current event began (the
+/// reverse of `finish`): the most recent earlier event of a higher level. `None` at
+/// the start or when the current event is already at the top level.
+pub fn scope_start(d: &Debugger) -> Option<usize> {
+    let lvl = crate::engine::debugger::level(d.current()?);
+    if lvl == 0 {
+        return None;
+    }
+    let trace = &d.trace()[..d.cursor().saturating_sub(1)];
+    trace.iter().rposition(|e| crate::engine::debugger::level(e) < lvl).map(|i| i + 1)
+}
+
+/// Identifies the liveness `liveness_of(m, fi)` answers from at the cursor: the number
+/// of the last event that may have replaced it (block rebuild, DCE, lowering, the start
+/// of allocation, spill code and re-liveness …). Within one run, equal epochs mean the
+/// same liveness, so front ends can keep what they derive from it (the pressure
+/// curve) across steps through an attempt's assignments. O(events since that event).
+pub fn liveness_epoch(d: &Debugger, fi: usize) -> usize {
+    use crate::alloc::AllocEvent as A;
+    let keeps = |e: &crate::engine::Event| match &e.kind {
+        EventKind::LivenessSweep { .. }
+        | EventKind::Uninit { .. }
+        | EventKind::AbiCheck { .. }
+        | EventKind::AbiError { .. }
+        | EventKind::Budget { .. } => true,
+        EventKind::Alloc(a) => {
+            matches!(a, A::Assign(_) | A::Constraints { .. } | A::Order { .. } | A::AttemptEnd { .. } | A::Best { .. })
+        }
+        _ => false,
+    };
+    let trace = &d.trace()[..d.cursor()];
+    trace.iter().rposition(|e| e.func.is_none_or(|f| f == fi) && !keeps(e)).map(|i| i + 1).unwrap_or(0)
+}

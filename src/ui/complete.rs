@@ -1,0 +1,336 @@
+//! Completion and hints for the command language, shared by the REPL (rustyline) and
+//! the TUI's command line so both offer the same words: command names from
+//! `command::table`, vreg names of the selected function, knob names from
+//! `knobs::CATALOGUE`, breakpoint numbers, stage names, classes, file names.
+//!
+//! Reads the session only (names, breakpoint numbers); knows nothing of terminals.
+
+use crate::command::Session;
+use crate::command::table::{self, COMMANDS};
+use crate::engine::{Stage, query};
+use crate::ir::RegClass;
+
+/// What to put in place of the word under the cursor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Completion {
+    /// Byte offset in the line where the replaced word starts.
+    pub start: usize,
+    /// Full replacement words, sorted, without duplicates.
+    pub candidates: Vec<String>,
+}
+
+impl Completion {
+    /// The longest prefix every candidate shares.
+    pub fn common_prefix(&self) -> String {
+        let Some(first) = self.candidates.first() else { return String::new() };
+        let mut end = first.len();
+        for c in &self.candidates[1..] {
+            end = end.min(first.bytes().zip(c.bytes()).take_while(|(a, b)| a == b).count());
+        }
+        while !first.is_char_boundary(end) {
+            end -= 1;
+        }
+        first[..end].to_string()
+    }
+}
+
+/// The words of the command under the cursor: those before the current one, and the
+/// current (possibly empty) word with its start offset. `None` inside a comment.
+fn context(line: &str, pos: usize) -> Option<(Vec<&str>, &str, usize)> {
+    let pos = pos.min(line.len());
+    let before = line.get(..pos)?;
+    if before.contains('#') {
+        return None;
+    }
+    let seg_start = before.rfind(';').map(|i| i + 1).unwrap_or(0);
+    let seg = &before[seg_start..];
+    let cur_len = seg.len() - seg.trim_end_matches(|c: char| !c.is_whitespace()).len();
+    let cur_start = pos - cur_len;
+    let done: Vec<&str> = before[seg_start..cur_start].split_whitespace().collect();
+    Some((done, &before[cur_start..], cur_start))
+}
+
+const BREAK_KINDS: &[&str] = &["assign", "spill", "attempt", "stage", "abi", "fail", "checker"];
+const SETTINGS: &[&str] = &["knob", "maxrregcount", "sm", "dce", "allocator", "stage", "stop-on-error"];
+const DIFFS: &[&str] = &["attempts", "runs", "state", "allocators"];
+const EXPECTS: &[&str] = &["attempts", "abi", "stats", "fails", "ok", "event", "cursor"];
+const STATS: &[&str] = &["registers", "spill-stores", "spill-loads", "stack-frame", "barriers"];
+const EXPORTS: &[&str] = &["trace", "ir", "live", "constraints", "hist", "state", "attempts", "abi", "stats", "knobs"];
+const EVENT_KINDS: &[&str] = &[
+    "assign",
+    "attempt-start",
+    "attempt-end",
+    "constraints",
+    "order",
+    "guidance",
+    "spill-code",
+    "best",
+    "sweep",
+    "abi-check",
+    "budget",
+    "check",
+    "stats",
+    "done",
+];
+const SMS: &[&str] = &["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120"];
+const ON_OFF: &[&str] = &["on", "off"];
+
+fn classes() -> Vec<String> {
+    RegClass::ALL.iter().filter(|c| c.is_allocatable()).map(|c| c.name().to_string()).collect()
+}
+
+fn words(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+/// Vreg names of the function queries look at.
+fn vregs(s: &Session) -> Vec<String> {
+    let Some(d) = s.dbg.as_ref() else { return Vec::new() };
+    let fi = s.selected.unwrap_or_else(|| query::current_func(d));
+    if d.machine().module.functions.is_empty() {
+        return Vec::new();
+    }
+    query::func_ir(d.machine(), fi).vregs.iter().map(|v| v.name.clone()).collect()
+}
+
+fn breakpoints(s: &Session) -> Vec<String> {
+    s.dbg.as_ref().map(|d| d.breakpoints.iter().map(|b| b.id.to_string()).collect()).unwrap_or_default()
+}
+
+fn functions(s: &Session) -> Vec<String> {
+    s.dbg.as_ref().map(|d| d.machine().module.functions.iter().map(|f| f.name.clone()).collect()).unwrap_or_default()
+}
+
+fn state_offsets(s: &Session) -> Vec<String> {
+    s.dbg
+        .as_ref()
+        .map(|d| {
+            query::state_table(d.machine())
+                .into_iter()
+                .filter(|f| f.value.is_some())
+                .map(|f| format!("+{}", f.offset))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// File names in the directory of `prefix` that start with its last component.
+fn files(prefix: &str) -> Vec<String> {
+    let (dir, stem) = match prefix.rfind('/') {
+        Some(i) => (&prefix[..=i], &prefix[i + 1..]),
+        None => ("", prefix),
+    };
+    let Ok(rd) = std::fs::read_dir(if dir.is_empty() { "." } else { dir }) else { return Vec::new() };
+    let mut out = Vec::new();
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        if !name.starts_with(stem) || (name.starts_with('.') && !stem.starts_with('.')) {
+            continue;
+        }
+        let slash = if e.file_type().is_ok_and(|t| t.is_dir()) { "/" } else { "" };
+        out.push(format!("{dir}{name}{slash}"));
+    }
+    out
+}
+
+/// Candidates for the word after `done` (all candidates; the caller filters by prefix).
+fn candidates(s: &Session, done: &[&str], cur: &str) -> Vec<String> {
+    let Some(first) = done.first() else {
+        return COMMANDS.iter().map(|c| c.name.to_string()).collect();
+    };
+    let Some(spec) = table::find(first) else { return Vec::new() };
+    let n = done.len();
+    let prev = done.last().copied().unwrap_or("");
+    match (spec.name, n) {
+        ("break", 1) => words(BREAK_KINDS),
+        ("break", 2) => match done[1] {
+            "assign" | "spill" => vregs(s),
+            "stage" => Stage::ALL.iter().map(|st| st.name().to_string()).collect(),
+            "attempt" => words(&["class", "spill", "nospill"]),
+            _ => Vec::new(),
+        },
+        ("break", _) => match (done[1], prev) {
+            (_, "class") => classes(),
+            (_, "if") | (_, "&&") => words(crate::engine::breakpoint::COND_VARS),
+            ("assign", _) if n == 3 => words(&["if"]),
+            ("assign", _) if n >= 7 && (n - 7).is_multiple_of(4) => words(&["&&"]),
+            ("attempt", _) => words(&["class", "spill", "nospill"]),
+            _ => Vec::new(),
+        },
+        ("watch", 1) => state_offsets(s),
+        ("info", 1) => words(&["breakpoints"]),
+        ("delete" | "enable" | "disable", 1) => breakpoints(s),
+        ("func", 1) => functions(s),
+        ("print" | "constraints", 1) => vregs(s),
+        ("attempts", 1) => classes(),
+        ("state", 1) => state_offsets(s),
+        ("knobs", 1) => words(&["all"]),
+        ("set", 1) => words(SETTINGS),
+        ("set", 2) => match done[1] {
+            "knob" => crate::knobs::CATALOGUE.iter().map(|k| format!("{}=", k.name)).collect(),
+            "dce" | "stop-on-error" => words(ON_OFF),
+            "allocator" => words(&["fatpoint", "briggs"]),
+            "sm" => words(SMS),
+            _ => Vec::new(),
+        },
+        ("set", 3) if done[1] == "stage" => words(ON_OFF),
+        ("diff", 1) => words(DIFFS),
+        ("diff", 2) if done[1] == "attempts" => classes(),
+        ("expect", 1) => {
+            let mut v = words(EXPECTS);
+            if cur.starts_with('%') {
+                v = vregs(s);
+            }
+            v
+        }
+        ("expect", 2) => match done[1] {
+            "stats" => words(STATS),
+            "attempts" => words(&["class"]),
+            "event" => words(EVENT_KINDS),
+            "cursor" => words(&["=="]),
+            v if v.starts_with('%') => words(&["=="]),
+            _ => Vec::new(),
+        },
+        ("expect", 3) if done[1] == "attempts" => classes(),
+        ("export", 1) => words(&["json"]),
+        ("export", 2) => files(cur),
+        ("export", 3) => words(EXPORTS),
+        ("load", _) => files(cur),
+        ("help", 1) => COMMANDS.iter().map(|c| c.name.to_string()).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Completes the word at byte `pos` of `line`.
+pub fn complete(s: &Session, line: &str, pos: usize) -> Completion {
+    let Some((done, cur, start)) = context(line, pos) else {
+        return Completion { start: pos.min(line.len()), candidates: Vec::new() };
+    };
+    let mut c: Vec<String> = candidates(s, &done, cur).into_iter().filter(|w| w.starts_with(cur)).collect();
+    // Knob names are typed in any case in practice; match them case-insensitively.
+    if c.is_empty() && done.len() == 2 && done[1] == "knob" {
+        let lower = cur.to_ascii_lowercase();
+        c = crate::knobs::CATALOGUE
+            .iter()
+            .filter(|k| k.name.to_ascii_lowercase().starts_with(&lower))
+            .map(|k| format!("{}=", k.name))
+            .collect();
+    }
+    c.sort_by_key(|w| natural(w));
+    c.dedup();
+    Completion { start, candidates: c }
+}
+
+/// A sort key that orders digit runs by value: `%tap2` before `%tap10`.
+fn natural(s: &str) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    let mut text = String::new();
+    let mut num: Option<u64> = None;
+    for ch in s.chars() {
+        match (ch.to_digit(10), num) {
+            (Some(d), Some(n)) => num = Some(n.saturating_mul(10).saturating_add(d as u64)),
+            (Some(d), None) => num = Some(d as u64),
+            (None, Some(n)) => {
+                out.push((std::mem::take(&mut text), n));
+                num = None;
+                text.push(ch);
+            }
+            (None, None) => text.push(ch),
+        }
+    }
+    out.push((text, num.unwrap_or(0)));
+    out
+}
+
+/// A hint shown after the cursor: the rest of a command name typed so far, or the
+/// synopsis of a command typed in full. `None` unless the cursor is at the end.
+pub fn hint(line: &str, pos: usize) -> Option<String> {
+    if pos != line.len() {
+        return None;
+    }
+    let (done, cur, _) = context(line, pos)?;
+    match (done.as_slice(), cur) {
+        ([], w) if !w.is_empty() => {
+            let matches: Vec<&str> = COMMANDS.iter().map(|c| c.name).filter(|n| n.starts_with(w)).collect();
+            match matches.as_slice() {
+                [one] if *one != w => Some(one[w.len()..].to_string()),
+                _ => None,
+            }
+        }
+        ([cmd], "") => {
+            let spec = table::find(cmd)?;
+            let args = spec.synopsis.strip_prefix(spec.name)?.trim_start();
+            (!args.is_empty()).then(|| args.to_string())
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn demo() -> Session {
+        let mut s = Session::new();
+        let file = crate::ir::span::SourceFile::from_bytes("demo".to_string(), crate::demo::DEMO.as_bytes()).unwrap();
+        let loaded = crate::load::load_ori(&file).unwrap();
+        s.open(loaded.module, "demo", false);
+        s
+    }
+
+    fn check(line: &str, expected: &[&str]) {
+        let s = demo();
+        let c = complete(&s, line, line.len());
+        let got: Vec<&str> = c.candidates.iter().map(String::as_str).collect();
+        assert_eq!(got, expected, "completing {line:?}");
+    }
+
+    #[test]
+    fn completes_by_context() {
+        check("bre", &["break"]);
+        check("re", &["reverse-continue", "reverse-next", "reverse-step"]);
+        check("break a", &["abi", "assign", "attempt"]);
+        check("break assign %tap1", &["%tap1", "%tap10", "%tap11", "%tap12", "%tap13", "%tap14", "%tap15"]);
+        check(
+            "print %x",
+            &[
+                "%x0", "%x1", "%x2", "%x3", "%x4", "%x5", "%x6", "%x7", "%x8", "%x9", "%x10", "%x11", "%x12", "%x13",
+                "%x14", "%x15",
+            ],
+        );
+        check("break stage al", &["alloc"]);
+        check("break assign %x1 if s", &["slot"]);
+        check("set knob RegAllocThresholdFor", &["RegAllocThresholdForDiscardConflicts="]);
+        check("set knob regallocthresholdfor", &["RegAllocThresholdForDiscardConflicts="]);
+        check("set d", &["dce"]);
+        check("step; p %rd", &["%rd0", "%rd1", "%rd2", "%rd3", "%rd4"]);
+        check("func f", &["fir16"]);
+        check("diff attempts U", &["UP", "UR", "URext"]);
+        check("# step", &[]);
+        check("help fi", &["finish"]);
+    }
+
+    #[test]
+    fn breakpoint_numbers() {
+        let mut s = demo();
+        for line in ["break fail", "break checker"] {
+            for c in crate::command::parse_line(line).unwrap() {
+                s.exec(&c).unwrap();
+            }
+        }
+        let c = complete(&s, "delete ", 7);
+        assert_eq!(c.candidates, vec!["1".to_string(), "2".to_string()]);
+        assert_eq!(c.start, 7);
+    }
+
+    #[test]
+    fn hints_and_prefixes() {
+        assert_eq!(hint("brea", 4).as_deref(), Some("k"));
+        assert_eq!(hint("step ", 5).as_deref(), Some("[N]"));
+        assert_eq!(hint("s ", 2).as_deref(), Some("[N]"));
+        assert_eq!(hint("step 3", 6), None);
+        assert_eq!(hint("re", 2), None);
+        let c = Completion { start: 0, candidates: vec!["reverse-next".into(), "reverse-step".into()] };
+        assert_eq!(c.common_prefix(), "reverse-");
+    }
+}

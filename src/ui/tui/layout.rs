@@ -1,0 +1,180 @@
+//! Where each pane goes for a terminal size. Three arrangements: *large* (≥ 180×50:
+//! three columns), *medium* (≥ 100×30: IR beside a column of panes, the less used
+//! ones sharing a tabbed slot) and *small* (anything less, e.g. a plain 80×24 SSH
+//! session: every pane in one tabbed slot). A zoomed pane takes the whole middle.
+//!
+//! Owns geometry only.
+
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
+
+/// The panes, in focus order (keys 1–8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum PaneId {
+    Ir,
+    Live,
+    Constraints,
+    Hist,
+    State,
+    Attempts,
+    Abi,
+    Log,
+}
+
+impl PaneId {
+    pub const ALL: [PaneId; 8] = [
+        PaneId::Ir,
+        PaneId::Live,
+        PaneId::Constraints,
+        PaneId::Hist,
+        PaneId::State,
+        PaneId::Attempts,
+        PaneId::Abi,
+        PaneId::Log,
+    ];
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The full title.
+    pub fn title(self) -> &'static str {
+        match self {
+            PaneId::Ir => "IR",
+            PaneId::Live => "Live",
+            PaneId::Constraints => "Constraints",
+            PaneId::Hist => "Histogram",
+            PaneId::State => "State",
+            PaneId::Attempts => "Attempts",
+            PaneId::Abi => "ABI",
+            PaneId::Log => "Log",
+        }
+    }
+
+    /// A short name for tab strips.
+    pub fn short(self) -> &'static str {
+        match self {
+            PaneId::Constraints => "Cons",
+            PaneId::Hist => "Hist",
+            PaneId::Attempts => "Att",
+            p => p.title(),
+        }
+    }
+}
+
+/// A rectangle holding one pane, or several as tabs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Slot {
+    pub area: Rect,
+    pub panes: Vec<PaneId>,
+}
+
+/// The whole screen.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Screen {
+    pub status: Rect,
+    pub slots: Vec<Slot>,
+    /// The command line (one row).
+    pub command: Rect,
+    pub size: Size,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Size {
+    Small,
+    Medium,
+    Large,
+}
+
+pub fn size_of(area: Rect) -> Size {
+    if area.width >= 180 && area.height >= 50 {
+        Size::Large
+    } else if area.width >= 100 && area.height >= 30 {
+        Size::Medium
+    } else {
+        Size::Small
+    }
+}
+
+fn split(dir: Direction, area: Rect, c: &[Constraint]) -> Vec<Rect> {
+    Layout::default().direction(dir).constraints(c.to_vec()).split(area).to_vec()
+}
+
+fn slot(area: Rect, panes: &[PaneId]) -> Slot {
+    Slot { area, panes: panes.to_vec() }
+}
+
+/// Lays the screen out; `zoom` gives one pane the whole middle.
+pub fn layout(area: Rect, zoom: Option<PaneId>) -> Screen {
+    use Constraint::{Length, Min, Percentage};
+    use PaneId::*;
+    let size = size_of(area);
+    let rows = split(Direction::Vertical, area, &[Length(1), Min(1), Length(1)]);
+    let (status, middle, command) = (rows[0], rows[1], rows[2]);
+    let slots = if let Some(p) = zoom {
+        vec![slot(middle, &[p])]
+    } else {
+        match size {
+            Size::Small => {
+                // The log keeps a few rows under the tabs when there is room for both.
+                if middle.height >= 16 {
+                    let r = split(Direction::Vertical, middle, &[Min(8), Length(5)]);
+                    vec![slot(r[0], &[Ir, Live, Constraints, Hist, State, Attempts, Abi]), slot(r[1], &[Log])]
+                } else {
+                    vec![slot(middle, &PaneId::ALL)]
+                }
+            }
+            Size::Medium => {
+                let r = split(Direction::Vertical, middle, &[Min(10), Length(8)]);
+                let cols = split(Direction::Horizontal, r[0], &[Percentage(55), Percentage(45)]);
+                let right = split(Direction::Vertical, cols[1], &[Percentage(34), Percentage(33), Percentage(33)]);
+                vec![
+                    slot(cols[0], &[Ir]),
+                    slot(right[0], &[Live]),
+                    slot(right[1], &[Hist]),
+                    slot(right[2], &[Constraints, State, Attempts, Abi]),
+                    slot(r[1], &[Log]),
+                ]
+            }
+            Size::Large => {
+                let r = split(Direction::Vertical, middle, &[Min(20), Length(10)]);
+                let cols = split(Direction::Horizontal, r[0], &[Percentage(40), Percentage(30), Percentage(30)]);
+                let mid = split(Direction::Vertical, cols[1], &[Percentage(36), Percentage(34), Percentage(30)]);
+                let right = split(Direction::Vertical, cols[2], &[Percentage(30), Percentage(45), Percentage(25)]);
+                vec![
+                    slot(cols[0], &[Ir]),
+                    slot(mid[0], &[Live]),
+                    slot(mid[1], &[Hist]),
+                    slot(mid[2], &[Constraints]),
+                    slot(right[0], &[Attempts]),
+                    slot(right[1], &[State]),
+                    slot(right[2], &[Abi]),
+                    slot(r[1], &[Log]),
+                ]
+            }
+        }
+    };
+    Screen { status, slots, command, size }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_pane_has_a_place_at_every_size() {
+        for (w, h) in [(80, 24), (120, 40), (200, 60), (40, 10), (100, 30), (180, 50)] {
+            let s = layout(Rect::new(0, 0, w, h), None);
+            for p in PaneId::ALL {
+                assert_eq!(s.slots.iter().filter(|x| x.panes.contains(&p)).count(), 1, "{p:?} at {w}x{h}");
+            }
+            for x in &s.slots {
+                assert!(x.area.right() <= w && x.area.bottom() <= h);
+            }
+        }
+        assert_eq!(size_of(Rect::new(0, 0, 80, 24)), Size::Small);
+        assert_eq!(size_of(Rect::new(0, 0, 120, 40)), Size::Medium);
+        assert_eq!(size_of(Rect::new(0, 0, 200, 60)), Size::Large);
+        let z = layout(Rect::new(0, 0, 80, 24), Some(PaneId::Hist));
+        assert_eq!(z.slots, vec![Slot { area: Rect::new(0, 1, 80, 22), panes: vec![PaneId::Hist] }]);
+    }
+}

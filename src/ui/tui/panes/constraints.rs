@@ -1,0 +1,61 @@
+//! The constraint-node pane (`query::constraints_of`) of the selected vreg, or of the
+//! one being allocated: type 0–15 with its name, target, weight, and whether the node
+//! is hard, soft or secondary.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+use super::{clip, empty, lines, text};
+use crate::engine::query;
+use crate::ui::tui::app::App;
+use crate::ui::tui::layout::PaneId;
+
+pub fn title(app: &App) -> String {
+    match app.vreg_name() {
+        Some(v) if app.view.vreg.is_some() => format!("{v} (selected)"),
+        Some(v) => v,
+        None => String::new(),
+    }
+}
+
+pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
+    let th = app.theme;
+    let (Some(d), Some(fi)) = (app.session.dbg.as_ref(), app.func()) else {
+        empty(buf, area, "no function loaded", th.dim);
+        return;
+    };
+    let Some(name) = app.vreg_name() else {
+        empty(buf, area, "no vreg is being allocated here (v on an IR line selects one)", th.dim);
+        return;
+    };
+    let f = query::func_ir(d.machine(), fi);
+    let Some(v) = f.vreg_by_name(&name) else {
+        empty(buf, area, &format!("{name} is not in function {}", f.name), th.dim);
+        return;
+    };
+    let nodes = query::constraints_of(d.machine(), fi, v);
+    if nodes.is_empty() {
+        let why = if query::alloc_of(d.machine(), fi).is_none() { " (allocation has not started)" } else { "" };
+        empty(buf, area, &format!("{name}: no constraint nodes{why}"), th.dim);
+        return;
+    }
+    let tw = nodes.iter().map(|n| n.target.chars().count()).max().unwrap_or(6).clamp(6, 14);
+    let mut out = vec![text(format!("ty {:<18} {:<tw$} {:>6} kind", "name", "target", "weight"), th.dim)];
+    for n in &nodes {
+        let (kind, style) = if n.secondary {
+            ("secondary", th.dim)
+        } else if n.hard {
+            ("hard", th.warn)
+        } else {
+            ("soft", th.text)
+        };
+        out.push(Line::from(vec![
+            Span::styled(format!("{:>2} {:<18} ", n.ty, clip(n.name, 18)), style),
+            Span::styled(format!("{:<tw$} ", clip(&n.target, tw)), th.assigned),
+            Span::styled(format!("{:>6} {kind}", n.weight), style),
+        ]));
+    }
+    let s = app.view.scroll[PaneId::Constraints.index()];
+    app.view.scroll[PaneId::Constraints.index()] = lines(buf, area, &out, s);
+}

@@ -1,0 +1,128 @@
+//! The histogram pane (`query::histogram`): the fat-point primary cost per slot as
+//! bars, the secondary cost beside it when there is room (else in a band under it),
+//! the discard threshold as a line, the budget boundary, and a marker row: `▲` the chosen slot, `×` blocked by a
+//! hard constraint, `-` discarded by the threshold, `!` over budget.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+use super::{BARS, digits, empty, put};
+use crate::engine::query;
+use crate::ui::tui::app::App;
+
+pub fn title(app: &App) -> String {
+    let Some(h) = app.session.dbg.as_ref().and_then(|d| query::histogram(d.machine())) else { return String::new() };
+    match h.chosen {
+        Some(c) => format!("{} → {}", h.vreg, query::reg_name(h.file, c, h.width)),
+        None => format!("{} → none", h.vreg),
+    }
+}
+
+pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
+    let th = app.theme;
+    let Some(h) = app.session.dbg.as_ref().and_then(|d| query::histogram(d.machine())) else {
+        empty(buf, area, "no assignment decision yet: the histograms appear at an 'assign' event", th.dim);
+        return;
+    };
+    let n = h.primary.len();
+    let free = (0..n).filter(|&i| h.primary[i] == 0 && !h.blocked[i]).count();
+    let p = h.file.prefix();
+    let head = Line::from(vec![
+        Span::styled(format!("{} w{} ", h.vreg, h.width), th.text),
+        Span::styled(format!("threshold {} ", h.threshold), th.threshold),
+        Span::styled(format!("budget {} ", h.budget), th.budget),
+        Span::styled(
+            format!("chosen {} ", h.chosen.map(|c| format!("{p}{c}")).unwrap_or_else(|| "none".into())),
+            th.chosen,
+        ),
+        Span::styled(format!("{free}/{n} free"), th.dim),
+    ]);
+    buf.set_line(area.x, area.y, &head, area.width);
+    if n == 0 || area.height < 5 {
+        return;
+    }
+    let max_of = |v: &[u32]| v.iter().copied().max().unwrap_or(0);
+    let gw = digits(max_of(&h.primary).max(max_of(&h.secondary)).max(h.threshold).max(1) as u64) + 1;
+    let avail = area.width.saturating_sub(gw) as usize;
+    let cw = if avail >= 2 * n { 2 } else { 1 };
+    let shown = (avail / cw).min(n);
+    if shown == 0 {
+        return;
+    }
+    // A window of slots around the chosen one when they do not all fit.
+    let focus = h.chosen.map(|c| c as usize).unwrap_or(0);
+    let first = focus.saturating_sub(shown / 2).min(n - shown);
+    let rows = (area.height - 3) as usize;
+    let y_bottom = area.y + rows as u16;
+    let x0 = area.x + gw;
+    // Secondary cost beside the primary when two columns per slot fit; else in a
+    // band of its own under it, on its own scale.
+    let stacked = cw == 1 && rows >= 6;
+    let (rp, rs) = if stacked { (rows - rows / 3, rows / 3) } else { (rows, 0) };
+    let yp_bottom = area.y + rp as u16;
+    let ymax =
+        if stacked { max_of(&h.primary) } else { max_of(&h.primary).max(max_of(&h.secondary)) }.max(h.threshold).max(1);
+    let ymax2 = max_of(&h.secondary).max(1);
+    let thr_row = ((h.threshold as u64 * rp as u64 * 8 / ymax as u64) as usize / 8).min(rp - 1);
+    let column = |buf: &mut Buffer, x: u16, bottom: u16, rows: usize, v: u32, top: u32, style, thr: Option<usize>| {
+        let h8 = (v as u64 * rows as u64 * 8 / top as u64) as usize;
+        for r in 0..rows {
+            let fill = h8.saturating_sub(r * 8).min(8);
+            let y = bottom - r as u16;
+            if fill > 0 {
+                put(buf, x, y, &BARS[fill].to_string(), 1, style);
+            } else if thr == Some(r) {
+                put(buf, x, y, "┈", 1, th.threshold);
+            }
+        }
+    };
+    let bars_end = x0 + (shown * cw) as u16;
+    if stacked && bars_end + 16 <= area.right() {
+        put(buf, bars_end + 1, yp_bottom + 1, "secondary cost", 14, th.secondary);
+    }
+    let mut label_end = 0;
+    for (k, s) in (first..first + shown).enumerate() {
+        let x = x0 + (k * cw) as u16;
+        let chosen = h.chosen == Some(s as u16);
+        let pstyle = if chosen { th.chosen } else { th.primary };
+        column(buf, x, yp_bottom, rp, h.primary[s], ymax, pstyle, Some(thr_row));
+        if cw == 2 {
+            column(buf, x + 1, yp_bottom, rp, h.secondary[s], ymax, th.secondary, Some(thr_row));
+        } else if rs > 0 {
+            column(buf, x, y_bottom, rs, h.secondary[s], ymax2, th.secondary, None);
+        }
+        let (mark, style) = if chosen {
+            ("▲", th.chosen)
+        } else if h.blocked[s] {
+            ("×", th.dim)
+        } else if h.discarded.contains(&(s as u16)) {
+            ("-", th.threshold)
+        } else if s as u32 >= h.budget {
+            ("!", th.over)
+        } else {
+            ("·", th.dim)
+        };
+        put(buf, x, y_bottom + 1, mark, 1, style);
+        // Slot numbers on round slots, where they do not run into the previous one.
+        let step = if cw == 2 { 4 } else { 8 };
+        if s % step == 0 && x >= label_end {
+            let label = if s == first { format!("{p}{s}") } else { s.to_string() };
+            let room = area.right().saturating_sub(x);
+            label_end = x + put(buf, x, y_bottom + 2, &label, room.min(label.len() as u16), th.dim) + 1;
+        }
+    }
+    // The budget boundary in the marker row, when it falls inside the window.
+    if cw == 2 && (first + 1..first + shown).contains(&(h.budget as usize)) {
+        let x = x0 + ((h.budget as usize - first) * cw) as u16;
+        put(buf, x.saturating_sub(1), y_bottom + 1, "|", 1, th.budget);
+    }
+    put(buf, area.x, area.y + 1, &format!("{ymax:>w$}", w = gw as usize - 1), gw, th.dim);
+    let ty = yp_bottom - thr_row as u16;
+    if ty > area.y + 1 {
+        put(buf, area.x, ty, &format!("{:>w$}", h.threshold, w = gw as usize - 1), gw, th.threshold);
+    }
+    if rs > 0 {
+        put(buf, area.x, yp_bottom + 1, &format!("{ymax2:>w$}", w = gw as usize - 1), gw, th.secondary);
+    }
+}

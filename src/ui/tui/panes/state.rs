@@ -1,0 +1,55 @@
+//! The allocator-state pane (`query::state_table`): the modelled fields of ptxas's
+//! allocator object by byte offset, those the current event changed marked `*` and
+//! highlighted (compared with the table before the event, kept in the cache).
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+use super::{clip, empty, lines};
+use crate::engine::query;
+use crate::ui::tui::app::App;
+use crate::ui::tui::layout::PaneId;
+
+pub fn title(app: &App) -> String {
+    match app.session.dbg.as_ref() {
+        Some(d) => format!("after event {}", d.cursor()),
+        None => String::new(),
+    }
+}
+
+pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
+    let th = app.theme;
+    let Some(d) = app.session.dbg.as_ref() else {
+        empty(buf, area, "no function loaded", th.dim);
+        return;
+    };
+    let table = query::state_table(d.machine());
+    let before = app.cache.state_before(d);
+    let d = app.session.dbg.as_ref().expect("checked");
+    let mut changed = 0;
+    let mut out = Vec::new();
+    let nw = (area.width as usize).saturating_sub(8 + 12).clamp(10, 44);
+    for f in table.iter().filter(|f| f.value.is_some()) {
+        let v = f.value.as_deref().unwrap_or("");
+        let ch = d.cursor() > 0 && before.iter().find(|b| b.0 == f.offset).map(|b| b.1.as_str()) != Some(v);
+        changed += usize::from(ch);
+        let style = if ch { th.changed } else { th.text };
+        out.push(Line::from(vec![
+            Span::styled(if ch { "*" } else { " " }, th.changed),
+            Span::styled(format!("+{:<5} ", f.offset), th.dim),
+            Span::styled(format!("{:<nw$} ", clip(f.name, nw)), style),
+            Span::styled(v.to_string(), style),
+        ]));
+    }
+    let unmodelled = table.len() - out.len();
+    out.insert(
+        0,
+        Line::from(Span::styled(
+            format!("{changed} changed by this event · {unmodelled} fields not modelled ('state' lists all)"),
+            th.dim,
+        )),
+    );
+    let s = app.view.scroll[PaneId::State.index()];
+    app.view.scroll[PaneId::State.index()] = lines(buf, area, &out, s);
+}

@@ -1,0 +1,174 @@
+//! End to end, as a person at a terminal: the real binary in a tmux pane (its own tmux
+//! server, 120×40), driven with send-keys and read with capture-pane. Opens
+//! sessions/demo.ori, sets a breakpoint on %x3's assignment from the command line,
+//! continues, checks the panes show %x3, reverse-steps, changes knob 684, diffs the
+//! attempts and the runs, quits, and checks the terminal was left sane (main screen
+//! back, canonical mode and echo on). Skips with a message when tmux is absent.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+struct Tmux {
+    socket: String,
+    dir: PathBuf,
+}
+
+impl Tmux {
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new("tmux").arg("-L").arg(&self.socket).arg("-f").arg("/dev/null").args(args).output().expect("tmux")
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut a = vec!["send-keys", "-t", "e2e"];
+        a.extend_from_slice(keys);
+        assert!(self.run(&a).status.success());
+    }
+
+    /// Types text literally (no key-name interpretation).
+    fn text(&self, t: &str) {
+        assert!(self.run(&["send-keys", "-t", "e2e", "-l", t]).status.success());
+    }
+
+    fn screen(&self) -> String {
+        String::from_utf8_lossy(&self.run(&["capture-pane", "-t", "e2e", "-p"]).stdout).to_string()
+    }
+
+    /// Waits until the screen shows all of `parts`; panics with the screen otherwise.
+    fn wait_for(&self, parts: &[&str]) -> String {
+        self.wait_until(&format!("{parts:?}"), |s| parts.iter().all(|p| s.contains(p)))
+    }
+
+    fn wait_until(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if ok(&s) {
+                return s;
+            }
+            if start.elapsed() > Duration::from_secs(20) {
+                panic!("timed out waiting for {what}; the screen:\n{s}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Types a command on the TUI's command line and leaves it.
+    fn command(&self, line: &str) {
+        self.keys(&[":"]);
+        self.text(line);
+        self.keys(&["Enter", "Escape"]);
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server"]);
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[test]
+fn drive_the_tui_in_tmux() {
+    if Command::new("tmux").arg("-V").output().map(|o| !o.status.success()).unwrap_or(true) {
+        eprintln!("skipping the tmux end-to-end test: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("radbg-e2e-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let t = Tmux { socket: format!("radbg-e2e-{}", std::process::id()), dir: dir.clone() };
+    let stty = dir.join("stty.txt");
+    let script = format!(
+        "cd '{root}' && HOME='{d}' XDG_STATE_HOME='{d}' '{bin}' sessions/demo.ori; echo RADBG_EXIT=$?; stty -a > '{stty}'; sleep 60",
+        root = env!("CARGO_MANIFEST_DIR"),
+        d = dir.display(),
+        bin = env!("CARGO_BIN_EXE_radbg"),
+        stty = stty.display()
+    );
+    let out = t.run(&["new-session", "-d", "-s", "e2e", "-x", "120", "-y", "40", "sh", "-c", &script]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Esc is delivered at once (tmux otherwise waits to see if a sequence follows).
+    t.run(&["set", "-s", "escape-time", "0"]);
+    t.wait_for(&["radbg │ fir16", "1 IR", "? help"]);
+
+    t.command("break assign %x3");
+    t.wait_for(&["breakpoint 1: assign %x3"]);
+    t.keys(&["c"]);
+    let s = t.wait_for(&["breakpoint 1 (assign %x3)", "event 83"]);
+    assert!(s.contains("%x3→R24"), "the IR pane shows the assignment:\n{s}");
+    assert!(s.contains("4 Histogram · %x3 → R24"), "the histogram is %x3's:\n{s}");
+    assert!(s.contains("3 Constraints") && s.contains("· %x3"), "the constraints are %x3's:\n{s}");
+    assert!(s.contains("class R │ attempt 0 NOSPILL"), "the status bar has class and attempt:\n{s}");
+
+    t.keys(&["S"]);
+    t.wait_for(&["event 82", "assign %x2"]);
+
+    t.command("set knob 684=10");
+    t.wait_for(&["knob RegAllocThresholdForDiscardConflicts=10: re-ran from stage"]);
+
+    t.keys(&[">"]);
+    t.wait_for(&["event", "(end)"]);
+    t.command("diff attempts R 0 1");
+    t.wait_for(&["--- attempt 0"]);
+    // The whole diff in the zoomed log, from its top.
+    t.keys(&["8", "z", "g"]);
+    let s = t.wait_for(&["8 Log", "[zoom: z]", "(radbg) diff attempts R 0 1", "--- attempt 0", "+++ attempt 1", "@@"]);
+    assert!(s.contains("-used 33 target 32 over budget") && s.contains("+used"), "{s}");
+    t.keys(&["z", "1"]);
+    // The knob did or did not change the final result; either way the diff says so.
+    t.command("diff runs");
+    t.wait_until("the diff of the runs", |s| {
+        s.contains("│(radbg) diff runs") && (s.contains("(identical)") || s.contains("--- before"))
+    });
+
+    t.keys(&["q"]);
+    let s = t.wait_for(&["RADBG_EXIT=0"]);
+    assert!(!s.contains("? help"), "the alternate screen is gone after quitting:\n{s}");
+    let start = Instant::now();
+    while !stty.exists() && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    // The command line's history went to $XDG_STATE_HOME/radbg/history (rustyline's format).
+    let history = std::fs::read_to_string(dir.join("radbg/history")).unwrap_or_default();
+    assert!(history.starts_with("#V2") && history.contains("break assign %x3\n"), "{history}");
+    let modes = std::fs::read_to_string(&stty).expect("stty ran after radbg");
+    let words: Vec<&str> = modes.split_whitespace().collect();
+    for m in ["icanon", "echo", "isig"] {
+        assert!(words.contains(&m), "terminal left without {m}: {modes}");
+    }
+}
+
+/// SIGTERM while the TUI runs: it restores the terminal and exits with 143.
+#[test]
+fn sigterm_restores_the_terminal() {
+    if Command::new("tmux").arg("-V").output().map(|o| !o.status.success()).unwrap_or(true) {
+        eprintln!("skipping the tmux SIGTERM test: tmux is not installed");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("radbg-e2e-term-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let t = Tmux { socket: format!("radbg-e2e-term-{}", std::process::id()), dir: dir.clone() };
+    let pid = dir.join("pid");
+    let stty = dir.join("stty.txt");
+    let script = format!(
+        "cd '{root}' && HOME='{d}' sh -c 'echo $$ > \"{pid}\"; exec \"{bin}\"'; echo RADBG_EXIT=$?; stty -a > '{stty}'; sleep 60",
+        root = env!("CARGO_MANIFEST_DIR"),
+        d = dir.display(),
+        bin = env!("CARGO_BIN_EXE_radbg"),
+        pid = pid.display(),
+        stty = stty.display()
+    );
+    assert!(t.run(&["new-session", "-d", "-s", "e2e", "-x", "80", "-y", "24", "sh", "-c", &script]).status.success());
+    t.wait_for(&["radbg │ fir16"]);
+    let p = std::fs::read_to_string(&pid).unwrap();
+    assert!(Command::new("kill").arg("-TERM").arg(p.trim()).status().unwrap().success());
+    t.wait_for(&["RADBG_EXIT=143"]);
+    let start = Instant::now();
+    while !stty.exists() && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    let modes = std::fs::read_to_string(&stty).unwrap();
+    assert!(modes.split_whitespace().any(|w| w == "icanon"), "{modes}");
+}
