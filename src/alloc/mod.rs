@@ -19,6 +19,7 @@
 
 pub mod attempt;
 pub mod budget;
+pub mod check;
 pub mod constraints;
 pub mod cost;
 pub mod driver;

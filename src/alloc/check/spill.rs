@@ -1,0 +1,445 @@
+//! Rule 6 of the checker: spill code moves the right values (seed 003, "Spill Code
+//! Generation", "LMEM Spilling", "SMEM Spilling").
+//!
+//! A forward dataflow over the 32-bit words of the spill slots, in the spirit of
+//! regalloc2's checker: each word holds the current value of one component of one vreg
+//! (`Holds`), a value that has since been redefined (`Stale`), something that is not a
+//! vreg (`Overwritten`), different things on different paths (`Mixed`) or nothing yet
+//! (`Empty`). A spill store (STL/STS with `.SPILL`, its memory operand offset naming the
+//! word, its last operand the stored register) makes its words hold the stored vreg; any
+//! def of a vreg makes the words holding it stale; a spill reload (LDL/LDS with `.SPILL`)
+//! into a temporary of vreg `v` must find `v`'s current value in every word it reads, on
+//! every path. Words are keyed by (space, byte offset), so slots that share memory share
+//! state. Values are alias roots: a coalesced vreg is its parent's value.
+//!
+//! Also the shape of reload temporaries: exactly one definition, a spill reload, and every
+//! use after it in the same block (so the reload dominates every use).
+//!
+//! Knows the IR, the CFG and the spill table; must not know how the allocator chose what
+//! to spill. Only the memory operand's offset is looked at: the base register (R1, a
+//! stack-pointer vreg) is assumed to be the frame base, and ordinary (non-`.SPILL`)
+//! stores are assumed not to touch spill slots.
+
+use std::collections::BTreeMap;
+
+use super::{CheckError, Ctx, MemSlot, SlotContent, SpillSlotInfo, Values};
+use crate::analysis::Cfg;
+use crate::ir::model::{Inst, Operand, RegRef, VRegId};
+
+/// The lattice of one word: `Holds(v, c)` above `Stale(v, c)`; `Overwritten` and every
+/// `Holds`/`Stale` above `Mixed`, above `Empty`. The meet of two different elements is
+/// their greatest common lower bound. The top element ("no path seen yet") is a block
+/// state of `None` in the solver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Word {
+    Empty,
+    Mixed,
+    Overwritten,
+    Stale(u32, u8),
+    Holds(u32, u8),
+}
+
+fn meet(a: Word, b: Word) -> Word {
+    use Word::*;
+    match (a, b) {
+        (x, y) if x == y => x,
+        (Empty, _) | (_, Empty) => Empty,
+        (Holds(v, c), Stale(w, d)) | (Stale(w, d), Holds(v, c)) if v == w && c == d => Stale(v, c),
+        _ => Mixed,
+    }
+}
+
+/// A spill instruction as the checker reads it.
+enum SpillOp {
+    Store {
+        slot: MemSlot,
+        value: Option<RegRef>,
+    },
+    Reload {
+        slot: MemSlot,
+        dest: Option<RegRef>,
+    },
+    /// `.SPILL` on STL/STS/LDL/LDS without a memory operand.
+    NoAddress {
+        store: bool,
+    },
+}
+
+fn classify(inst: &Inst) -> Option<SpillOp> {
+    if !inst.has_mod("SPILL") {
+        return None;
+    }
+    let (store, shared) = match inst.op.mnemonic() {
+        "STL" => (true, false),
+        "STS" => (true, true),
+        "LDL" => (false, false),
+        "LDS" => (false, true),
+        _ => return None,
+    };
+    let mem = inst.operands.iter().find_map(|o| match o {
+        Operand::Mem(m) => Some(m.offset),
+        _ => None,
+    });
+    let Some(offset) = mem else {
+        return Some(SpillOp::NoAddress { store });
+    };
+    let slot = MemSlot { shared, offset };
+    Some(if store {
+        SpillOp::Store { slot, value: inst.operands.last().and_then(Operand::as_vreg) }
+    } else {
+        let dest = inst.defs().iter().find_map(Operand::as_vreg);
+        SpillOp::Reload { slot, dest }
+    })
+}
+
+/// Largest slot the checker models, in bytes (a 16-register vector is 64).
+const MAX_SLOT_BYTES: u32 = 4096;
+
+struct Spills<'a> {
+    ctx: &'a Ctx<'a>,
+    vals: &'a Values,
+    infos: &'a [SpillSlotInfo],
+    /// (shared, byte offset) -> word index.
+    words: BTreeMap<(bool, i64), u32>,
+    /// Temporary -> index of its spill info.
+    temp_of: BTreeMap<u32, usize>,
+    /// Spilled vreg -> index of its spill info.
+    spilled: BTreeMap<u32, usize>,
+    /// Alias root -> the words spill stores of it write (the words a def must clobber).
+    watch: BTreeMap<u32, Vec<u32>>,
+}
+
+pub(super) fn check(ctx: &Ctx, graph: &Cfg, infos: &[SpillSlotInfo], vals: &Values, errors: &mut Vec<CheckError>) {
+    let f = ctx.f;
+    let n = f.vregs.len();
+    let mut s = Spills {
+        ctx,
+        vals,
+        infos,
+        words: BTreeMap::new(),
+        temp_of: BTreeMap::new(),
+        spilled: BTreeMap::new(),
+        watch: BTreeMap::new(),
+    };
+    for (k, info) in infos.iter().enumerate() {
+        if info.vreg.index() >= n {
+            errors.push(malformed(format!("spill slot {k} is for vreg#{}, which does not exist", info.vreg.0)));
+            continue;
+        }
+        s.spilled.entry(info.vreg.0).or_insert(k);
+        for &t in &info.temps {
+            if t.index() >= n {
+                errors.push(malformed(format!(
+                    "reload temporary vreg#{} of {} does not exist",
+                    t.0,
+                    ctx.named(info.vreg)
+                )));
+            } else if let Some(&other) = s.temp_of.get(&t.0) {
+                if infos[other].vreg != info.vreg {
+                    errors.push(malformed(format!(
+                        "{} is a reload temporary of both {} and {}",
+                        ctx.named(t),
+                        ctx.named(infos[other].vreg),
+                        ctx.named(info.vreg)
+                    )));
+                }
+            } else {
+                s.temp_of.insert(t.0, k);
+            }
+        }
+        let mut bytes = if info.bytes == 0 { 4 * f.vregs[info.vreg.index()].width.max(1) as u32 } else { info.bytes };
+        if bytes > MAX_SLOT_BYTES {
+            errors.push(malformed(format!(
+                "spill slot of {} is {} bytes (more than {MAX_SLOT_BYTES})",
+                ctx.named(info.vreg),
+                info.bytes
+            )));
+            bytes = MAX_SLOT_BYTES;
+        }
+        for k in 0..bytes.div_ceil(4) {
+            let next = s.words.len() as u32;
+            s.words.entry((info.shared, info.offset as i64 + 4 * k as i64)).or_insert(next);
+        }
+    }
+    // Which words each value can be in: every word a spill store of it writes.
+    for blk in &f.blocks {
+        for inst in &blk.insts {
+            if let Some(SpillOp::Store { slot, value: Some(r) }) = classify(inst)
+                && let Some(&root) = vals.root.get(r.vreg.index())
+            {
+                for (_, addr) in s.store_words(slot, r) {
+                    if let Some(&w) = s.words.get(&(slot.shared, addr)) {
+                        let list = s.watch.entry(root).or_default();
+                        if !list.contains(&w) {
+                            list.push(w);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    let ins = s.solve(graph, errors);
+    for (b, state) in ins.into_iter().enumerate() {
+        if let Some(mut state) = state {
+            s.transfer(b, &mut state, Some(errors));
+        }
+    }
+    s.temporaries(errors);
+}
+
+fn malformed(what: String) -> CheckError {
+    CheckError::Malformed { at: None, what }
+}
+
+impl Spills<'_> {
+    /// The (component, address) pairs a store of `r` at `slot` writes.
+    fn store_words(&self, slot: MemSlot, r: RegRef) -> Vec<(u8, i64)> {
+        let width = self.ctx.f.vregs.get(r.vreg.index()).map_or(1, |v| v.width.max(1));
+        match r.comp {
+            Some(c) => vec![(c, slot.offset)],
+            None => (0..width).map(|k| (k, slot.offset + 4 * k as i64)).collect(),
+        }
+    }
+
+    /// Iterates the block transfers to a fixed point; returns each block's entry state
+    /// (`None` for blocks no path from a root reaches: an unreachable cycle).
+    fn solve(&self, graph: &Cfg, errors: &mut Vec<CheckError>) -> Vec<Option<Vec<Word>>> {
+        let nb = self.ctx.f.blocks.len();
+        let nw = self.words.len();
+        let preds = |b: usize| graph.preds.get(b).map_or(&[][..], Vec::as_slice);
+        // Roots start with every word empty: the entry, and blocks without predecessors
+        // (unreachable code is checked as if it could be entered with empty slots).
+        let is_root = |b: usize| b == 0 || preds(b).is_empty();
+        let mut order: Vec<usize> = graph.rpo.iter().copied().filter(|&b| b < nb).collect();
+        order.extend((0..nb).filter(|&b| !graph.reachable.get(b).copied().unwrap_or(false)));
+
+        let mut ins: Vec<Option<Vec<Word>>> = vec![None; nb];
+        let mut outs: Vec<Option<Vec<Word>>> = vec![None; nb];
+        // Each word can only descend the lattice (height 5) on each block, so this bound
+        // is never reached by a monotone transfer; it guards against a bug hanging a check.
+        let max_passes = 6 * (nw + 1) * (nb + 1) + 2;
+        for _ in 0..max_passes {
+            let mut changed = false;
+            for &b in &order {
+                let mut st: Option<Vec<Word>> = is_root(b).then(|| vec![Word::Empty; nw]);
+                for &p in preds(b) {
+                    if let Some(o) = outs.get(p).and_then(Option::as_ref) {
+                        match &mut st {
+                            None => st = Some(o.clone()),
+                            Some(s) => s.iter_mut().zip(o).for_each(|(x, &y)| *x = meet(*x, y)),
+                        }
+                    }
+                }
+                let Some(mut st) = st else {
+                    continue;
+                };
+                if outs[b].is_some() && ins[b].as_ref() == Some(&st) {
+                    continue;
+                }
+                ins[b] = Some(st.clone());
+                self.transfer(b, &mut st, None);
+                if outs[b].as_ref() != Some(&st) {
+                    outs[b] = Some(st);
+                    changed = true;
+                }
+            }
+            if !changed {
+                return ins;
+            }
+        }
+        errors.push(malformed("the spill-slot dataflow did not converge (a checker bug)".into()));
+        ins
+    }
+
+    /// The forward transfer of block `b`; with `report`, also the reload checks.
+    fn transfer(&self, b: usize, state: &mut [Word], mut report: Option<&mut Vec<CheckError>>) {
+        let Some(blk) = self.ctx.f.blocks.get(b) else {
+            return;
+        };
+        for (i, inst) in blk.insts.iter().enumerate() {
+            match classify(inst) {
+                Some(SpillOp::Reload { slot, dest }) => {
+                    if let Some(errors) = report.as_deref_mut() {
+                        self.check_reload(b, i, slot, dest, state, errors);
+                    }
+                    // The reload's destination now equals the slot: nothing goes stale.
+                }
+                Some(SpillOp::Store { slot, value }) => {
+                    self.clobber_defs(inst, state);
+                    self.store(b, i, slot, value, state, report.as_deref_mut());
+                }
+                Some(SpillOp::NoAddress { store }) => {
+                    self.clobber_defs(inst, state);
+                    if let Some(errors) = report.as_deref_mut() {
+                        let what = format!("spill {} without a memory operand", if store { "store" } else { "reload" });
+                        errors.push(CheckError::Malformed { at: Some(self.ctx.site(b, i)), what });
+                    }
+                }
+                None => self.clobber_defs(inst, state),
+            }
+        }
+    }
+
+    /// Every def of a value makes the words holding (that component of) it stale.
+    fn clobber_defs(&self, inst: &Inst, state: &mut [Word]) {
+        inst.for_each_def(|r| {
+            let Some(&root) = self.vals.root.get(r.vreg.index()) else {
+                return;
+            };
+            let Some(list) = self.watch.get(&root) else {
+                return;
+            };
+            for &w in list {
+                if let Word::Holds(v, c) = state[w as usize]
+                    && v == root
+                    && r.comp.is_none_or(|rc| rc == c)
+                {
+                    state[w as usize] = Word::Stale(v, c);
+                }
+            }
+        });
+    }
+
+    fn store(
+        &self,
+        b: usize,
+        i: usize,
+        slot: MemSlot,
+        value: Option<RegRef>,
+        state: &mut [Word],
+        report: Option<&mut Vec<CheckError>>,
+    ) {
+        let root = value.and_then(|r| self.vals.root.get(r.vreg.index()).copied());
+        let targets: Vec<(Word, i64)> = match (value, root) {
+            (Some(r), Some(root)) => {
+                self.store_words(slot, r).into_iter().map(|(c, addr)| (Word::Holds(root, c), addr)).collect()
+            }
+            _ => vec![(Word::Overwritten, slot.offset)],
+        };
+        let mut stray = None;
+        for (word, addr) in targets {
+            match self.words.get(&(slot.shared, addr)) {
+                Some(&w) => state[w as usize] = word,
+                None => stray = stray.or(Some(addr)),
+            }
+        }
+        if let (Some(addr), Some(errors)) = (stray, report) {
+            let slot = MemSlot { shared: slot.shared, offset: addr };
+            errors.push(CheckError::StraySpill { at: self.ctx.site(b, i), store: true, slot });
+        }
+    }
+
+    fn check_reload(
+        &self,
+        b: usize,
+        i: usize,
+        slot: MemSlot,
+        dest: Option<RegRef>,
+        state: &[Word],
+        errors: &mut Vec<CheckError>,
+    ) {
+        let ctx = self.ctx;
+        let at = ctx.site(b, i);
+        let Some(dest) = dest.filter(|d| d.vreg.index() < ctx.f.vregs.len()) else {
+            errors.push(CheckError::Malformed {
+                at: Some(at),
+                what: "spill reload without a register destination".into(),
+            });
+            return;
+        };
+        let t = dest.vreg;
+        let Some(&k) = self.temp_of.get(&t.0).or_else(|| self.spilled.get(&t.0)) else {
+            errors.push(CheckError::ReloadNotTemp { at, vreg: ctx.named(t) });
+            return;
+        };
+        let info = &self.infos[k];
+        let want = self.vals.root[info.vreg.index()];
+        let t_width = ctx.f.vregs[t.index()].width.max(1);
+        let mirror = t_width == ctx.f.vregs[info.vreg.index()].width.max(1);
+        let n = if dest.comp.is_some() { 1 } else { t_width };
+        let region = info.offset as i64..info.offset as i64 + info.bytes.max(4) as i64;
+        for j in 0..n {
+            let addr = slot.offset + 4 * j as i64;
+            let Some(&w) = self.words.get(&(slot.shared, addr)) else {
+                let slot = MemSlot { shared: slot.shared, offset: addr };
+                errors.push(CheckError::StraySpill { at, store: false, slot });
+                return;
+            };
+            // The component a word should hold: a temporary as wide as its vreg mirrors
+            // it, so destination component c receives component c; a narrower one (part
+            // of a vector) gets what its position in the vreg's slot says.
+            let comp = if mirror {
+                dest.comp.unwrap_or(0).saturating_add(j)
+            } else if info.shared == slot.shared && region.contains(&addr) {
+                ((addr - info.offset as i64) / 4) as u8
+            } else {
+                dest.comp.unwrap_or(j)
+            };
+            let found = state[w as usize];
+            if found != Word::Holds(want, comp) {
+                let name = |v: u32| ctx.named(VRegId(v));
+                let found = match found {
+                    Word::Empty => SlotContent::NeverWritten,
+                    Word::Mixed => SlotContent::Disagree,
+                    Word::Overwritten => SlotContent::Overwritten,
+                    Word::Stale(v, _) => SlotContent::Stale(name(v)),
+                    Word::Holds(v, c) => SlotContent::Holds(name(v), c),
+                };
+                errors.push(CheckError::BadReload { at, temp: ctx.named(t), of: ctx.named(info.vreg), slot, found });
+                return;
+            }
+        }
+    }
+
+    /// Reload temporaries: one definition, by a spill reload, before every use in the
+    /// same block (seed 003: "a reload before each use into a fresh short-lived vreg").
+    fn temporaries(&self, errors: &mut Vec<CheckError>) {
+        let ctx = self.ctx;
+        let mut defs: BTreeMap<u32, Vec<(usize, usize)>> = BTreeMap::new();
+        let mut uses: BTreeMap<u32, Vec<(usize, usize)>> = BTreeMap::new();
+        for (b, blk) in ctx.f.blocks.iter().enumerate() {
+            for (i, inst) in blk.insts.iter().enumerate() {
+                inst.for_each_def(|r| {
+                    if self.temp_of.contains_key(&r.vreg.0) {
+                        defs.entry(r.vreg.0).or_default().push((b, i));
+                    }
+                });
+                inst.for_each_use(|r| {
+                    if self.temp_of.contains_key(&r.vreg.0) {
+                        let list = uses.entry(r.vreg.0).or_default();
+                        if list.last() != Some(&(b, i)) {
+                            list.push((b, i));
+                        }
+                    }
+                });
+            }
+        }
+        for (&t, &k) in &self.temp_of {
+            let temp = ctx.named(VRegId(t));
+            let of = ctx.named(self.infos[k].vreg);
+            let d = defs.get(&t).map_or(&[][..], Vec::as_slice);
+            let u = uses.get(&t).map_or(&[][..], Vec::as_slice);
+            if d.len() != 1 {
+                if let Some(&(b, i)) = d.first().or(u.first())
+                    && (d.len() > 1 || !u.is_empty())
+                {
+                    let defs = d.len() as u32;
+                    errors.push(CheckError::TempDefs { at: ctx.site(b, i), temp, of, defs });
+                }
+                continue;
+            }
+            let (db, di) = d[0];
+            let def_inst = &ctx.f.blocks[db].insts[di];
+            if !matches!(classify(def_inst), Some(SpillOp::Reload { .. })) {
+                errors.push(CheckError::TempNotReload { at: ctx.site(db, di), temp: temp.clone(), of: of.clone() });
+            }
+            for &(ub, ui) in u {
+                if ub != db || ui <= di {
+                    let (temp, of, def) = (temp.clone(), of.clone(), ctx.site(db, di));
+                    errors.push(CheckError::TempUse { at: ctx.site(ub, ui), temp, of, def });
+                }
+            }
+        }
+    }
+}
