@@ -16,4 +16,5 @@ pub mod engine;
 pub mod fuzzing;
 pub mod ir;
 pub mod knobs;
+pub mod synth;
 pub mod util;

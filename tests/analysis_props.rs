@@ -272,6 +272,50 @@ proptest! {
     }
 
     #[test]
+    fn dominators_and_loops_match_their_definitions(src in arb_src()) {
+        let f = analysis_builder::func_with(REGS, &src);
+        let c = cfg::build(&f, 8.0);
+        let n = f.blocks.len();
+        // Reachability from the entry avoiding block `skip`.
+        let reach = |skip: Option<usize>| {
+            let mut seen = vec![false; n];
+            let mut work = vec![0usize];
+            while let Some(b) = work.pop() {
+                if Some(b) == skip || seen[b] { continue; }
+                seen[b] = true;
+                work.extend(c.succs[b].iter().copied());
+            }
+            seen
+        };
+        prop_assert_eq!(&c.reachable, &reach(None));
+        for a in (0..n).filter(|&a| c.reachable[a]) {
+            let without = reach(Some(a));
+            for b in (0..n).filter(|&b| c.reachable[b]) {
+                // a dominates b iff b is unreachable once a is removed (or a == b).
+                prop_assert_eq!(c.dominates(a, b), a == b || !without[b], "dom({}, {})\n{}", a, b, src);
+            }
+        }
+        for (i, l) in c.loops.iter().enumerate() {
+            for &b in &l.blocks {
+                prop_assert!(c.dominates(l.header, b));
+            }
+            // Some block of the loop branches back to the header.
+            prop_assert!(l.blocks.iter().any(|&b| c.succs[b].contains(&l.header)));
+            if let Some(p) = l.parent {
+                prop_assert!(p < i && c.loops[p].depth + 1 == l.depth);
+                prop_assert!(l.blocks.iter().all(|b| c.loops[p].blocks.contains(b)));
+            } else {
+                prop_assert_eq!(l.depth, 1);
+            }
+        }
+        for b in 0..n {
+            let containing = c.loops.iter().filter(|l| l.blocks.contains(&b)).count() as u32;
+            prop_assert_eq!(c.loop_depth[b], containing, "depth of B{}\n{}", b, src);
+            prop_assert_eq!(c.freq[b], 8f64.powi(containing as i32));
+        }
+    }
+
+    #[test]
     fn solving_is_deterministic(src in arb_src(), mask in any::<u8>()) {
         let f = analysis_builder::func_with(REGS, &src);
         let ex = exit_live_of(&f, mask);
@@ -301,6 +345,17 @@ fn dce_cascades_within_a_block_and_across_blocks() {
     let removed: Vec<(usize, usize, u32)> = rep.removed.iter().map(|r| (r.block, r.index, r.point)).collect();
     assert_eq!(removed, vec![(0, 0, 0), (0, 1, 1), (0, 2, 2), (1, 0, 4), (1, 2, 6)]);
     assert_eq!(rep.rounds, 3);
+    let texts: Vec<&str> = rep.removed.iter().map(|r| r.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        vec![
+            "%r0 = MOV 1",
+            "%r1 = IADD3 %r0, 1, RZ",
+            "%r2 = IADD3 %r1, 1, RZ",
+            "%r3 = IADD3 %r2, 1, RZ",
+            "PT = ISETP.LT.AND %r5, 1, PT"
+        ]
+    );
     let left: Vec<&str> = f.blocks.iter().flat_map(|b| b.insts.iter().map(|i| i.op.mnemonic())).collect();
     assert_eq!(left, vec!["MOV", "STG", "NOP", "EXIT"]);
 }

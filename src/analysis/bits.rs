@@ -30,36 +30,56 @@ pub fn test(w: &[u64], i: usize) -> bool {
     (w[i >> 6] >> (i & 63)) & 1 == 1
 }
 
+/// Words scanned per step of the early-exit scans: wide enough for the compiler to
+/// vectorise the inner loop (ptxas's SSE2 loops do four 32-bit words at a time).
+const CHUNK: usize = 8;
+
 /// `dst |= src`; returns whether `dst` changed (seed 004: `orIfChanged`, sub_BDCF40,
-/// which scans `~dst & src` before writing anything).
+/// which scans `~dst & src` before writing anything, then writes from the first
+/// differing word on).
 #[inline]
 pub fn or_if_changed(dst: &mut [u64], src: &[u64]) -> bool {
-    let first = dst.iter().zip(src).position(|(d, s)| !d & s != 0);
-    match first {
-        None => false,
-        Some(k) => {
-            for (d, s) in dst[k..].iter_mut().zip(&src[k..]) {
-                *d |= s;
-            }
-            true
+    let n = dst.len().min(src.len());
+    let mut k = 0;
+    while k < n {
+        let end = (k + CHUNK).min(n);
+        let mut acc = 0u64;
+        for (d, s) in dst[k..end].iter().zip(&src[k..end]) {
+            acc |= !d & s;
         }
+        if acc != 0 {
+            break;
+        }
+        k = end;
     }
+    if k >= n {
+        return false;
+    }
+    for j in k..n {
+        dst[j] |= src[j];
+    }
+    true
 }
 
 /// The fused transfer `dst |= gen | (inp & !kill)`; returns whether `dst` changed
 /// (seed 004: `orWithAndNotIfChanged`, sub_BDD560: early-exit scan, then the write
-/// starting at the first differing word).
+/// starting at the first differing chunk).
 #[inline]
 pub fn or_with_and_not_if_changed(dst: &mut [u64], gen_: &[u64], inp: &[u64], kill: &[u64]) -> bool {
-    let n = dst.len();
+    let n = dst.len().min(gen_.len()).min(inp.len()).min(kill.len());
     let mut k = 0;
     while k < n {
-        if !dst[k] & (gen_[k] | (inp[k] & !kill[k])) != 0 {
+        let end = (k + CHUNK).min(n);
+        let mut acc = 0u64;
+        for (((d, g), i), x) in dst[k..end].iter().zip(&gen_[k..end]).zip(&inp[k..end]).zip(&kill[k..end]) {
+            acc |= !d & (g | (i & !x));
+        }
+        if acc != 0 {
             break;
         }
-        k += 1;
+        k = end;
     }
-    if k == n {
+    if k >= n {
         return false;
     }
     for j in k..n {
@@ -104,6 +124,15 @@ mod tests {
         assert!(!or_if_changed(&mut d, &[0b0010, 0]));
         assert!(or_if_changed(&mut d, &[0b0100, 1 << 63]));
         assert_eq!(d, vec![0b1110, 1 << 63]);
+
+        // A change far into a long vector is found past the first chunks.
+        let mut long = vec![u64::MAX; 20];
+        long[19] = 0;
+        let mut src = vec![0u64; 20];
+        src[19] = 4;
+        assert!(or_if_changed(&mut long, &src));
+        assert_eq!(long[19], 4);
+        assert!(!or_if_changed(&mut long, &src));
 
         let mut dst = vec![0u64];
         // gen = {0}, in = {1, 2}, kill = {2}: dst becomes {0, 1}.

@@ -27,6 +27,7 @@ use crate::analysis::cfg::Cfg;
 use crate::analysis::liveness::{Liveness, compute_with};
 use crate::analysis::liveset::LiveSet;
 use crate::ir::model::{Function, Inst, Operand, Reg, VRegId};
+use crate::ir::print::print_inst;
 
 /// One removed instruction, with its position in the function *before* DCE ran.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,6 +38,8 @@ pub struct Removed {
     /// Program point before DCE.
     pub point: u32,
     pub inst: Inst,
+    /// The instruction as Ori IR text (`ir::print::print_inst`).
+    pub text: String,
     /// The PTX line it came from, if known.
     pub origin: Option<u32>,
 }
@@ -58,7 +61,7 @@ pub fn run(f: &mut Function, cfg: &Cfg, exit_live: &[VRegId]) -> DceReport {
     let mut report = DceReport::default();
     loop {
         report.rounds += 1;
-        let live = compute_with(f, cfg, exit_live, false);
+        let live = compute_with(f, cfg, exit_live, false, usize::MAX);
         let mut any = false;
         for (b, orig_b) in orig.iter_mut().enumerate() {
             let dead = dead_in_block(f, &live, b);
@@ -70,11 +73,13 @@ pub fn run(f: &mut Function, cfg: &Cfg, exit_live: &[VRegId]) -> DceReport {
             let old_orig = std::mem::take(orig_b);
             for ((inst, o), d) in insts.into_iter().zip(old_orig).zip(dead) {
                 if d {
+                    let text = print_inst(f, &inst);
                     report.removed.push(Removed {
                         block: b,
                         index: o,
                         point: layout.point(b, o),
                         origin: inst.origin,
+                        text,
                         inst,
                     });
                 } else {

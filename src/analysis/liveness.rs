@@ -27,8 +27,14 @@
 //! * PHI is an ordinary instruction: its sources are read at the phi. That is
 //!   conservative (each source is live into the phi's block on every incoming edge),
 //!   which is safe for CSSA where the phi web shares one register.
+//! * `.alias` (a coalescing decision) is the allocator's business: liveness is per vreg
+//!   as written.
 //! * A branch in the middle of a block is treated as leaving from the block's end (see
 //!   `cfg`); well-formed input ends blocks at branches.
+//!
+//! * Predicates (P, UP) are solved with the same bitvector machinery. ptxas tracks them
+//!   per block at operand level during scheduling (seed 004, "P/UP: Operand-Level
+//!   Tracking"); the sets are the same, and one solver keeps the debugger's view uniform.
 //!
 //! Point queries and pressure live in `query`.
 
@@ -143,10 +149,25 @@ pub struct Liveness {
 /// Computes liveness of `f` over `cfg`. `exit_live` are the vregs live when the function
 /// leaves (return values of a function with an ABI): they seed exit blocks' live-out.
 pub fn compute(f: &Function, cfg: &Cfg, exit_live: &[VRegId]) -> Liveness {
-    compute_with(f, cfg, exit_live, true)
+    compute_with(f, cfg, exit_live, true, usize::MAX)
 }
 
-pub(crate) fn compute_with(f: &Function, cfg: &Cfg, exit_live: &[VRegId], checkpoints: bool) -> Liveness {
+/// The solve stopped after its first `sweeps` passes (0: the initial state, with only
+/// the exit blocks' live-out seeded), so the debugger can step through the solver and
+/// show every block's sets after each sweep. Each file stops independently; files that
+/// converge earlier show their final state. Point queries on the result walk from
+/// these partial sets.
+pub fn compute_partial(f: &Function, cfg: &Cfg, exit_live: &[VRegId], sweeps: usize) -> Liveness {
+    compute_with(f, cfg, exit_live, false, sweeps)
+}
+
+pub(crate) fn compute_with(
+    f: &Function,
+    cfg: &Cfg,
+    exit_live: &[VRegId],
+    checkpoints: bool,
+    sweep_limit: usize,
+) -> Liveness {
     let nvregs = f.vregs.len();
     let nblocks = f.blocks.len();
 
@@ -182,7 +203,7 @@ pub(crate) fn compute_with(f: &Function, cfg: &Cfg, exit_live: &[VRegId], checkp
     live.seed_exits(cfg);
     let order = solve_order(cfg, nblocks);
     for fl in &mut live.files {
-        solve_file(fl, cfg, &order);
+        solve_file(fl, cfg, &order, sweep_limit);
     }
     if checkpoints {
         live.build_checkpoints(f);
@@ -209,9 +230,9 @@ fn solve_order(cfg: &Cfg, nblocks: usize) -> Vec<usize> {
 
 /// Seed 004, "Iterative Fixed-Point Solver", stage 2: sweep until no set changes,
 /// meet with `orIfChanged`, transfer with `orWithAndNotIfChanged`.
-fn solve_file(fl: &mut FileLiveness, cfg: &Cfg, order: &[usize]) {
+fn solve_file(fl: &mut FileLiveness, cfg: &Cfg, order: &[usize], sweep_limit: usize) {
     let w = fl.words;
-    loop {
+    while fl.sweeps.len() < sweep_limit {
         let mut sweep = Sweep::default();
         for &b in order {
             let mut changed = false;

@@ -1,153 +1,81 @@
-//! A tiny test-only builder of functions from a subset of Ori IR text, used by the
-//! analysis tests. Registers are declared implicitly by name prefix: `%p` P, `%up` UP,
-//! `%u` UR, `%rd` R pair, `%q` R quad, `%b` B, `%t` T, anything else R. Lines are a
-//! label `NAME:` or one instruction `[@[!]%p] [defs =] OP[.MODS] [operands]`.
+//! Test-only helper: builds a function from Ori IR instruction text, declaring its
+//! registers implicitly by name prefix — `%p` P, `%up` UP, `%u` UR, `%rd` R pair, `%q`
+//! R quad, `%b` B, `%t` T, anything else R — so tests show only blocks and
+//! instructions. The text is wrapped into `.entry test { .reg ... }` and read by the
+//! real parser (`ir::parse::parse_module`, without the validator: some tests use
+//! unknown labels or callees on purpose).
 #![allow(dead_code)]
 
-use radbg::ir::{
-    Block, FuncKind, Function, Guard, Inst, MemRef, Opcode, Operand, PhysReg, Reg, RegClass, RegFile, RegRef, VRegId,
-};
+use radbg::ir::parse::parse_module;
+use radbg::ir::span::SourceFile;
+use radbg::ir::{Function, VRegId};
 
-fn class_of(name: &str) -> (RegClass, u8) {
+fn decl_of(name: &str) -> &'static str {
     let n = name.trim_start_matches('%');
     if n.starts_with("up") {
-        (RegClass::UP, 1)
+        ".UP"
     } else if n.starts_with('p') {
-        (RegClass::P, 1)
+        ".P"
     } else if n.starts_with('u') {
-        (RegClass::UR, 1)
+        ".UR"
     } else if n.starts_with("rd") {
-        (RegClass::R, 2)
+        ".R.x2"
     } else if n.starts_with('q') {
-        (RegClass::R, 4)
+        ".R.x4"
     } else if n.starts_with('b') {
-        (RegClass::B, 1)
+        ".B"
     } else if n.starts_with('t') {
-        (RegClass::T, 1)
+        ".T"
     } else {
-        (RegClass::R, 1)
+        ".R"
     }
 }
 
-fn vreg(f: &mut Function, name: &str) -> VRegId {
-    if let Some(v) = f.vreg_by_name(name) {
-        return v;
-    }
-    let (c, w) = class_of(name);
-    f.add_vreg(name, c, w)
-}
-
-fn reg(f: &mut Function, tok: &str) -> Reg {
-    match tok {
-        "PT" => return Reg::P(PhysReg { file: RegFile::P, index: 7 }),
-        "RZ" => return Reg::P(PhysReg { file: RegFile::R, index: 255 }),
-        _ => {}
-    }
-    let (name, comp) = match tok.split_once('.') {
-        Some((n, "lo")) => (n, Some(0)),
-        Some((n, "hi")) => (n, Some(1)),
-        Some((n, c)) => (n, Some(c.parse::<u8>().expect("component"))),
-        None => (tok, None),
-    };
-    Reg::V(RegRef { vreg: vreg(f, name), comp })
-}
-
-fn operand(f: &mut Function, tok: &str) -> Operand {
-    let tok = tok.trim();
-    if let Some(inner) = tok.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
-        let mut m = MemRef { base: None, index: None, sym: None, offset: 0 };
-        for part in inner.split('+').map(str::trim) {
-            if part.starts_with('%') {
-                if m.base.is_none() {
-                    m.base = Some(reg(f, part));
-                } else {
-                    m.index = Some(reg(f, part));
-                }
-            } else if let Some(h) = part.strip_prefix("0x") {
-                m.offset = i64::from_str_radix(h, 16).unwrap();
-            } else if let Ok(i) = part.parse() {
-                m.offset = i;
-            } else {
-                m.sym = Some(part.into());
+/// Every `%name` in `text`, in order of first appearance.
+fn reg_names(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let mut j = i + 1;
+            while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_' || b[j] == b'$') {
+                j += 1;
             }
+            let name = &text[i..j];
+            if j > i + 1 && !out.iter().any(|n| n == name) {
+                out.push(name.to_string());
+            }
+            i = j;
+        } else {
+            i += 1;
         }
-        return Operand::Mem(Box::new(m));
     }
-    if tok.starts_with('%') || tok == "PT" || tok == "RZ" {
-        return Operand::Reg(reg(f, tok));
-    }
-    if let Some(h) = tok.strip_prefix("0x") {
-        return Operand::Imm(i64::from_str_radix(h, 16).unwrap());
-    }
-    if let Ok(i) = tok.parse() {
-        return Operand::Imm(i);
-    }
-    if tok.starts_with("SR_") {
-        return Operand::Special(tok.into());
-    }
-    Operand::Sym(tok.into())
+    out
 }
 
-fn split_ops(s: &str) -> Vec<&str> {
-    if s.trim().is_empty() { Vec::new() } else { s.split(',').map(str::trim).collect() }
-}
-
-/// Parses one instruction line into `f`'s registers.
-pub fn inst(f: &mut Function, line: &str) -> Inst {
-    let mut line = line.trim();
-    let mut guard = None;
-    if let Some(rest) = line.strip_prefix('@') {
-        let (g, rest) = rest.split_once(' ').unwrap();
-        let (negated, g) = match g.strip_prefix('!') {
-            Some(g) => (true, g),
-            None => (false, g),
-        };
-        guard = Some(Guard { reg: reg(f, g), negated });
-        line = rest.trim();
+/// The whole Ori text of a test function: `decl` names first (fixing their ids), then
+/// the registers of `src` in order of appearance.
+pub fn ori_text(decl: &str, src: &str) -> String {
+    let body: String = src.lines().map(|l| format!("  {}\n", l.trim())).collect();
+    let mut text = String::from(".entry test {\n");
+    for n in reg_names(&format!("{decl} {src}")) {
+        text += &format!("  .reg {} {n}\n", decl_of(&n));
     }
-    let (defs, rest) = match line.split_once(" = ") {
-        Some((d, r)) => (split_ops(d), r.trim()),
-        None => (Vec::new(), line),
-    };
-    let (mn, uses) = match rest.split_once(' ') {
-        Some((m, u)) => (m, split_ops(u)),
-        None => (rest, Vec::new()),
-    };
-    let (op, mods) = match mn.find('.') {
-        Some(i) => (&mn[..i], &mn[i..]),
-        None => (mn, ""),
-    };
-    let d: Vec<Operand> = defs.iter().map(|t| operand(f, t)).collect();
-    let u: Vec<Operand> = uses.iter().map(|t| operand(f, t)).collect();
-    let mut i = Inst::new(Opcode::from_mnemonic(op), d, u);
-    i.mods = mods.into();
-    i.guard = guard;
-    i
+    if !src.split_whitespace().next().is_some_and(|t| t.ends_with(':')) {
+        text += "BB0:\n";
+    }
+    text + &body + "}\n"
 }
 
-/// Builds a function from the text form described in the module doc. Registers named
-/// in `decl` (whitespace separated) are declared first, in that order.
+/// Builds a function; registers named in `decl` (whitespace separated) are declared
+/// first, in that order.
 pub fn func_with(decl: &str, src: &str) -> Function {
-    let mut f = Function::new("test", FuncKind::Entry);
-    for n in decl.split_whitespace() {
-        vreg(&mut f, n);
-    }
-    for raw in src.lines() {
-        let line = raw.split("//").next().unwrap().trim();
-        if line.is_empty() {
-            continue;
-        }
-        if let Some(label) = line.strip_suffix(':') {
-            f.blocks.push(Block { label: label.to_string(), insts: Vec::new() });
-            continue;
-        }
-        if f.blocks.is_empty() {
-            f.blocks.push(Block { label: "BB0".to_string(), insts: Vec::new() });
-        }
-        let i = inst(&mut f, line);
-        f.blocks.last_mut().unwrap().insts.push(i);
-    }
-    f
+    let text = ori_text(decl, src);
+    let (mut m, _, diags) = parse_module(&SourceFile::new("test.ori", text.clone()));
+    let errors: Vec<String> = diags.iter().filter(|d| d.is_error()).map(|d| format!("{d:?}")).collect();
+    assert!(errors.is_empty(), "test source does not parse:\n{text}\n{errors:#?}");
+    m.functions.remove(0)
 }
 
 pub fn func(src: &str) -> Function {
