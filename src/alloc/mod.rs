@@ -18,6 +18,7 @@
 //! Architecture invariant: nothing here knows about the debugger's UI or commands.
 
 pub mod attempt;
+pub mod briggs;
 pub mod budget;
 pub mod check;
 pub mod constraints;

@@ -1,0 +1,580 @@
+//! Spill code (seed 002, "Spill Code Generation", "Spill Slot Allocation", "Spill Slot
+//! Coalescing", "Lazy Reload Algorithm", "Rematerialization").
+//!
+//! Spill code is regenerated from the *original* function each iteration for the whole
+//! spill plan (every vreg spilled so far), so ids of original vregs never change and a
+//! vreg whose lazy reloads failed can be redone eagerly.
+//!
+//! - Slots: `width × 4` bytes aligned to `min(bytes, 16)`, at increasing non-negative
+//!   offsets from the frame base (the seed grows them downward from SP; the checker and
+//!   the fat-point allocator use non-negative offsets). Spill-slot coalescing reuses a
+//!   slot of the same size and memory whose occupants' live ranges (in the original
+//!   function) all miss the new vreg's — the seed checks only the slot's first owner,
+//!   which lets two later tenants overlap; radbg checks them all. UR and tensor vregs go
+//!   to shared memory in OptiX compile mode 5, as in the fat-point allocator.
+//! - Stores: `STL.SPILL [slot + 4c], %v` right after every definition (one component
+//!   for a component def).
+//! - Lazy reload, four phases: (1) spill locations — the plan's slots; (2) use points —
+//!   every instruction reading a spilled vreg; (3) reload points — immediately before
+//!   the first use in a block that finds no value available; (4) redundant reloads
+//!   eliminated — a later use in the same block reuses the reloaded temporary, or the
+//!   vreg itself after a whole, unguarded definition (the seed's availability dataflow,
+//!   kept block-local: the checker requires every reload temporary to be defined in the
+//!   block of its uses, and the seed's dominator hoisting would break that). A vreg
+//!   whose reused temporaries still cannot be coloured is regenerated eagerly: one fresh
+//!   temporary per reading instruction.
+//! - Rematerialization (seed `is_rematerializable`, `compute_remat_cost`): a vreg with
+//!   a single whole, unguarded definition by a side-effect-free instruction of the
+//!   seed's classes (MOV of an immediate or symbol: 1 cycle; add/sub with immediates
+//!   < 1024, shifts, logic ops: 1 cycle; LEA: rematerializable but 10 cycles, so never
+//!   chosen) whose sources are all constants — radbg does not extend the live range of
+//!   a source register — is recomputed before a use when `compute < 0.75 × load`, the
+//!   load costing 10 cycles outside loops and 4 inside (`estimate_cache_latency`). If
+//!   every use is rematerialized, the vreg needs no slot and its definition is deleted.
+//!
+//! Knows the IR, the original live ranges and loop depths; not the graph.
+
+use crate::alloc::briggs::cost::{MEM_LATENCY_L1, MEM_LATENCY_L2};
+use crate::alloc::check::SpillSlotInfo;
+use crate::alloc::ranges::Ranges;
+use crate::analysis::Cfg;
+use crate::ir::{Function, Inst, MemRef, Opcode, Operand, Reg, RegClass, RegDecl, RegRef, VReg, VRegId, vflags};
+
+/// One vreg of the spill plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanEntry {
+    /// The original vreg (an alias root of the original function).
+    pub vreg: VRegId,
+    /// One reload per reading instruction, no reuse (after lazy reloads failed).
+    pub eager: bool,
+    /// The iteration that spilled it (1-based).
+    pub iteration: u32,
+}
+
+/// What a vreg created by spill code stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TempKind {
+    Reload,
+    Remat,
+}
+
+/// Generation switches (knobs `radbg.BriggsLazyReload`, `radbg.BriggsRemat`,
+/// `radbg.BriggsSlotCoalescing`; shared memory for UR/tensor in compile mode 5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpillParams {
+    pub lazy: bool,
+    pub remat: bool,
+    pub slot_coalescing: bool,
+    pub smem: bool,
+}
+
+/// Where one plan entry's value lives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SlotView {
+    pub vreg: VRegId,
+    /// `(shared, offset, bytes)`; `None` when every use is rematerialized.
+    pub slot: Option<(bool, u32, u32)>,
+    pub remat_uses: u32,
+    pub reloads: u32,
+    pub stores: u32,
+}
+
+/// The function with spill code for a plan.
+#[derive(Clone, Debug)]
+pub struct SpillCode {
+    pub func: Function,
+    /// For the checker: one per plan entry with a slot.
+    pub infos: Vec<SpillSlotInfo>,
+    /// Per vreg of `func`: the plan entry (index) and kind of a temporary.
+    pub temp_of: Vec<Option<(u32, TempKind)>>,
+    pub slots: Vec<SlotView>,
+    /// Lazy reload phase figures: spilled vregs, reading instructions, reloads inserted,
+    /// reloads avoided by reuse.
+    pub locations: u32,
+    pub uses: u32,
+    pub reloads: u32,
+    pub eliminated: u32,
+    pub stores: u32,
+    pub remats: u32,
+    /// Definitions deleted because every use is rematerialized.
+    pub removed_defs: u32,
+    pub frame_local: u32,
+    pub frame_shared: u32,
+}
+
+/// Compute cost of a rematerializable definition, in cycles; `None` when the seed's
+/// `is_rematerializable` refuses it (or a source is a register).
+pub fn remat_cost(inst: &Inst) -> Option<f64> {
+    if !inst.guard_is_always() || inst.ndefs != 1 || inst.has_side_effects() {
+        return None;
+    }
+    let mut imms = Vec::new();
+    for op in inst.uses() {
+        match op {
+            Operand::Imm(i) => imms.push(*i),
+            Operand::FImm(_) | Operand::Sym(_) => {}
+            Operand::Reg(Reg::P(p)) if p.is_zero() => {}
+            _ => return None,
+        }
+    }
+    let name = inst.op.mnemonic();
+    match name {
+        "MOV" | "UMOV" => Some(1.0),
+        "IADD3" | "UIADD3" | "IADD" | "ISUB" | "IADD32I" => {
+            (!imms.is_empty() && imms.iter().all(|&i| i < 1024)).then_some(1.0)
+        }
+        "SHL" | "SHR" | "SHF" | "USHF" | "LOP3" | "ULOP3" | "LOP" | "AND" | "OR" | "XOR" => Some(1.0),
+        "LEA" => Some(10.0),
+        _ => None,
+    }
+}
+
+/// Seed `estimate_cache_latency`: L2 outside loops, L1 inside.
+pub fn load_cost(loop_depth: u32) -> f64 {
+    if loop_depth == 0 { MEM_LATENCY_L2 } else { MEM_LATENCY_L1 }
+}
+
+fn width_mod(width: u8) -> &'static str {
+    match width {
+        1 => ".SPILL",
+        2 => ".64.SPILL",
+        4 => ".128.SPILL",
+        _ => ".V.SPILL",
+    }
+}
+
+fn mem(offset: u32) -> Operand {
+    Operand::Mem(Box::new(MemRef { base: None, index: None, sym: None, offset: offset as i64 }))
+}
+
+/// Per entry: where its single rematerializable definition is, and its compute cost.
+struct Remat {
+    block: usize,
+    index: usize,
+    cost: f64,
+}
+
+/// The rematerializable definition of every plan entry, in one pass over the function.
+fn find_remats(f: &Function, ranges: &Ranges, entry_of: &[Option<u32>], entries: usize) -> Vec<Option<Remat>> {
+    let mut count = vec![0u32; entries];
+    let mut found: Vec<Option<(usize, usize)>> = vec![None; entries];
+    for (b, block) in f.blocks.iter().enumerate() {
+        for (i, inst) in block.insts.iter().enumerate() {
+            inst.for_each_def(|r| {
+                let root = ranges.root.get(r.vreg.index()).copied();
+                if let Some(e) = root.and_then(|x| entry_of.get(x.index()).copied().flatten()) {
+                    count[e as usize] += 1;
+                    if r.comp.is_none() {
+                        found[e as usize] = Some((b, i));
+                    }
+                }
+            });
+        }
+    }
+    (0..entries)
+        .map(|e| {
+            let (b, i) = found[e].filter(|_| count[e] == 1)?;
+            let cost = remat_cost(&f.blocks[b].insts[i])?;
+            Some(Remat { block: b, index: i, cost })
+        })
+        .collect()
+}
+
+/// Renames every read of a vreg of `group` in `inst` (guard, sources, addresses) to `to`.
+fn rename_uses(inst: &mut Inst, root_of: &dyn Fn(VRegId) -> Option<VRegId>, group: VRegId, to: VRegId) {
+    let fix = |r: &mut Reg| {
+        if let Reg::V(RegRef { vreg, .. }) = r
+            && root_of(*vreg) == Some(group)
+        {
+            *vreg = to;
+        }
+    };
+    if let Some(g) = inst.guard.as_mut() {
+        fix(&mut g.reg);
+    }
+    let nd = inst.ndefs as usize;
+    for (i, op) in inst.operands.iter_mut().enumerate() {
+        match op {
+            Operand::Reg(r) if i >= nd => fix(r),
+            Operand::Mem(m) => {
+                if let Some(r) = m.base.as_mut() {
+                    fix(r);
+                }
+                if let Some(r) = m.index.as_mut() {
+                    fix(r);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn new_temp(f: &mut Function, of: VRegId, tag: &str, n: u32, origin: Option<u32>) -> VRegId {
+    let orig = f.vregs[of.index()].clone();
+    let name = format!("{}${tag}{n}", orig.name);
+    let mut tv = VReg::new(name.clone(), orig.class, orig.width, f.decls.len());
+    tv.flags = vflags::SPILLED;
+    tv.origin = origin;
+    f.decls.push(RegDecl { prefix: name, count: None, class: orig.class, width: orig.width, origin });
+    let id = VRegId::new(f.vregs.len());
+    f.vregs.push(tv);
+    id
+}
+
+/// Per block: which plan entries' slots hold their vreg's value on every path into the
+/// block (a must-dataflow: a store of the whole vreg writes the slot; nothing unwrites it,
+/// since a slot's other tenants are never live where this vreg is).
+fn stored_on_entry(
+    f: &Function,
+    cfg: &Cfg,
+    entry_for: &dyn Fn(VRegId) -> Option<u32>,
+    slot_of: &[Option<(bool, u32, u32)>],
+) -> Vec<Vec<bool>> {
+    let nb = f.blocks.len();
+    let ne = slot_of.len();
+    let gen_: Vec<Vec<bool>> = f
+        .blocks
+        .iter()
+        .map(|block| {
+            let mut g = vec![false; ne];
+            for inst in &block.insts {
+                inst.for_each_def(|r| {
+                    if let Some(e) = entry_for(r.vreg)
+                        && r.comp.is_none()
+                        && slot_of[e as usize].is_some()
+                    {
+                        g[e as usize] = true;
+                    }
+                });
+            }
+            g
+        })
+        .collect();
+    let preds = |b: usize| cfg.preds.get(b).map_or(&[][..], Vec::as_slice);
+    // Top (all stored) everywhere but the roots, then descend to the fixed point.
+    let root = |b: usize| b == 0 || preds(b).is_empty();
+    let mut ins: Vec<Vec<bool>> = (0..nb).map(|b| vec![!root(b); ne]).collect();
+    let mut order: Vec<usize> = cfg.rpo.iter().copied().filter(|&b| b < nb).collect();
+    let mut listed = vec![false; nb];
+    order.iter().for_each(|&b| listed[b] = true);
+    order.extend((0..nb).filter(|&b| !listed[b]));
+    let mut changed = true;
+    let mut passes = 0;
+    while changed {
+        if passes > 2 * nb + 10 {
+            // Not converged (cannot happen for a monotone descent this short; a guard
+            // against a bug): claim nothing, which only costs longer ranges.
+            return vec![vec![false; ne]; nb];
+        }
+        changed = false;
+        passes += 1;
+        for &b in &order {
+            if root(b) {
+                continue;
+            }
+            let mut st = vec![true; ne];
+            for &pb in preds(b) {
+                for e in 0..ne {
+                    st[e] = st[e] && (ins[pb][e] || gen_[pb][e]);
+                }
+            }
+            if st != ins[b] {
+                ins[b] = st;
+                changed = true;
+            }
+        }
+    }
+    ins
+}
+
+/// Generates the function with spill code for `plan` from the original function, whose
+/// CFG is `cfg` (blocks never change).
+pub fn generate(orig: &Function, ranges: &Ranges, cfg: &Cfg, plan: &[PlanEntry], p: &SpillParams) -> SpillCode {
+    let depth = &cfg.loop_depth;
+    let n = orig.vregs.len();
+    let mut entry_of: Vec<Option<u32>> = vec![None; n];
+    for (e, pe) in plan.iter().enumerate() {
+        if pe.vreg.index() < n {
+            entry_of[pe.vreg.index()] = Some(e as u32);
+        }
+    }
+    let root_of = |v: VRegId| ranges.root.get(v.index()).copied();
+    let entry_for = |v: VRegId| root_of(v).and_then(|r| entry_of[r.index()]);
+    let remats: Vec<Option<Remat>> = if p.remat {
+        find_remats(orig, ranges, &entry_of, plan.len())
+    } else {
+        (0..plan.len()).map(|_| None).collect()
+    };
+    let remat_here = |e: usize, b: usize| -> bool {
+        remats[e].as_ref().is_some_and(|r| r.cost < 0.75 * load_cost(depth.get(b).copied().unwrap_or(0)))
+    };
+
+    // Which entries need a slot: some use is not rematerialized.
+    let mut needs_slot = vec![false; plan.len()];
+    let mut use_count = vec![0u32; plan.len()];
+    for (b, block) in orig.blocks.iter().enumerate() {
+        for inst in &block.insts {
+            let mut seen: Vec<u32> = Vec::new();
+            inst.for_each_use(|r| {
+                if let Some(e) = entry_for(r.vreg)
+                    && !seen.contains(&e)
+                {
+                    seen.push(e);
+                }
+            });
+            for e in seen {
+                use_count[e as usize] += 1;
+                if !remat_here(e as usize, b) {
+                    needs_slot[e as usize] = true;
+                }
+            }
+        }
+    }
+
+    // Slots, with spill-slot coalescing.
+    struct Slot {
+        shared: bool,
+        offset: u32,
+        bytes: u32,
+        /// The union of its tenants' live runs (original function), sorted.
+        occupied: Vec<(u32, u32)>,
+    }
+    let misses = |occ: &[(u32, u32)], segs: &[(u32, u32)]| {
+        segs.iter().all(|&(lo, hi)| {
+            let k = occ.partition_point(|o| o.1 < lo);
+            k == occ.len() || occ[k].0 > hi
+        })
+    };
+    let mut slots: Vec<Slot> = Vec::new();
+    let (mut top_local, mut top_shared) = (0u32, 0u32);
+    let mut slot_of: Vec<Option<(bool, u32, u32)>> = vec![None; plan.len()];
+    for (e, pe) in plan.iter().enumerate() {
+        if !needs_slot[e] {
+            continue;
+        }
+        let v = &orig.vregs[pe.vreg.index()];
+        let bytes = v.width.max(1) as u32 * 4;
+        let align = bytes.min(16);
+        let shared = p.smem && matches!(v.class, RegClass::UR | RegClass::T);
+        let reuse = if p.slot_coalescing {
+            let segs = ranges.segments(pe.vreg);
+            slots.iter_mut().find(|s| s.shared == shared && s.bytes == bytes && misses(&s.occupied, segs))
+        } else {
+            None
+        };
+        let (offset, s) = match reuse {
+            Some(s) => {
+                s.occupied.extend_from_slice(ranges.segments(pe.vreg));
+                s.occupied.sort_unstable();
+                (s.offset, s.shared)
+            }
+            None => {
+                let top = if shared { &mut top_shared } else { &mut top_local };
+                let off = top.div_ceil(align) * align;
+                *top = off + bytes;
+                slots.push(Slot { shared, offset: off, bytes, occupied: ranges.segments(pe.vreg).to_vec() });
+                (off, shared)
+            }
+        };
+        slot_of[e] = Some((s, offset, bytes));
+    }
+
+    let mut f = orig.clone();
+    let mut views: Vec<SlotView> = plan
+        .iter()
+        .enumerate()
+        .map(|(e, pe)| SlotView { vreg: pe.vreg, slot: slot_of[e], remat_uses: 0, reloads: 0, stores: 0 })
+        .collect();
+    let mut temps: Vec<Vec<VRegId>> = vec![Vec::new(); plan.len()];
+    let mut temp_of: Vec<Option<(u32, TempKind)>> = vec![None; n];
+    let mut out = SpillCode {
+        func: Function::new("", orig.kind),
+        infos: Vec::new(),
+        temp_of: Vec::new(),
+        slots: Vec::new(),
+        locations: plan.len() as u32,
+        uses: use_count.iter().sum(),
+        reloads: 0,
+        eliminated: 0,
+        stores: 0,
+        remats: 0,
+        removed_defs: 0,
+        frame_local: top_local,
+        frame_shared: top_shared,
+    };
+    for v in plan {
+        if v.vreg.index() < n {
+            f.vregs[v.vreg.index()].flags |= vflags::SPILLED;
+        }
+    }
+    let stored_in = stored_on_entry(orig, cfg, &entry_for, &slot_of);
+
+    // Definitions deleted because every use is rematerialized.
+    let mut removed: Vec<(usize, usize)> = (0..plan.len())
+        .filter(|&e| slot_of[e].is_none())
+        .filter_map(|e| remats[e].as_ref().map(|r| (r.block, r.index)))
+        .collect();
+    removed.sort_unstable();
+    let mut counters = vec![0u32; plan.len()];
+    for b in 0..orig.blocks.len() {
+        let old = std::mem::take(&mut f.blocks[b].insts);
+        let mut new_insts = Vec::with_capacity(old.len() + 8);
+        // Phase 4 state: the register holding each entry's value in this block.
+        let mut avail: Vec<(u32, VRegId)> = Vec::new();
+        let mut stored = stored_in[b].clone();
+        for (i, mut inst) in old.into_iter().enumerate() {
+            if removed.binary_search(&(b, i)).is_ok() {
+                out.removed_defs += 1;
+                continue;
+            }
+            let mut used: Vec<u32> = Vec::new();
+            inst.for_each_use(|r| {
+                if let Some(e) = entry_for(r.vreg)
+                    && !used.contains(&e)
+                {
+                    used.push(e);
+                }
+            });
+            for e in used {
+                let eu = e as usize;
+                let lazy = p.lazy && !plan[eu].eager;
+                let reg = match avail.iter().find(|a| a.0 == e).map(|a| a.1) {
+                    Some(r) if lazy => {
+                        out.eliminated += 1;
+                        r
+                    }
+                    _ => {
+                        let vreg = plan[eu].vreg;
+                        let t;
+                        if remat_here(eu, b) {
+                            let r = remats[eu].as_ref().expect("remat");
+                            t = new_temp(&mut f, vreg, "rm", counters[eu], inst.origin);
+                            let mut clone = orig.blocks[r.block].insts[r.index].clone();
+                            clone.operands[0] = Operand::vreg(t);
+                            clone.origin = inst.origin;
+                            new_insts.push(clone);
+                            out.remats += 1;
+                            views[eu].remat_uses += 1;
+                            temp_of.push(None);
+                            temp_of[t.index()] = Some((e, TempKind::Remat));
+                        } else {
+                            let (shared, off, _) = slot_of[eu].expect("a slot for a reloaded vreg");
+                            t = new_temp(&mut f, vreg, "rl", counters[eu], inst.origin);
+                            let w = orig.vregs[vreg.index()].width;
+                            let mut ld = Inst::new(
+                                Opcode::named(if shared { "LDS" } else { "LDL" }),
+                                vec![Operand::vreg(t)],
+                                vec![mem(off)],
+                            );
+                            ld.mods = width_mod(w).into();
+                            ld.origin = inst.origin;
+                            new_insts.push(ld);
+                            out.reloads += 1;
+                            views[eu].reloads += 1;
+                            temps[eu].push(t);
+                            temp_of.push(None);
+                            temp_of[t.index()] = Some((e, TempKind::Reload));
+                        }
+                        counters[eu] += 1;
+                        if lazy {
+                            avail.retain(|a| a.0 != e);
+                            avail.push((e, t));
+                        }
+                        t
+                    }
+                };
+                rename_uses(&mut inst, &root_of, plan[eu].vreg, reg);
+            }
+            let mut defs: Vec<(u32, RegRef)> = Vec::new();
+            inst.for_each_def(|r| {
+                if let Some(e) = entry_for(r.vreg) {
+                    defs.push((e, r));
+                }
+            });
+            let origin = inst.origin;
+            let guarded = !inst.guard_is_always();
+            // A guarded or component definition keeps the rest of the old value: reload
+            // it into the vreg first when the slot holds it on every path, so that the
+            // vreg's range starts here instead of reaching back to its previous store.
+            let mut full: Vec<u32> = Vec::new();
+            for &(e, r) in &defs {
+                let eu = e as usize;
+                let partial = guarded || r.comp.is_some();
+                if !partial {
+                    full.push(e);
+                    continue;
+                }
+                let Some((shared, off, _)) = slot_of[eu] else { continue };
+                if !stored.get(eu).copied().unwrap_or(false) || full.contains(&e) {
+                    continue;
+                }
+                let mut ld = Inst::new(
+                    Opcode::named(if shared { "LDS" } else { "LDL" }),
+                    vec![Operand::vreg(plan[eu].vreg)],
+                    vec![mem(off)],
+                );
+                ld.mods = width_mod(orig.vregs[plan[eu].vreg.index()].width).into();
+                ld.origin = origin;
+                new_insts.push(ld);
+                out.reloads += 1;
+                views[eu].reloads += 1;
+                full.push(e);
+            }
+            new_insts.push(inst);
+            for (e, r) in defs {
+                let eu = e as usize;
+                // A new value: reloaded copies are stale. The vreg itself is not made
+                // available (that would undo the spill inside the block).
+                avail.retain(|a| a.0 != e);
+                if r.comp.is_none() && slot_of[eu].is_some() {
+                    stored[eu] = true;
+                }
+                let Some((shared, off, _)) = slot_of[eu] else { continue };
+                let w = f.vregs[r.vreg.index()].width;
+                let (offset, m) = match r.comp {
+                    Some(c) => (off + 4 * c as u32, ".SPILL"),
+                    None => (off, width_mod(w)),
+                };
+                let mut st = Inst::new(
+                    Opcode::named(if shared { "STS" } else { "STL" }),
+                    vec![],
+                    vec![mem(offset), Operand::Reg(Reg::V(r))],
+                );
+                st.mods = m.into();
+                st.origin = origin;
+                new_insts.push(st);
+                out.stores += 1;
+                views[eu].stores += 1;
+            }
+        }
+        f.blocks[b].insts = new_insts;
+    }
+    temp_of.resize(f.vregs.len(), None);
+    for (e, pe) in plan.iter().enumerate() {
+        if let Some((shared, offset, bytes)) = slot_of[e] {
+            out.infos.push(SpillSlotInfo { vreg: pe.vreg, shared, offset, bytes, temps: temps[e].clone() });
+        }
+    }
+    out.func = f;
+    out.temp_of = temp_of;
+    out.slots = views;
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remat_classes_and_costs_follow_the_seed() {
+        let imm = |name: &str, ops: Vec<Operand>| Inst::new(Opcode::named(name), vec![Operand::vreg(VRegId(0))], ops);
+        assert_eq!(remat_cost(&imm("MOV", vec![Operand::Imm(5)])), Some(1.0));
+        assert_eq!(remat_cost(&imm("IADD3", vec![Operand::Imm(5), Operand::Imm(2000)])), None);
+        assert_eq!(remat_cost(&imm("IADD3", vec![Operand::Imm(5), Operand::Imm(7)])), Some(1.0));
+        assert_eq!(remat_cost(&imm("MOV", vec![Operand::vreg(VRegId(1))])), None);
+        assert_eq!(remat_cost(&imm("LDC", vec![Operand::CBank { bank: 0, offset: 0 }])), None);
+        assert_eq!(remat_cost(&imm("LEA", vec![Operand::Sym("x".into())])), Some(10.0));
+        assert!(1.0 < 0.75 * load_cost(0) && 1.0 < 0.75 * load_cost(2));
+        assert!(10.0 >= 0.75 * load_cost(0));
+    }
+}
