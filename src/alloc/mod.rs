@@ -21,6 +21,7 @@ pub mod attempt;
 pub mod briggs;
 pub mod budget;
 pub mod check;
+pub mod compare;
 pub mod constraints;
 pub mod cost;
 pub mod driver;

@@ -5,6 +5,7 @@
 //! Owns argument parsing, file loading and exit codes; the work is in the library.
 
 pub mod check;
+pub mod diff_alloc;
 pub mod fmt;
 pub mod run;
 
@@ -37,6 +38,8 @@ pub enum Command {
     Fmt(fmt::Args),
     /// Run the whole pipeline in batch: attempts per class and ptxas's `-v` lines.
     Run(run::Args),
+    /// Run the fat-point and Chaitin-Briggs allocators on the same kernels and diff them.
+    DiffAlloc(diff_alloc::Args),
 }
 
 /// Options that change a pipeline run (shared by `run`, the debugger and `why`).
@@ -116,6 +119,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Fmt(args)) => fmt::run(&args),
         Some(Command::Run(args)) => run::run(&args),
+        Some(Command::DiffAlloc(args)) => diff_alloc::run(&args),
         None => match cli.file {
             Some(path) => check::run_default(Some(&path)),
             None => check::run_default(None),

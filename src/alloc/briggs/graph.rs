@@ -92,9 +92,40 @@ pub struct BuildInput<'a> {
     pub bank_edges: bool,
 }
 
-fn pair_key(a: u32, b: u32) -> u64 {
+/// LSD radix sort of pair keys (11-bit digits, as many passes as the largest key needs):
+/// the edge list of a dense graph has millions of entries, where a comparison sort
+/// dominated the whole build.
+pub fn radix_sort(v: &mut Vec<u64>) {
+    let max = v.iter().copied().max().unwrap_or(0);
+    if v.len() < 256 {
+        v.sort_unstable();
+        return;
+    }
+    let bits = 64 - max.leading_zeros();
+    let mut buf = vec![0u64; v.len()];
+    let mut shift = 0;
+    while shift < bits {
+        let mut count = [0usize; 2049];
+        for &x in v.iter() {
+            count[((x >> shift) & 0x7FF) as usize + 1] += 1;
+        }
+        for i in 0..2048 {
+            count[i + 1] += count[i];
+        }
+        for &x in v.iter() {
+            let d = ((x >> shift) & 0x7FF) as usize;
+            buf[count[d]] = x;
+            count[d] += 1;
+        }
+        std::mem::swap(v, &mut buf);
+        shift += 11;
+    }
+}
+
+/// An unordered pair as one key: the lower id shifted above the higher one's `nb` bits.
+fn pair_key(a: u32, b: u32, nb: u32) -> u64 {
     let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-    (lo as u64) << 32 | hi as u64
+    (lo as u64) << nb | hi as u64
 }
 
 /// Builds the graph.
@@ -175,6 +206,8 @@ pub fn build(inp: &BuildInput) -> Graph {
     phys.dedup();
 
     // Sweep each file's runs in start order.
+    let nb = 64 - (n as u64).leading_zeros();
+    let mask = (1u64 << nb) - 1;
     let mut physical = vec![RegSet::EMPTY; n];
     let mut pairs: Vec<u64> = Vec::new();
     for fi in RegFile::ALL {
@@ -199,7 +232,7 @@ pub fn build(inp: &BuildInput) -> Graph {
                 active.retain(|&(h, _)| h >= lo);
                 for &(_, a) in active.iter() {
                     if a != v {
-                        pairs.push(pair_key(a, v));
+                        pairs.push(pair_key(a, v, nb));
                     }
                 }
                 active.push((hi, v));
@@ -215,7 +248,7 @@ pub fn build(inp: &BuildInput) -> Graph {
         }
         add_until(u32::MAX, &mut active, &mut si, &mut pairs);
     }
-    pairs.sort_unstable();
+    radix_sort(&mut pairs);
     pairs.dedup();
     let interference = pairs.len() as u64;
 
@@ -233,27 +266,27 @@ pub fn build(inp: &BuildInput) -> Graph {
             for b in &buckets {
                 for (i, &x) in b.iter().enumerate() {
                     for &y in &b[i + 1..] {
-                        bank.push(pair_key(x, y));
+                        bank.push(pair_key(x, y, nb));
                     }
                 }
             }
         }
-        bank.sort_unstable();
+        radix_sort(&mut bank);
         bank_edges = bank.iter().filter(|k| pairs.binary_search(k).is_err()).count() as u64;
         pairs.extend(bank);
-        pairs.sort_unstable();
+        radix_sort(&mut pairs);
         pairs.dedup();
     }
 
     let mut deg = vec![0u32; n];
     for &k in &pairs {
-        deg[(k >> 32) as usize] += 1;
-        deg[(k & 0xFFFF_FFFF) as usize] += 1;
+        deg[(k >> nb) as usize] += 1;
+        deg[(k & mask) as usize] += 1;
     }
     let mut adj: Vec<Vec<u32>> = deg.iter().map(|&d| Vec::with_capacity(d as usize)).collect();
     let mut class_edges = 0u64;
     for &k in &pairs {
-        let (a, b) = ((k >> 32) as u32, (k & 0xFFFF_FFFF) as u32);
+        let (a, b) = ((k >> nb) as u32, (k & mask) as u32);
         adj[a as usize].push(b);
         adj[b as usize].push(a);
         if (width[a as usize] == 1) != (width[b as usize] == 1) {

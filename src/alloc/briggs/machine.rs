@@ -32,7 +32,7 @@ use crate::alloc::briggs::stats::BriggsStats;
 use crate::alloc::briggs::{ColourMask, MoveView, RegSet, Worklists};
 use crate::alloc::check::{Allocation, CheckError, SpillSlotInfo};
 use crate::alloc::ranges::Ranges;
-use crate::analysis::{Cfg, cfg, liveness};
+use crate::analysis::{Cfg, Liveness, cfg, liveness};
 use crate::ir::{Function, RegFile, VRegId};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,6 +101,8 @@ pub struct BriggsAlloc {
     /// The IR of the current iteration (original plus spill code).
     func: Arc<Function>,
     ranges: Arc<Ranges>,
+    /// The liveness computed by `new`, used by the first build.
+    first_live: Option<Arc<Liveness>>,
     spill: Option<Arc<SpillCode>>,
     plan: Vec<PlanEntry>,
     iteration: u32,
@@ -129,7 +131,7 @@ impl BriggsAlloc {
         let params = Params::from(&config);
         let windows = select::windows(&config);
         let graph_cfg = cfg::build(&func, params.loop_weight);
-        let live = liveness::compute(&func, &graph_cfg, &config.exit_live);
+        let live = Arc::new(liveness::compute(&func, &graph_cfg, &config.exit_live));
         let ranges = Arc::new(Ranges::build(&func, &live));
         let func = Arc::new(func);
         BriggsAlloc {
@@ -141,6 +143,7 @@ impl BriggsAlloc {
             windows: Arc::new(windows),
             func,
             ranges,
+            first_live: Some(live),
             spill: None,
             plan: Vec::new(),
             iteration: 0,
@@ -449,10 +452,14 @@ impl BriggsAlloc {
 
     fn build(&mut self) -> BriggsEvent {
         let f = self.func.clone();
-        let live = liveness::compute(&f, &self.cfg, &self.config.exit_live);
-        if self.iteration > 1 {
-            self.ranges = Arc::new(Ranges::build(&f, &live));
-        }
+        let live = match self.first_live.take() {
+            Some(l) => l,
+            None => {
+                let l = Arc::new(liveness::compute(&f, &self.cfg, &self.config.exit_live));
+                self.ranges = Arc::new(Ranges::build(&f, &l));
+                l
+            }
+        };
         let ranges = self.ranges.clone();
         let n = f.vregs.len();
         let pins: Vec<Option<u16>> = (0..n).map(|i| self.pin_of(VRegId::new(i))).collect();
@@ -683,17 +690,24 @@ impl BriggsAlloc {
                 _ => {
                     // Nothing left to shrink in `m` itself: spill a neighbour that holds a
                     // colour in its way, so that the next iteration frees one.
-                    match self.eviction(m) {
-                        Some(Evict::Spill(t)) => {
-                            self.evicted_now.push((VRegId(m), VRegId(t)));
-                            self.add_to_plan(t);
+                    let actions = self.eviction(m);
+                    if actions.is_empty() {
+                        stuck.push((m, entry.map(|e| self.plan[e].vreg)));
+                    }
+                    for a in actions {
+                        match a {
+                            Evict::Spill(t) => {
+                                self.evicted_now.push((VRegId(m), VRegId(t)));
+                                self.add_to_plan(t);
+                            }
+                            Evict::Eager(e) => {
+                                let v = self.plan[e].vreg;
+                                if !self.plan[e].eager {
+                                    self.plan[e].eager = true;
+                                    self.eager_now.push(v);
+                                }
+                            }
                         }
-                        Some(Evict::Eager(e)) => {
-                            let v = self.plan[e].vreg;
-                            self.plan[e].eager = true;
-                            self.eager_now.push(v);
-                        }
-                        None => stuck.push((m, entry.map(|e| self.plan[e].vreg))),
                     }
                 }
             }
@@ -725,36 +739,78 @@ impl BriggsAlloc {
         }
     }
 
-    /// What to do for an uncolourable node that cannot shrink: spill the cheapest
-    /// coloured, spillable, original neighbour (lowest id on a tie) not yet in the plan;
-    /// failing that, switch a coloured neighbour's lazy spill code to eager reloads.
-    fn eviction(&self, m: u32) -> Option<Evict> {
-        let (g, w) = (self.graph.as_ref()?, self.work.as_ref()?);
+    /// What to do for an uncolourable node that cannot shrink: free the start colour
+    /// whose occupants are cheapest to move — each occupant either spilled (a spillable
+    /// original vreg, at its cost) or, if it is lazy spill code, switched to eager
+    /// reloads (free). When no start can be freed entirely, spill the cheapest spillable
+    /// coloured neighbour, or make one lazy neighbour eager. Empty: nothing can be done.
+    fn eviction(&self, m: u32) -> Vec<Evict> {
+        let (Some(g), Some(w)) = (self.graph.as_ref(), self.work.as_ref()) else {
+            return Vec::new();
+        };
         let norig = self.original.vregs.len();
-        let x = w.find(m);
-        let mut best: Option<(f64, u32)> = None;
-        let mut lazy_entry: Option<usize> = None;
-        for &t in &g.adj[x as usize] {
+        let x = w.find(m) as usize;
+        let lazy = self.params.spill.lazy;
+        let in_plan = |t: usize| self.plan.iter().any(|p| p.vreg.index() == t) || self.new_now.iter().any(|v| v.index() == t);
+        // How a coloured neighbour can give its colour up, and at what cost.
+        let action = |t: u32| -> Option<(Evict, f64)> {
             let ti = t as usize;
-            if w.colour[ti].is_none() || w.status[ti] == Status::Merged {
-                continue;
+            if ti < norig && !w.unspillable[ti] && !in_plan(ti) {
+                return Some((Evict::Spill(t), w.cost[ti]));
             }
-            let ok = ti < norig
-                && !w.unspillable[ti]
-                && !self.plan.iter().any(|p| p.vreg.index() == ti)
-                && !self.new_now.iter().any(|v| v.index() == ti);
-            if ok && best.is_none_or(|(c, id)| w.cost[ti] < c || (w.cost[ti] == c && t < id)) {
-                best = Some((w.cost[ti], t));
+            let e = self.entry_of(t)?;
+            (lazy && !self.plan[e].eager).then_some((Evict::Eager(e), 0.0))
+        };
+        let neighbours: Vec<(u32, u16)> = g.adj[x]
+            .iter()
+            .filter(|&&t| w.status[t as usize] != Status::Merged)
+            .filter_map(|&t| w.colour[t as usize].map(|c| (t, c)))
+            .collect();
+        let window = self.windows.get(g.file[x].index()).map_or(RegSet::EMPTY, |win| win.regs);
+        let width = g.width[x] as u16;
+        let mut best: Option<(f64, Vec<Evict>)> = None;
+        for s in select::available(&window, g.width[x], &g.physical[x]) {
+            let mut cost = 0.0;
+            let mut acts = Vec::new();
+            let mut ok = true;
+            for &(t, c) in &neighbours {
+                let wt = g.width[t as usize] as u16;
+                if c < s + width && s < c + wt {
+                    match action(t) {
+                        Some((a, k)) => {
+                            cost += k;
+                            acts.push(a);
+                        }
+                        None => {
+                            ok = false;
+                            break;
+                        }
+                    }
+                }
             }
-            if lazy_entry.is_none()
-                && let Some(e) = self.entry_of(t)
-                && !self.plan[e].eager
-                && self.params.spill.lazy
-            {
-                lazy_entry = Some(e);
+            if ok && !acts.is_empty() && best.as_ref().is_none_or(|(b, _)| cost < *b) {
+                best = Some((cost, acts));
             }
         }
-        best.map(|b| Evict::Spill(b.1)).or(lazy_entry.map(Evict::Eager))
+        if let Some((_, acts)) = best {
+            return acts;
+        }
+        let mut cheapest: Option<(f64, u32)> = None;
+        let mut eager: Option<usize> = None;
+        for &(t, _) in &neighbours {
+            match action(t) {
+                Some((Evict::Spill(_), k)) if cheapest.is_none_or(|(c, id)| k < c || (k == c && t < id)) => {
+                    cheapest = Some((k, t));
+                }
+                Some((Evict::Eager(e), _)) if eager.is_none() => eager = Some(e),
+                _ => {}
+            }
+        }
+        match (cheapest, eager) {
+            (Some((_, t)), _) => vec![Evict::Spill(t)],
+            (None, Some(e)) => vec![Evict::Eager(e)],
+            (None, None) => Vec::new(),
+        }
     }
 
     fn fail_message(&self, v: u32, of: Option<VRegId>) -> String {
@@ -777,7 +833,7 @@ impl BriggsAlloc {
     }
 
     fn spill_code_step(&mut self) -> BriggsEvent {
-        let code = spill::generate(&self.original, &self.orig_ranges, &self.cfg, &self.plan, &self.params.spill);
+        let (func, code) = spill::generate(&self.original, &self.orig_ranges, &self.cfg, &self.plan, &self.params.spill);
         let vregs: Vec<(VRegId, Option<u32>)> = self
             .new_now
             .iter()
@@ -797,7 +853,7 @@ impl BriggsAlloc {
             remats: code.remats,
             frame: code.frame_local,
         };
-        self.func = Arc::new(code.func.clone());
+        self.func = Arc::new(func);
         self.spill = Some(Arc::new(code));
         self.phase = Phase::IterStart;
         ev

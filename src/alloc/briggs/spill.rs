@@ -79,10 +79,9 @@ pub struct SlotView {
     pub stores: u32,
 }
 
-/// The function with spill code for a plan.
+/// What the spill code of a plan is (the function itself is returned beside it).
 #[derive(Clone, Debug)]
 pub struct SpillCode {
-    pub func: Function,
     /// For the checker: one per plan entry with a slot.
     pub infos: Vec<SpillSlotInfo>,
     /// Per vreg of `func`: the plan entry (index) and kind of a temporary.
@@ -222,28 +221,28 @@ fn new_temp(f: &mut Function, of: VRegId, tag: &str, n: u32, origin: Option<u32>
 }
 
 /// Per block: which plan entries' slots hold their vreg's value on every path into the
-/// block (a must-dataflow: a store of the whole vreg writes the slot; nothing unwrites it,
-/// since a slot's other tenants are never live where this vreg is).
+/// block, as bit sets (a must-dataflow: a store of the whole vreg writes the slot;
+/// nothing unwrites it, since a slot's other tenants are never live where this vreg is).
 fn stored_on_entry(
     f: &Function,
     cfg: &Cfg,
     entry_for: &dyn Fn(VRegId) -> Option<u32>,
     slot_of: &[Option<(bool, u32, u32)>],
-) -> Vec<Vec<bool>> {
+) -> Vec<Vec<u64>> {
     let nb = f.blocks.len();
-    let ne = slot_of.len();
-    let gen_: Vec<Vec<bool>> = f
+    let words = slot_of.len().div_ceil(64);
+    let gen_: Vec<Vec<u64>> = f
         .blocks
         .iter()
         .map(|block| {
-            let mut g = vec![false; ne];
+            let mut g = vec![0u64; words];
             for inst in &block.insts {
                 inst.for_each_def(|r| {
                     if let Some(e) = entry_for(r.vreg)
                         && r.comp.is_none()
                         && slot_of[e as usize].is_some()
                     {
-                        g[e as usize] = true;
+                        g[e as usize / 64] |= 1 << (e % 64);
                     }
                 });
             }
@@ -253,18 +252,19 @@ fn stored_on_entry(
     let preds = |b: usize| cfg.preds.get(b).map_or(&[][..], Vec::as_slice);
     // Top (all stored) everywhere but the roots, then descend to the fixed point.
     let root = |b: usize| b == 0 || preds(b).is_empty();
-    let mut ins: Vec<Vec<bool>> = (0..nb).map(|b| vec![!root(b); ne]).collect();
+    let mut ins: Vec<Vec<u64>> = (0..nb).map(|b| vec![if root(b) { 0 } else { u64::MAX }; words]).collect();
     let mut order: Vec<usize> = cfg.rpo.iter().copied().filter(|&b| b < nb).collect();
     let mut listed = vec![false; nb];
     order.iter().for_each(|&b| listed[b] = true);
     order.extend((0..nb).filter(|&b| !listed[b]));
+    let mut st = vec![0u64; words];
     let mut changed = true;
     let mut passes = 0;
     while changed {
         if passes > 2 * nb + 10 {
             // Not converged (cannot happen for a monotone descent this short; a guard
             // against a bug): claim nothing, which only costs longer ranges.
-            return vec![vec![false; ne]; nb];
+            return vec![vec![0; words]; nb];
         }
         changed = false;
         passes += 1;
@@ -272,14 +272,14 @@ fn stored_on_entry(
             if root(b) {
                 continue;
             }
-            let mut st = vec![true; ne];
+            st.iter_mut().for_each(|w| *w = u64::MAX);
             for &pb in preds(b) {
-                for e in 0..ne {
-                    st[e] = st[e] && (ins[pb][e] || gen_[pb][e]);
+                for (k, w) in st.iter_mut().enumerate() {
+                    *w &= ins[pb][k] | gen_[pb][k];
                 }
             }
             if st != ins[b] {
-                ins[b] = st;
+                ins[b].copy_from_slice(&st);
                 changed = true;
             }
         }
@@ -287,9 +287,19 @@ fn stored_on_entry(
     ins
 }
 
+fn test_bit(w: &[u64], e: usize) -> bool {
+    w.get(e / 64).is_some_and(|x| x >> (e % 64) & 1 == 1)
+}
+
 /// Generates the function with spill code for `plan` from the original function, whose
 /// CFG is `cfg` (blocks never change).
-pub fn generate(orig: &Function, ranges: &Ranges, cfg: &Cfg, plan: &[PlanEntry], p: &SpillParams) -> SpillCode {
+pub fn generate(
+    orig: &Function,
+    ranges: &Ranges,
+    cfg: &Cfg,
+    plan: &[PlanEntry],
+    p: &SpillParams,
+) -> (Function, SpillCode) {
     let depth = &cfg.loop_depth;
     let n = orig.vregs.len();
     let mut entry_of: Vec<Option<u32>> = vec![None; n];
@@ -388,7 +398,6 @@ pub fn generate(orig: &Function, ranges: &Ranges, cfg: &Cfg, plan: &[PlanEntry],
     let mut temps: Vec<Vec<VRegId>> = vec![Vec::new(); plan.len()];
     let mut temp_of: Vec<Option<(u32, TempKind)>> = vec![None; n];
     let mut out = SpillCode {
-        func: Function::new("", orig.kind),
         infos: Vec::new(),
         temp_of: Vec::new(),
         slots: Vec::new(),
@@ -505,7 +514,7 @@ pub fn generate(orig: &Function, ranges: &Ranges, cfg: &Cfg, plan: &[PlanEntry],
                     continue;
                 }
                 let Some((shared, off, _)) = slot_of[eu] else { continue };
-                if !stored.get(eu).copied().unwrap_or(false) || full.contains(&e) {
+                if !test_bit(&stored, eu) || full.contains(&e) {
                     continue;
                 }
                 let mut ld = Inst::new(
@@ -527,7 +536,7 @@ pub fn generate(orig: &Function, ranges: &Ranges, cfg: &Cfg, plan: &[PlanEntry],
                 // available (that would undo the spill inside the block).
                 avail.retain(|a| a.0 != e);
                 if r.comp.is_none() && slot_of[eu].is_some() {
-                    stored[eu] = true;
+                    stored[eu / 64] |= 1 << (eu % 64);
                 }
                 let Some((shared, off, _)) = slot_of[eu] else { continue };
                 let w = f.vregs[r.vreg.index()].width;
@@ -555,10 +564,9 @@ pub fn generate(orig: &Function, ranges: &Ranges, cfg: &Cfg, plan: &[PlanEntry],
             out.infos.push(SpillSlotInfo { vreg: pe.vreg, shared, offset, bytes, temps: temps[e].clone() });
         }
     }
-    out.func = f;
     out.temp_of = temp_of;
     out.slots = views;
-    out
+    (f, out)
 }
 
 #[cfg(test)]
