@@ -122,6 +122,80 @@ pub fn radix_sort(v: &mut Vec<u64>) {
     }
 }
 
+/// Memory the dense form of [`EdgeSet`] may take (n² bits).
+const MATRIX_BYTES: u64 = 64 << 20;
+
+/// The interference edges while they are being found: a bit matrix when `n² / 8` bytes
+/// fit [`MATRIX_BYTES`] (dense graphs of a few thousand nodes: millions of repeated
+/// pairs cost one bit each), else a list of pair keys radix-sorted and deduplicated.
+/// Both give the same sorted adjacency lists.
+enum EdgeSet {
+    Matrix { words: usize, bits: Vec<u64> },
+    Pairs { nb: u32, keys: Vec<u64> },
+}
+
+impl EdgeSet {
+    fn new(n: usize) -> EdgeSet {
+        let n64 = n as u64;
+        if n64 * n64 / 8 <= MATRIX_BYTES {
+            let words = n.div_ceil(64);
+            EdgeSet::Matrix { words, bits: vec![0; words * n] }
+        } else {
+            EdgeSet::Pairs { nb: 64 - n64.leading_zeros(), keys: Vec::new() }
+        }
+    }
+
+    fn add(&mut self, a: u32, b: u32) {
+        match self {
+            EdgeSet::Matrix { words, bits } => {
+                let (a, b) = (a as usize, b as usize);
+                bits[a * *words + b / 64] |= 1 << (b % 64);
+                bits[b * *words + a / 64] |= 1 << (a % 64);
+            }
+            EdgeSet::Pairs { nb, keys } => keys.push(pair_key(a, b, *nb)),
+        }
+    }
+
+    /// Sorted adjacency lists.
+    fn finish(self, n: usize) -> Vec<Vec<u32>> {
+        match self {
+            EdgeSet::Matrix { words, bits } => (0..n)
+                .map(|v| {
+                    let row = &bits[v * words..(v + 1) * words];
+                    let mut l = Vec::with_capacity(row.iter().map(|w| w.count_ones() as usize).sum());
+                    for (i, &w) in row.iter().enumerate() {
+                        let mut w = w;
+                        while w != 0 {
+                            l.push((i * 64) as u32 + w.trailing_zeros());
+                            w &= w - 1;
+                        }
+                    }
+                    l
+                })
+                .collect(),
+            EdgeSet::Pairs { nb, mut keys } => {
+                radix_sort(&mut keys);
+                keys.dedup();
+                let mask = (1u64 << nb) - 1;
+                let mut deg = vec![0usize; n];
+                for &k in &keys {
+                    deg[(k >> nb) as usize] += 1;
+                    deg[(k & mask) as usize] += 1;
+                }
+                let mut adj: Vec<Vec<u32>> = deg.iter().map(|&d| Vec::with_capacity(d)).collect();
+                // Keys are sorted by (low, high): each list receives its lower neighbours
+                // in order, then its higher ones in order — sorted.
+                for &k in &keys {
+                    let (a, b) = ((k >> nb) as u32, (k & mask) as u32);
+                    adj[a as usize].push(b);
+                    adj[b as usize].push(a);
+                }
+                adj
+            }
+        }
+    }
+}
+
 /// An unordered pair as one key: the lower id shifted above the higher one's `nb` bits.
 fn pair_key(a: u32, b: u32, nb: u32) -> u64 {
     let (lo, hi) = if a < b { (a, b) } else { (b, a) };
@@ -206,10 +280,8 @@ pub fn build(inp: &BuildInput) -> Graph {
     phys.dedup();
 
     // Sweep each file's runs in start order.
-    let nb = 64 - (n as u64).leading_zeros();
-    let mask = (1u64 << nb) - 1;
     let mut physical = vec![RegSet::EMPTY; n];
-    let mut pairs: Vec<u64> = Vec::new();
+    let mut edges_set = EdgeSet::new(n);
     for fi in RegFile::ALL {
         if !fi.has_liveness() {
             continue;
@@ -226,13 +298,13 @@ pub fn build(inp: &BuildInput) -> Graph {
         let ev: Vec<(u32, u16)> = phys.iter().filter(|e| e.0 == fi.index()).map(|&(_, pos, r)| (pos, r)).collect();
         let mut active: Vec<(u32, u32)> = Vec::new();
         let mut si = 0;
-        let add_until = |limit: u32, active: &mut Vec<(u32, u32)>, si: &mut usize, pairs: &mut Vec<u64>| {
+        let add_until = |limit: u32, active: &mut Vec<(u32, u32)>, si: &mut usize, es: &mut EdgeSet| {
             while *si < segs.len() && segs[*si].0 <= limit {
                 let (lo, hi, v) = segs[*si];
                 active.retain(|&(h, _)| h >= lo);
                 for &(_, a) in active.iter() {
                     if a != v {
-                        pairs.push(pair_key(a, v, nb));
+                        es.add(a, v);
                     }
                 }
                 active.push((hi, v));
@@ -240,22 +312,20 @@ pub fn build(inp: &BuildInput) -> Graph {
             }
         };
         for &(pos, r) in &ev {
-            add_until(pos, &mut active, &mut si, &mut pairs);
+            add_until(pos, &mut active, &mut si, &mut edges_set);
             active.retain(|&(h, _)| h >= pos);
             for &(_, v) in &active {
                 physical[v as usize].insert(r);
             }
         }
-        add_until(u32::MAX, &mut active, &mut si, &mut pairs);
+        add_until(u32::MAX, &mut active, &mut si, &mut edges_set);
     }
-    radix_sort(&mut pairs);
-    pairs.dedup();
-    let interference = pairs.len() as u64;
+    let mut adj = edges_set.finish(n);
+    let interference: u64 = adj.iter().map(|l| l.len() as u64).sum::<u64>() / 2;
 
     let mut bank_edges = 0u64;
     if inp.bank_edges {
         // Seed `same_memory_bank`: ((id × 4) % 128) / 4 % 32 — ids equal modulo 32.
-        let mut bank: Vec<u64> = Vec::new();
         for fi in RegFile::ALL {
             let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); 32];
             for v in 0..n {
@@ -263,40 +333,55 @@ pub fn build(inp: &BuildInput) -> Graph {
                     buckets[((v as u64 * 4 % 128) / 4 % 32) as usize].push(v as u32);
                 }
             }
+            // Every node of a bucket gains the bucket (less itself): merge the sorted lists.
             for b in &buckets {
-                for (i, &x) in b.iter().enumerate() {
-                    for &y in &b[i + 1..] {
-                        bank.push(pair_key(x, y, nb));
+                for &x in b {
+                    let xi = x as usize;
+                    let before = adj[xi].len();
+                    let mut merged = Vec::with_capacity(before + b.len());
+                    let (mut i, mut j) = (0, 0);
+                    while i < adj[xi].len() || j < b.len() {
+                        let (p, q) = (adj[xi].get(i).copied(), b.get(j).copied());
+                        match (p, q) {
+                            (Some(p), Some(q)) if p == q => {
+                                merged.push(p);
+                                i += 1;
+                                j += 1;
+                            }
+                            (Some(p), Some(q)) if p < q => {
+                                merged.push(p);
+                                i += 1;
+                            }
+                            (_, Some(q)) => {
+                                if q != x {
+                                    merged.push(q);
+                                }
+                                j += 1;
+                            }
+                            (Some(p), None) => {
+                                merged.push(p);
+                                i += 1;
+                            }
+                            (None, None) => break,
+                        }
                     }
+                    bank_edges += (merged.len() - before) as u64;
+                    adj[xi] = merged;
                 }
             }
         }
-        radix_sort(&mut bank);
-        bank_edges = bank.iter().filter(|k| pairs.binary_search(k).is_err()).count() as u64;
-        pairs.extend(bank);
-        radix_sort(&mut pairs);
-        pairs.dedup();
+        bank_edges /= 2;
     }
 
-    let mut deg = vec![0u32; n];
-    for &k in &pairs {
-        deg[(k >> nb) as usize] += 1;
-        deg[(k & mask) as usize] += 1;
-    }
-    let mut adj: Vec<Vec<u32>> = deg.iter().map(|&d| Vec::with_capacity(d as usize)).collect();
+    let deg: Vec<u32> = adj.iter().map(|l| l.len() as u32).collect();
     let mut class_edges = 0u64;
-    for &k in &pairs {
-        let (a, b) = ((k >> nb) as u32, (k & mask) as u32);
-        adj[a as usize].push(b);
-        adj[b as usize].push(a);
-        if (width[a as usize] == 1) != (width[b as usize] == 1) {
-            class_edges += 1;
+    for (a, l) in adj.iter().enumerate() {
+        for &b in l {
+            if (b as usize) > a && (width[a] == 1) != (width[b as usize] == 1) {
+                class_edges += 1;
+            }
         }
     }
-    // Lists come out sorted: pairs are sorted by (low, high), so each list receives its
-    // higher neighbours in order and its lower ones in order, lower ones first.
-    debug_assert!(adj.iter().all(|l| l.windows(2).all(|w| w[0] < w[1])));
-
     let mut moves = Vec::new();
     let mut node_moves = vec![Vec::new(); n];
     for (b, block) in f.blocks.iter().enumerate() {
@@ -315,7 +400,7 @@ pub fn build(inp: &BuildInput) -> Graph {
 
     let nodes = node.iter().filter(|&&x| x).count() as u32;
     let total_deg: u64 = deg.iter().map(|&d| d as u64).sum();
-    let edges = pairs.len() as u64;
+    let edges = total_deg / 2;
     let stats = GraphStats {
         nodes,
         edges,

@@ -27,7 +27,7 @@ use crate::alloc::briggs::freeze;
 use crate::alloc::briggs::graph::{self, Graph, GraphStats};
 use crate::alloc::briggs::select::{self, Window};
 use crate::alloc::briggs::simplify::{List, Status, Work};
-use crate::alloc::briggs::spill::{self, PlanEntry, SpillCode, SpillParams, TempKind};
+use crate::alloc::briggs::spill::{self, PlanEntry, SlotTable, SpillCode, SpillParams, TempKind};
 use crate::alloc::briggs::stats::BriggsStats;
 use crate::alloc::briggs::{ColourMask, MoveView, RegSet, Worklists};
 use crate::alloc::check::{Allocation, CheckError, SpillSlotInfo};
@@ -105,6 +105,9 @@ pub struct BriggsAlloc {
     first_live: Option<Arc<Liveness>>,
     spill: Option<Arc<SpillCode>>,
     plan: Vec<PlanEntry>,
+    /// Per original vreg: its index in `plan`.
+    plan_index: Vec<Option<u32>>,
+    slots: SlotTable,
     iteration: u32,
     phase: Phase,
     graph: Option<Arc<Graph>>,
@@ -146,6 +149,8 @@ impl BriggsAlloc {
             first_live: Some(live),
             spill: None,
             plan: Vec::new(),
+            plan_index: Vec::new(),
+            slots: SlotTable::default(),
             iteration: 0,
             phase: Phase::IterStart,
             graph: None,
@@ -265,7 +270,7 @@ impl BriggsAlloc {
         Worklists {
             simplify: w.simplify.ordered().into_iter().map(VRegId).collect(),
             freeze: w.freeze_order().into_iter().map(VRegId).collect(),
-            spill: w.spill.ordered().into_iter().map(VRegId).collect(),
+            spill: w.spill_order().into_iter().map(VRegId).collect(),
             moves: g
                 .moves
                 .iter()
@@ -600,7 +605,7 @@ impl BriggsAlloc {
                 to_simplify: fz.to_simplify,
             });
         }
-        if let Some(key) = w.spill.pop() {
+        if let Some(key) = w.pop_spill() {
             let v = key.id;
             let (cost, degree) = (w.cost[v as usize], w.degree[v as usize]);
             w.list[v as usize] = List::None;
@@ -646,15 +651,19 @@ impl BriggsAlloc {
             }
         }
         let coloured = (0..n).filter(|&v| g.node[v] && w.colour[v].is_some()).count() as u32;
-        // Members of every spilled node, in spill order.
+        // Members of every spilled node, in spill order (merged members by id).
+        let mut merged_into: Vec<Vec<u32>> = vec![Vec::new(); if self.spilled_now.is_empty() { 0 } else { n }];
+        if !self.spilled_now.is_empty() {
+            for y in 0..n as u32 {
+                if w.status[y as usize] == Status::Merged {
+                    merged_into[w.find(y) as usize].push(y);
+                }
+            }
+        }
         let mut members: Vec<u32> = Vec::new();
         for &x in &self.spilled_now {
             members.push(x);
-            for y in 0..n as u32 {
-                if y != x && w.status[y as usize] == Status::Merged && w.find(y) == x {
-                    members.push(y);
-                }
-            }
+            members.extend_from_slice(&merged_into[x as usize]);
         }
         let n_iter = self.iteration;
         let spilled: Vec<VRegId> = members.iter().map(|&m| VRegId(m)).collect();
@@ -727,13 +736,21 @@ impl BriggsAlloc {
         let temp = self.spill.as_ref().and_then(|s| s.temp_of.get(v as usize).copied().flatten());
         match temp {
             Some((e, _)) => Some(e as usize),
-            None => self.plan.iter().position(|p| p.vreg.index() == v as usize),
+            None => self.plan_index.get(v as usize).copied().flatten().map(|e| e as usize),
         }
     }
 
+    fn in_plan(&self, v: usize) -> bool {
+        self.plan_index.get(v).copied().flatten().is_some()
+    }
+
     fn add_to_plan(&mut self, v: u32) {
-        if !self.plan.iter().any(|p| p.vreg.index() == v as usize) {
+        if !self.in_plan(v as usize) {
             let eager = !self.params.spill.lazy;
+            if self.plan_index.len() <= v as usize {
+                self.plan_index.resize(v as usize + 1, None);
+            }
+            self.plan_index[v as usize] = Some(self.plan.len() as u32);
             self.plan.push(PlanEntry { vreg: VRegId(v), eager, iteration: self.iteration });
             self.new_now.push(VRegId(v));
         }
@@ -751,7 +768,7 @@ impl BriggsAlloc {
         let norig = self.original.vregs.len();
         let x = w.find(m) as usize;
         let lazy = self.params.spill.lazy;
-        let in_plan = |t: usize| self.plan.iter().any(|p| p.vreg.index() == t) || self.new_now.iter().any(|v| v.index() == t);
+        let in_plan = |t: usize| self.in_plan(t);
         // How a coloured neighbour can give its colour up, and at what cost.
         let action = |t: u32| -> Option<(Evict, f64)> {
             let ti = t as usize;
@@ -833,12 +850,19 @@ impl BriggsAlloc {
     }
 
     fn spill_code_step(&mut self) -> BriggsEvent {
-        let (func, code) = spill::generate(&self.original, &self.orig_ranges, &self.cfg, &self.plan, &self.params.spill);
+        let (func, code) = spill::generate(
+            &self.original,
+            &self.orig_ranges,
+            &self.cfg,
+            &self.plan,
+            &self.params.spill,
+            &mut self.slots,
+        );
         let vregs: Vec<(VRegId, Option<u32>)> = self
             .new_now
             .iter()
             .map(|&v| {
-                let slot = self.plan.iter().position(|p| p.vreg == v).and_then(|i| code.slots[i].slot);
+                let slot = self.plan_index.get(v.index()).copied().flatten().and_then(|i| code.slots[i as usize].slot);
                 (v, slot.map(|s| s.1))
             })
             .collect();
@@ -864,16 +888,21 @@ impl BriggsAlloc {
         let n = self.func.vregs.len();
         let mut slots = vec![None; n];
         if ok && let (Some(g), Some(w)) = (self.graph.as_ref(), self.work.as_ref()) {
-            let mut f = (*self.func).clone();
+            let mut links = Vec::new();
             for (i, slot) in slots.iter_mut().enumerate() {
                 let root = self.ranges.root[i].index();
                 *slot = w.colour.get(w.find(root as u32) as usize).copied().flatten();
                 // A coalesced node becomes an alias of the node it was merged into.
-                if g.node[i] && w.status[i] == Status::Merged && f.vregs[i].alias.is_none() {
-                    f.vregs[i].alias = Some(VRegId(w.find(i as u32)));
+                if g.node[i] && w.status[i] == Status::Merged && self.func.vregs[i].alias.is_none() {
+                    links.push((i, VRegId(w.find(i as u32))));
                 }
             }
-            self.func = Arc::new(f);
+            if !links.is_empty() {
+                let f = Arc::make_mut(&mut self.func);
+                for (i, to) in links {
+                    f.vregs[i].alias = Some(to);
+                }
+            }
         }
         self.final_slots = Some(slots);
         self.phase = Phase::Done;

@@ -91,7 +91,17 @@ impl RegSet {
     }
     /// The registers, ascending.
     pub fn iter(&self) -> impl Iterator<Item = u16> + '_ {
-        (0..256u16).filter(move |&r| self.contains(r))
+        self.0.iter().enumerate().flat_map(|(i, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                if w == 0 {
+                    return None;
+                }
+                let b = w.trailing_zeros();
+                w &= w - 1;
+                Some(i as u16 * 64 + b as u16)
+            })
+        })
     }
     pub fn to_vec(&self) -> Vec<u16> {
         self.iter().collect()

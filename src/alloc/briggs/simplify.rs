@@ -420,12 +420,11 @@ impl Work {
                 self.simplify.push(k);
             }
             List::Spill => {
+                // The spill heap is re-keyed lazily (`pop_spill`): a falling degree only
+                // raises a node's priority, so a stored key is never later than the true one.
                 if self.briggs_safe(n) {
                     self.spill.remove(n);
                     self.push_simplify(n);
-                } else {
-                    let k = self.key(n);
-                    self.spill.push(k);
                 }
             }
             List::Freeze => {
@@ -436,6 +435,28 @@ impl Work {
             }
             List::None => {}
         }
+    }
+
+    /// The cheapest spill candidate by its current key (stale keys are refreshed and
+    /// pushed back until the minimum is current).
+    pub fn pop_spill(&mut self) -> Option<Key> {
+        loop {
+            let stored = self.spill.pop()?;
+            let now = self.key(stored.id);
+            if now == stored || !self.spill.before(&stored, &now) {
+                return Some(now);
+            }
+            self.spill.push(now);
+        }
+    }
+
+    /// The spill worklist in the order it will be served (current keys).
+    pub fn spill_order(&self) -> Vec<u32> {
+        let mut h = IndexedHeap::new(0, false);
+        for id in self.spill.ordered() {
+            h.push(self.key(id));
+        }
+        h.ordered()
     }
 
     /// The next live freeze entry.

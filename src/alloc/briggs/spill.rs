@@ -101,6 +101,69 @@ pub struct SpillCode {
     pub frame_shared: u32,
 }
 
+/// One spill slot and the union of its tenants' live runs (original function), sorted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Slot {
+    shared: bool,
+    offset: u32,
+    bytes: u32,
+    occupied: Vec<(u32, u32)>,
+}
+
+/// The slots of the plan's entries, kept across iterations: the plan only grows, and an
+/// entry keeps its slot once placed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SlotTable {
+    slots: Vec<Slot>,
+    /// Per plan entry placed so far: `(shared, offset, bytes)`, `None` for no slot.
+    pub of_entry: Vec<Option<(bool, u32, u32)>>,
+    pub top_local: u32,
+    pub top_shared: u32,
+}
+
+impl SlotTable {
+    /// Places the entries not placed yet, in plan order.
+    fn place(&mut self, orig: &Function, ranges: &Ranges, plan: &[PlanEntry], needs_slot: &[bool], p: &SpillParams) {
+        let misses = |occ: &[(u32, u32)], segs: &[(u32, u32)]| {
+            segs.iter().all(|&(lo, hi)| {
+                let k = occ.partition_point(|o| o.1 < lo);
+                k == occ.len() || occ[k].0 > hi
+            })
+        };
+        for (e, pe) in plan.iter().enumerate().skip(self.of_entry.len()) {
+            if !needs_slot[e] {
+                self.of_entry.push(None);
+                continue;
+            }
+            let v = &orig.vregs[pe.vreg.index()];
+            let bytes = v.width.max(1) as u32 * 4;
+            let align = bytes.min(16);
+            let shared = p.smem && matches!(v.class, RegClass::UR | RegClass::T);
+            let segs = ranges.segments(pe.vreg);
+            let reuse = if p.slot_coalescing {
+                self.slots.iter_mut().find(|s| s.shared == shared && s.bytes == bytes && misses(&s.occupied, segs))
+            } else {
+                None
+            };
+            let offset = match reuse {
+                Some(s) => {
+                    s.occupied.extend_from_slice(segs);
+                    s.occupied.sort_unstable();
+                    s.offset
+                }
+                None => {
+                    let top = if shared { &mut self.top_shared } else { &mut self.top_local };
+                    let off = top.div_ceil(align) * align;
+                    *top = off + bytes;
+                    self.slots.push(Slot { shared, offset: off, bytes, occupied: segs.to_vec() });
+                    off
+                }
+            };
+            self.of_entry.push(Some((shared, offset, bytes)));
+        }
+    }
+}
+
 /// Compute cost of a rematerializable definition, in cycles; `None` when the seed's
 /// `is_rematerializable` refuses it (or a source is a register).
 pub fn remat_cost(inst: &Inst) -> Option<f64> {
@@ -299,6 +362,7 @@ pub fn generate(
     cfg: &Cfg,
     plan: &[PlanEntry],
     p: &SpillParams,
+    slots: &mut SlotTable,
 ) -> (Function, SpillCode) {
     let depth = &cfg.loop_depth;
     let n = orig.vregs.len();
@@ -341,53 +405,10 @@ pub fn generate(
         }
     }
 
-    // Slots, with spill-slot coalescing.
-    struct Slot {
-        shared: bool,
-        offset: u32,
-        bytes: u32,
-        /// The union of its tenants' live runs (original function), sorted.
-        occupied: Vec<(u32, u32)>,
-    }
-    let misses = |occ: &[(u32, u32)], segs: &[(u32, u32)]| {
-        segs.iter().all(|&(lo, hi)| {
-            let k = occ.partition_point(|o| o.1 < lo);
-            k == occ.len() || occ[k].0 > hi
-        })
-    };
-    let mut slots: Vec<Slot> = Vec::new();
-    let (mut top_local, mut top_shared) = (0u32, 0u32);
-    let mut slot_of: Vec<Option<(bool, u32, u32)>> = vec![None; plan.len()];
-    for (e, pe) in plan.iter().enumerate() {
-        if !needs_slot[e] {
-            continue;
-        }
-        let v = &orig.vregs[pe.vreg.index()];
-        let bytes = v.width.max(1) as u32 * 4;
-        let align = bytes.min(16);
-        let shared = p.smem && matches!(v.class, RegClass::UR | RegClass::T);
-        let reuse = if p.slot_coalescing {
-            let segs = ranges.segments(pe.vreg);
-            slots.iter_mut().find(|s| s.shared == shared && s.bytes == bytes && misses(&s.occupied, segs))
-        } else {
-            None
-        };
-        let (offset, s) = match reuse {
-            Some(s) => {
-                s.occupied.extend_from_slice(ranges.segments(pe.vreg));
-                s.occupied.sort_unstable();
-                (s.offset, s.shared)
-            }
-            None => {
-                let top = if shared { &mut top_shared } else { &mut top_local };
-                let off = top.div_ceil(align) * align;
-                *top = off + bytes;
-                slots.push(Slot { shared, offset: off, bytes, occupied: ranges.segments(pe.vreg).to_vec() });
-                (off, shared)
-            }
-        };
-        slot_of[e] = Some((s, offset, bytes));
-    }
+    // Slots, with spill-slot coalescing; entries already placed keep their slot.
+    slots.place(orig, ranges, plan, &needs_slot, p);
+    let slot_of = slots.of_entry.clone();
+    let (top_local, top_shared) = (slots.top_local, slots.top_shared);
 
     let mut f = orig.clone();
     let mut views: Vec<SlotView> = plan
@@ -425,6 +446,11 @@ pub fn generate(
         .collect();
     removed.sort_unstable();
     let mut counters = vec![0u32; plan.len()];
+    let (op_ldl, op_lds, op_stl, op_sts) =
+        (Opcode::named("LDL"), Opcode::named("LDS"), Opcode::named("STL"), Opcode::named("STS"));
+    let mut used: Vec<u32> = Vec::new();
+    let mut defs: Vec<(u32, RegRef)> = Vec::new();
+    let mut full: Vec<u32> = Vec::new();
     for b in 0..orig.blocks.len() {
         let old = std::mem::take(&mut f.blocks[b].insts);
         let mut new_insts = Vec::with_capacity(old.len() + 8);
@@ -436,7 +462,7 @@ pub fn generate(
                 out.removed_defs += 1;
                 continue;
             }
-            let mut used: Vec<u32> = Vec::new();
+            used.clear();
             inst.for_each_use(|r| {
                 if let Some(e) = entry_for(r.vreg)
                     && !used.contains(&e)
@@ -444,7 +470,7 @@ pub fn generate(
                     used.push(e);
                 }
             });
-            for e in used {
+            for &e in &used {
                 let eu = e as usize;
                 let lazy = p.lazy && !plan[eu].eager;
                 let reg = match avail.iter().find(|a| a.0 == e).map(|a| a.1) {
@@ -471,7 +497,7 @@ pub fn generate(
                             t = new_temp(&mut f, vreg, "rl", counters[eu], inst.origin);
                             let w = orig.vregs[vreg.index()].width;
                             let mut ld = Inst::new(
-                                Opcode::named(if shared { "LDS" } else { "LDL" }),
+                                if shared { op_lds.clone() } else { op_ldl.clone() },
                                 vec![Operand::vreg(t)],
                                 vec![mem(off)],
                             );
@@ -494,7 +520,7 @@ pub fn generate(
                 };
                 rename_uses(&mut inst, &root_of, plan[eu].vreg, reg);
             }
-            let mut defs: Vec<(u32, RegRef)> = Vec::new();
+            defs.clear();
             inst.for_each_def(|r| {
                 if let Some(e) = entry_for(r.vreg) {
                     defs.push((e, r));
@@ -505,7 +531,7 @@ pub fn generate(
             // A guarded or component definition keeps the rest of the old value: reload
             // it into the vreg first when the slot holds it on every path, so that the
             // vreg's range starts here instead of reaching back to its previous store.
-            let mut full: Vec<u32> = Vec::new();
+            full.clear();
             for &(e, r) in &defs {
                 let eu = e as usize;
                 let partial = guarded || r.comp.is_some();
@@ -518,7 +544,7 @@ pub fn generate(
                     continue;
                 }
                 let mut ld = Inst::new(
-                    Opcode::named(if shared { "LDS" } else { "LDL" }),
+                    if shared { op_lds.clone() } else { op_ldl.clone() },
                     vec![Operand::vreg(plan[eu].vreg)],
                     vec![mem(off)],
                 );
@@ -530,7 +556,7 @@ pub fn generate(
                 full.push(e);
             }
             new_insts.push(inst);
-            for (e, r) in defs {
+            for &(e, r) in &defs {
                 let eu = e as usize;
                 // A new value: reloaded copies are stale. The vreg itself is not made
                 // available (that would undo the spill inside the block).
@@ -545,7 +571,7 @@ pub fn generate(
                     None => (off, width_mod(w)),
                 };
                 let mut st = Inst::new(
-                    Opcode::named(if shared { "STS" } else { "STL" }),
+                    if shared { op_sts.clone() } else { op_stl.clone() },
                     vec![],
                     vec![mem(offset), Operand::Reg(Reg::V(r))],
                 );
