@@ -321,6 +321,11 @@ impl BriggsAlloc {
     pub fn stats(&self) -> BriggsStats {
         let g = self.first_graph.clone().unwrap_or_default();
         let moves = self.graph.as_ref().map_or(0, |g| g.moves.len() as u32);
+        let coalesced = self
+            .graph
+            .as_ref()
+            .map_or(0, |g| g.moves.iter().filter(|m| m.state == crate::alloc::briggs::MoveState::Coalesced).count())
+            as u32;
         let vregs = g.nodes.saturating_sub(g.precoloured);
         let spilled = self.plan.len() as u32;
         let (st, ld) = crate::alloc::spill::traffic(&self.func);
@@ -340,8 +345,8 @@ impl BriggsAlloc {
             class_edges: g.class_edges,
             bank_edges: g.bank_edges,
             moves,
-            coalesced: self.coalesced,
-            coalesce_rate: if moves > 0 { self.coalesced as f64 / moves as f64 } else { 0.0 },
+            coalesced,
+            coalesce_rate: if moves > 0 { coalesced as f64 / moves as f64 } else { 0.0 },
             vregs,
             spilled,
             spill_rate: if vregs > 0 { spilled as f64 / vregs as f64 } else { 0.0 },

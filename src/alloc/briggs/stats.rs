@@ -25,7 +25,8 @@ pub struct BriggsStats {
     pub precoloured: u32,
     pub class_edges: u64,
     pub bank_edges: u64,
-    /// Moves of the final iteration's graph and how many it coalesced.
+    /// Moves of the final iteration's graph and how many ended coalesced (merged, or
+    /// joining two vregs already merged through other moves).
     pub moves: u32,
     pub coalesced: u32,
     /// `coalesced / moves` (0 when there are no moves).
