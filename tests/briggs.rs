@@ -7,10 +7,10 @@
 mod briggs_util;
 
 use briggs_util::{alloc, func, run, summary};
+use radbg::alloc::AllocConfig;
 use radbg::alloc::briggs::coalesce::{briggs_ok, george_ok};
 use radbg::alloc::briggs::simplify::weight;
 use radbg::alloc::briggs::{BriggsAlloc, BriggsEvent};
-use radbg::alloc::AllocConfig;
 use radbg::ir::VRegId;
 
 /// The one data-driven helper: the run's summary (see `briggs_util::summary`) must be
@@ -230,12 +230,14 @@ fn briggs_and_george_disagree_both_ways() {
         ev[..first].iter().filter(|l| l.contains("coalesce [")).cloned().collect::<Vec<_>>()
     };
     assert!(coalesce(GEORGE_ONLY, &["radbg.BriggsK=2"]).is_empty());
-    assert_eq!(coalesce(GEORGE_ONLY, &["radbg.BriggsK=2", "radbg.BriggsGeorge=1"]), vec![
-        "briggs: coalesce [3] %y into %x (George, round 1), merged degree 2".to_string()
-    ]);
-    assert_eq!(coalesce(BRIGGS_ONLY, &["radbg.BriggsK=2"]), vec![
-        "briggs: coalesce [1] %y into %x (Briggs, round 1), merged degree 1".to_string()
-    ]);
+    assert_eq!(
+        coalesce(GEORGE_ONLY, &["radbg.BriggsK=2", "radbg.BriggsGeorge=1"]),
+        vec!["briggs: coalesce [3] %y into %x (George, round 1), merged degree 2".to_string()]
+    );
+    assert_eq!(
+        coalesce(BRIGGS_ONLY, &["radbg.BriggsK=2"]),
+        vec!["briggs: coalesce [1] %y into %x (Briggs, round 1), merged degree 1".to_string()]
+    );
 }
 
 #[test]
@@ -366,12 +368,8 @@ fn constants_are_rematerialized_instead_of_reloaded() {
 fn lazy_reload_reuses_a_reload_within_its_block() {
     // %k is read twice at the end: one reload serves both (phase 4), unless eager.
     // Every value is read twice, so %k (the lowest id) is the cheapest candidate.
-    let src = clique_with(
-        15,
-        "  .reg .R %k\nBB0:\n  %k = S2R SR_TID.X\n",
-        "  STG.E [R200], %k\n  STG.E [R200 + 4], %k\n",
-        2,
-    );
+    let src =
+        clique_with(15, "  .reg .R %k\nBB0:\n  %k = S2R SR_TID.X\n", "  STG.E [R200], %k\n  STG.E [R200 + 4], %k\n", 2);
     let src = src.replace("  .reg .R %v<15>\n  .reg .R %k\n", "  .reg .R %k\n  .reg .R %v<15>\n");
     check(
         &src,
@@ -514,4 +512,3 @@ fn events(src: &str, knobs: &[&str], budget: u32) -> Vec<String> {
     }
     out
 }
-

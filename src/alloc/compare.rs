@@ -4,7 +4,8 @@
 //! spill traffic and an estimated spill cost — answering "would graph colouring have
 //! done better here?" per kernel, in text and JSON.
 //!
-//! The estimated spill cost is one measure applied to both results: every spill
+//! The verdict compares the estimated spill cost, then the registers used, then the
+//! register copies left. The estimated spill cost is one measure applied to both results: every spill
 //! instruction (`.SPILL` STL/LDL/STS/LDS) costs its 32-bit words × 4 cycles (an L1 hit,
 //! seed 002 "MEM_LATENCY_L1") and every rematerializing instruction 1 cycle, each times
 //! the frequency of its block (`radbg.LoopWeight^depth`, the shared CFG's scheme).
@@ -38,6 +39,8 @@ pub struct Side {
     pub spill_cost: f64,
     /// Fat-point attempts of the general class, or Briggs iterations.
     pub rounds: u32,
+    /// Register copies left: MOVs whose source and destination got different registers.
+    pub copies: u32,
     /// `%vreg → R4` lines for every allocatable original vreg, in id order.
     pub assignment: Vec<String>,
 }
@@ -90,6 +93,20 @@ fn assignment(orig: &Function, spilled: &[VRegId], slot: &dyn Fn(VRegId) -> Opti
         .collect()
 }
 
+/// Plain register copies (seed 002 "identify_move_candidates") of a final IR whose two
+/// vregs got different registers: the moves coalescing did not remove.
+pub fn copies_left(f: &Function, slot: &dyn Fn(VRegId) -> Option<u16>) -> u32 {
+    let mut n = 0;
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        if let Some((d, s)) = crate::alloc::briggs::graph::move_operands(inst)
+            && (slot(d) != slot(s) || slot(d).is_none())
+        {
+            n += 1;
+        }
+    }
+    n
+}
+
 /// The estimated spill cost of a final IR (see the module doc); `remat` tells which
 /// vregs are rematerialization temporaries.
 pub fn spill_cost(f: &Function, loop_weight: f64, remat: &dyn Fn(VRegId) -> bool) -> f64 {
@@ -139,6 +156,7 @@ fn fat_side(orig: &Function, config: &AllocConfig) -> Side {
         remats: 0,
         spill_cost: spill_cost(&fa.func, weight, &|_| false),
         rounds: gpr_attempts,
+        copies: copies_left(&fa.func, &|v| fa.slot_of(v)),
         assignment: assignment(orig, &spilled, &|v| fa.slot_of(v)),
     }
 }
@@ -166,6 +184,7 @@ fn briggs_side(orig: &Function, config: &AllocConfig) -> Side {
         remats: s.remats,
         spill_cost: spill_cost(b.func(), weight, &remat),
         rounds: s.iterations,
+        copies: copies_left(b.func(), &|v| b.slot_of(v)),
         assignment: assignment(orig, &spilled, &|v| b.slot_of(v)),
     }
 }
@@ -211,11 +230,30 @@ fn judge(fat: &Side, bri: &Side) -> (Verdict, String) {
             } else if b > a {
                 (Verdict::FatPoint, format!("no: estimated spill cost {b:.1} against {a:.1}"))
             } else if bri.registers < fat.registers {
-                (Verdict::Briggs, format!("yes: same spill cost, {} registers against {}", bri.registers, fat.registers))
+                (
+                    Verdict::Briggs,
+                    format!("yes: same spill cost, {} registers against {}", bri.registers, fat.registers),
+                )
             } else if bri.registers > fat.registers {
-                (Verdict::FatPoint, format!("no: same spill cost, {} registers against {}", bri.registers, fat.registers))
+                (
+                    Verdict::FatPoint,
+                    format!("no: same spill cost, {} registers against {}", bri.registers, fat.registers),
+                )
+            } else if bri.copies < fat.copies {
+                (
+                    Verdict::Briggs,
+                    format!("yes: same spill cost and registers, {} copies left against {}", bri.copies, fat.copies),
+                )
+            } else if bri.copies > fat.copies {
+                (
+                    Verdict::FatPoint,
+                    format!("no: same spill cost and registers, {} copies left against {}", bri.copies, fat.copies),
+                )
             } else {
-                (Verdict::Same, format!("no better, no worse: same spill cost and {} registers", fat.registers))
+                (
+                    Verdict::Same,
+                    format!("no better, no worse: same spill cost, {} registers, {} copies", fat.registers, fat.copies),
+                )
             }
         }
     }
@@ -251,6 +289,7 @@ impl AllocDiff {
         s.push_str(&row("stack frame (bytes)", f.frame_bytes.to_string(), b.frame_bytes.to_string()));
         s.push_str(&row("rematerialized", f.remats.to_string(), b.remats.to_string()));
         s.push_str(&row("est. spill cost", format!("{:.1}", f.spill_cost), format!("{:.1}", b.spill_cost)));
+        s.push_str(&row("copies left", f.copies.to_string(), b.copies.to_string()));
         s.push_str(&row("attempts / iterations", f.rounds.to_string(), b.rounds.to_string()));
         for side in [f, b] {
             if let Some(m) = &side.failure {
@@ -285,6 +324,7 @@ impl AllocDiff {
                 "remats": x.remats,
                 "spill_cost": x.spill_cost,
                 "rounds": x.rounds,
+                "copies": x.copies,
                 "assignment": x.assignment,
             })
         };
@@ -310,7 +350,10 @@ fn ok_text(s: &Side) -> String {
 /// Every function of a module as the pipeline allocates it: the function after the
 /// stages before allocation (DCE, call lowering) and the allocator configuration the
 /// engine derives (budget, ABI pins, fixed registers, clobbers).
-pub fn pipeline_inputs(module: Module, opts: crate::engine::RunOptions) -> Result<Vec<(Function, AllocConfig)>, String> {
+pub fn pipeline_inputs(
+    module: Module,
+    opts: crate::engine::RunOptions,
+) -> Result<Vec<(Function, AllocConfig)>, String> {
     let mut m = crate::engine::Machine::new(module, opts);
     if let Some(e) = m.knob_errors.first() {
         return Err(e.clone());

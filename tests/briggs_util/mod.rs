@@ -43,7 +43,11 @@ pub fn verify(a: &BriggsAlloc) {
     if a.failure().is_none() {
         if let Err(errors) = a.check() {
             let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-            panic!("checker rejects the Briggs result:\n{}\n{}", text.join("\n"), radbg::ir::print::print_function(a.func()));
+            panic!(
+                "checker rejects the Briggs result:\n{}\n{}",
+                text.join("\n"),
+                radbg::ir::print::print_function(a.func())
+            );
         }
         coalescing_is_sound(a);
     }
@@ -121,7 +125,10 @@ pub fn summary(a: &BriggsAlloc) -> String {
         out.push_str(&format!("coalesced {}/{}\n", s.coalesced, s.moves));
     }
     if s.spilled > 0 {
-        out.push_str(&format!("remats={} reloads={} stores={} frame={}\n", s.remats, s.reloads, s.stores, s.frame_bytes));
+        out.push_str(&format!(
+            "remats={} reloads={} stores={} frame={}\n",
+            s.remats, s.reloads, s.stores, s.frame_bytes
+        ));
     }
     let vregs: Vec<usize> = (0..orig.vregs.len()).filter(|&i| orig.vregs[i].class.is_allocatable()).collect();
     if vregs.len() <= 4 {

@@ -4,7 +4,9 @@
 //! Before the main loop, every active move is tried in program order, round after round
 //! while a round makes progress, at most `radbg.BriggsCoalesceRounds` (10) rounds — the
 //! seed's loop, whose `iteration > MAX` test would allow an eleventh. A move whose nodes
-//! interfere, or that touches a pre-coloured node or spill code, is constrained for good.
+//! interfere, or that touches spill code, is constrained for good. A move with one
+//! pre-coloured end (a pin, an ABI parameter register) merges into the pre-coloured node
+//! when the other end can take its colour; two pre-coloured ends never merge.
 //! Otherwise the Briggs test decides (the merged node has fewer than K neighbours of
 //! degree ≥ K, degrees as they are now); when it refuses and knob `radbg.BriggsGeorge`
 //! is on, George's test may accept (every high-degree neighbour of the destination
@@ -146,11 +148,24 @@ pub fn step(
             g.moves[mi].state = MoveState::Coalesced;
             continue;
         }
-        let constrained = g.has_edge(x, y)
-            || w.status[x as usize] == Status::Precoloured
-            || w.status[y as usize] == Status::Precoloured
-            || w.spill_code[x as usize]
-            || w.spill_code[y as usize];
+        let pre_x = w.status[x as usize] == Status::Precoloured;
+        let pre_y = w.status[y as usize] == Status::Precoloured;
+        let mut constrained = g.has_edge(x, y) || w.spill_code[x as usize] || w.spill_code[y as usize];
+        if pre_x && pre_y {
+            // Two pre-colours: a self-copy when they agree, a real copy otherwise.
+            g.moves[mi].state = if w.colour[x as usize] == w.colour[y as usize] && !constrained {
+                MoveState::Coalesced
+            } else {
+                MoveState::Constrained
+            };
+            continue;
+        }
+        // With one pre-coloured end the merged node keeps that colour: the other end
+        // must be able to take it (no physical constraint, no pre-coloured neighbour on it).
+        let (x, y) = if pre_y { (y, x) } else { (x, y) };
+        if pre_x || pre_y {
+            constrained = constrained || !can_take(g, w, y, x);
+        }
         if constrained {
             g.moves[mi].state = MoveState::Constrained;
             continue;
@@ -165,9 +180,11 @@ pub fn step(
         let present = |t: u32| w.present(t);
         let high = |t: u32| w.is_high(t);
         let wt = |t: u32| weight(wx, g.width[t as usize]);
+        // Pre-coloured ends may also pass George's test (Appel's rule for machine
+        // registers), whatever `radbg.BriggsGeorge` says.
         let criterion = if briggs_ok(&g.adj[x as usize], &g.adj[y as usize], present, high, wt, k) {
             Criterion::Briggs
-        } else if george && george_ok(&g.adj[x as usize], &g.adj[y as usize], present, high) {
+        } else if (george || pre_x || pre_y) && george_ok(&g.adj[x as usize], &g.adj[y as usize], present, high) {
             Criterion::George
         } else {
             continue;
@@ -185,6 +202,19 @@ pub fn step(
             degree: w.degree[x as usize],
         });
     }
+}
+
+/// Whether node `y` can take pre-coloured node `p`'s colour.
+fn can_take(g: &Graph, w: &Work, y: u32, p: u32) -> bool {
+    let Some(c) = w.colour[p as usize] else { return false };
+    let width = g.width[y as usize] as u16;
+    if (c..c + width).any(|r| g.physical[y as usize].contains(r)) {
+        return false;
+    }
+    g.adj[y as usize].iter().all(|&t| match (w.status[t as usize], w.colour[t as usize]) {
+        (Status::Precoloured, Some(tc)) => tc + g.width[t as usize] as u16 <= c || c + width <= tc,
+        _ => true,
+    })
 }
 
 /// Merges `y` into `x` (seed `coalesce_nodes(keep, remove)`): `x` takes `y`'s edges,

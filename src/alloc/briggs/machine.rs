@@ -496,10 +496,30 @@ impl BriggsAlloc {
         };
         // Values live on entry (parameters, reads before any definition) have no store
         // to reload from; exit-live values need their register at the exit anyway.
+        // A value live into the entry (or into a block nothing jumps to) is unspillable
+        // when no store could precede a reload: a parameter or pinned value defined on
+        // entry, or one some read may see (partly) undefined. A value built component
+        // by component is live from the entry in the shared liveness yet fully defined
+        // at its reads, and may be spilled.
         let mut pinned_down = vec![false; n];
-        if !f.blocks.is_empty() {
-            for x in live.live_in(0).iter() {
-                pinned_down[ranges.root[x.index()].index()] = true;
+        let mut cands: Vec<VRegId> = Vec::new();
+        for b in 0..f.blocks.len() {
+            if b == 0 || self.cfg.preds.get(b).is_none_or(Vec::is_empty) {
+                for x in live.live_in(b).iter() {
+                    let r = ranges.root[x.index()];
+                    if !cands.contains(&r) {
+                        cands.push(r);
+                    }
+                }
+            }
+        }
+        if !cands.is_empty() {
+            cands.sort();
+            let defined = crate::analysis::defined_at_entry(&f);
+            let safe = spill::reload_safe(&f, &self.cfg, &ranges, &cands);
+            for (k, &r) in cands.iter().enumerate() {
+                let flagged = f.vregs[r.index()].flags & crate::analysis::uninit::DEFINED_FLAG != 0;
+                pinned_down[r.index()] = !safe[k] || flagged || defined.contains(&r) || self.pin_of(r).is_some();
             }
         }
         for x in &self.config.exit_live {

@@ -164,6 +164,100 @@ impl SlotTable {
     }
 }
 
+/// For each candidate (an alias root live into a root block): whether every read of it
+/// finds all its components defined on every path — so that a reload of the whole value
+/// from its slot reads only words a store wrote. A forward may-be-undefined dataflow per
+/// (candidate, component): everything undefined at the entry and at blocks nothing jumps
+/// to; an unguarded definition defines what it writes.
+pub fn reload_safe(f: &Function, cfg: &Cfg, ranges: &Ranges, cands: &[VRegId]) -> Vec<bool> {
+    let n = f.vregs.len();
+    let mut base = vec![usize::MAX; n];
+    let mut nbits = 0usize;
+    for &c in cands {
+        base[c.index()] = nbits;
+        nbits += f.vregs[c.index()].width.max(1) as usize;
+    }
+    let words = nbits.div_ceil(64).max(1);
+    let nb = f.blocks.len();
+    let cand_bits = |v: VRegId| -> Option<(usize, usize)> {
+        let r = ranges.root.get(v.index())?;
+        let b = *base.get(r.index())?;
+        (b != usize::MAX).then(|| (b, f.vregs[r.index()].width.max(1) as usize))
+    };
+    let define = |inst: &Inst, cur: &mut [u64]| {
+        if !inst.guard_is_always() {
+            return;
+        }
+        inst.for_each_def(|r| {
+            if let Some((b, w)) = cand_bits(r.vreg) {
+                let (lo, hi) = match r.comp {
+                    Some(c) => (c as usize, c as usize + 1),
+                    None => (0, w),
+                };
+                for k in lo..hi.min(w) {
+                    cur[(b + k) / 64] &= !(1 << ((b + k) % 64));
+                }
+            }
+        });
+    };
+    let preds = |b: usize| cfg.preds.get(b).map_or(&[][..], Vec::as_slice);
+    let root = |b: usize| b == 0 || preds(b).is_empty();
+    let mut all = vec![0u64; words];
+    for k in 0..nbits {
+        all[k / 64] |= 1 << (k % 64);
+    }
+    // None: no path from a root reaches the block yet.
+    let mut outs: Vec<Option<Vec<u64>>> = vec![None; nb];
+    let mut ins: Vec<Option<Vec<u64>>> = vec![None; nb];
+    let mut changed = true;
+    let mut passes = 0;
+    while changed && passes <= 2 * nb + 10 {
+        changed = false;
+        passes += 1;
+        for b in 0..nb {
+            let mut cur: Option<Vec<u64>> = root(b).then(|| all.clone());
+            for &p in preds(b) {
+                if let Some(o) = &outs[p] {
+                    match &mut cur {
+                        None => cur = Some(o.clone()),
+                        Some(c) => c.iter_mut().zip(o).for_each(|(x, y)| *x |= y),
+                    }
+                }
+            }
+            let Some(mut cur) = cur else { continue };
+            ins[b] = Some(cur.clone());
+            for inst in &f.blocks[b].insts {
+                define(inst, &mut cur);
+            }
+            if outs[b].as_ref() != Some(&cur) {
+                outs[b] = Some(cur);
+                changed = true;
+            }
+        }
+    }
+    let mut safe = vec![true; cands.len()];
+    let index_of = |r: VRegId| cands.binary_search(&r).ok();
+    for b in 0..nb {
+        let Some(mut cur) = ins[b].clone() else { continue };
+        for inst in &f.blocks[b].insts {
+            inst.for_each_use(|r| {
+                if let Some((base_bit, w)) = cand_bits(r.vreg)
+                    && (0..w).any(|k| cur[(base_bit + k) / 64] >> ((base_bit + k) % 64) & 1 == 1)
+                    && let Some(i) = index_of(ranges.root[r.vreg.index()])
+                {
+                    safe[i] = false;
+                }
+            });
+            define(inst, &mut cur);
+        }
+    }
+    if changed {
+        // Not converged (a bug guard): claim nothing is safe.
+        return vec![false; cands.len()];
+    }
+    safe
+}
+
 /// Compute cost of a rematerializable definition, in cycles; `None` when the seed's
 /// `is_rematerializable` refuses it (or a source is a register).
 pub fn remat_cost(inst: &Inst) -> Option<f64> {
