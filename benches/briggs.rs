@@ -129,7 +129,7 @@ fn main() {
         let mut capped = false;
         while fa.step().is_some() {
             steps += 1;
-            if steps % 256 == 0 && t.elapsed() > FAT_CAP {
+            if steps.is_multiple_of(256) && t.elapsed() > FAT_CAP {
                 capped = true;
                 break;
             }

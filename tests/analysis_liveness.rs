@@ -258,7 +258,7 @@ fn files_are_solved_independently_with_sweep_records() {
     let changed = |file| l.sweeps(file).iter().map(|s| s.changed.clone()).collect::<Vec<_>>();
     assert_eq!(changed(RegFile::R), vec![vec![1, 0], vec![1], vec![]]);
     assert_eq!(changed(RegFile::UR), vec![vec![1, 0], vec![1], vec![]]);
-    assert_eq!(changed(RegFile::P), vec![vec![]]);
+    assert_eq!(changed(RegFile::P), vec![Vec::<usize>::new()]);
     assert!(l.sweeps(RegFile::T).is_empty());
 }
 

@@ -237,9 +237,9 @@ pub fn reload_safe(f: &Function, cfg: &Cfg, ranges: &Ranges, cands: &[VRegId]) -
     }
     let mut safe = vec![true; cands.len()];
     let index_of = |r: VRegId| cands.binary_search(&r).ok();
-    for b in 0..nb {
-        let Some(mut cur) = ins[b].clone() else { continue };
-        for inst in &f.blocks[b].insts {
+    for (block, state) in f.blocks.iter().zip(&ins) {
+        let Some(mut cur) = state.clone() else { continue };
+        for inst in &block.insts {
             inst.for_each_use(|r| {
                 if let Some((base_bit, w)) = cand_bits(r.vreg)
                     && (0..w).any(|k| cur[(base_bit + k) / 64] >> ((base_bit + k) % 64) & 1 == 1)
@@ -545,12 +545,12 @@ pub fn generate(
     let mut used: Vec<u32> = Vec::new();
     let mut defs: Vec<(u32, RegRef)> = Vec::new();
     let mut full: Vec<u32> = Vec::new();
-    for b in 0..orig.blocks.len() {
+    for (b, stored_at_entry) in stored_in.iter().enumerate().take(orig.blocks.len()) {
         let old = std::mem::take(&mut f.blocks[b].insts);
         let mut new_insts = Vec::with_capacity(old.len() + 8);
         // Phase 4 state: the register holding each entry's value in this block.
         let mut avail: Vec<(u32, VRegId)> = Vec::new();
-        let mut stored = stored_in[b].clone();
+        let mut stored = stored_at_entry.clone();
         for (i, mut inst) in old.into_iter().enumerate() {
             if removed.binary_search(&(b, i)).is_ok() {
                 out.removed_defs += 1;
