@@ -621,7 +621,8 @@ impl BriggsAlloc {
                 briggs_safe: safe,
             });
         }
-        if let Some(fz) = freeze::step(Arc::make_mut(g), w) {
+        // Only touch (and, after a snapshot, copy) the graph when a node may be frozen.
+        if let Some(fz) = if w.has_freeze() { freeze::step(Arc::make_mut(g), w) } else { None } {
             self.current = Some(VRegId(fz.vreg));
             return Some(BriggsEvent::Frozen {
                 vreg: VRegId(fz.vreg),

@@ -472,13 +472,26 @@ impl Work {
 
     /// Freeze entries still live, in FIFO order.
     pub fn freeze_order(&self) -> Vec<u32> {
-        let mut seen = Vec::new();
+        let mut seen = vec![false; self.list.len()];
+        let mut out = Vec::new();
         for &v in &self.freeze {
-            if self.list[v as usize] == List::Freeze && !seen.contains(&v) {
-                seen.push(v);
+            if self.list[v as usize] == List::Freeze && !seen[v as usize] {
+                seen[v as usize] = true;
+                out.push(v);
             }
         }
-        seen
+        out
+    }
+
+    /// Whether a live freeze entry waits (drops stale entries from the front).
+    pub fn has_freeze(&mut self) -> bool {
+        while let Some(&v) = self.freeze.front() {
+            if self.list[v as usize] == List::Freeze {
+                return true;
+            }
+            self.freeze.pop_front();
+        }
+        false
     }
 }
 
