@@ -301,6 +301,85 @@ pub static CATALOGUE: &[KnobInfo] = &[
         Default::Int(160),
         "seed 000 (+1628): pressure threshold of the budget model",
     ),
+    r(
+        "radbg.BriggsK",
+        int(0, 255),
+        Default::Int(0),
+        "seed 002: colours per register file of the Chaitin-Briggs allocator; 0 = the seed's per-architecture table (K=15 on SM 70-100), lowered by the budget",
+    ),
+    r(
+        "radbg.BriggsKTheoretical",
+        BOOL,
+        Default::Bool(false),
+        "seed 002 (doubtful K=15 on SM 90+): take the table's theoretical maximum (16, or 21 from SM 90) instead of its actual K",
+    ),
+    r(
+        "radbg.BriggsCoalesceFactor",
+        float(0.01, 100.0),
+        Default::Float(0.8),
+        "seed 002: COALESCE_FACTOR (0xCCCCCCCCCCCCCCCD) in priority = spill_cost / (degree x factor)",
+    ),
+    r(
+        "radbg.BriggsLoopDepthBase",
+        float(1.0, 100.0),
+        Default::Float(1.5),
+        "seed 002: LOOP_DEPTH_BASE of the spill cost's loop multiplier base^depth",
+    ),
+    r(
+        "radbg.BriggsMemLatency",
+        float(0.0, 1000.0),
+        Default::Float(0.0),
+        "seed 002: memory latency of the spill cost in cycles; 0 = estimate from the working set (4 L1, 10 L2, 40/100 beyond)",
+    ),
+    r(
+        "radbg.BriggsBackEdgeProb",
+        float(0.0, 0.999),
+        Default::Float(0.9),
+        "seed 002: loop back-edge probability of the block frequencies; a loop body runs 1/(1-p) times its preheader",
+    ),
+    r(
+        "radbg.BriggsUniformCostFactor",
+        float(0.0, 100.0),
+        Default::Float(1.5),
+        "seed 002: spill cost multiplier of uniform registers",
+    ),
+    r(
+        "radbg.BriggsCoalesceRounds",
+        int(0, 1000),
+        Default::Int(10),
+        "seed 002: MAX_COALESCE_ITERATIONS, rounds of iterated conservative coalescing",
+    ),
+    r(
+        "radbg.BriggsGeorge",
+        BOOL,
+        Default::Bool(false),
+        "seed 002: also accept coalesces by George's test when Briggs's refuses (the seed: 'likely NOT used')",
+    ),
+    r(
+        "radbg.BriggsBankEdges",
+        BOOL,
+        Default::Bool(false),
+        "seed 002: add the bank-conflict edges of same_memory_bank (vreg ids equal modulo 32) - doubtful, off by default",
+    ),
+    r(
+        "radbg.BriggsMaxIterations",
+        int(1, 1000),
+        Default::Int(12),
+        "seed 002: build-colour-spill iterations before the Chaitin-Briggs allocator gives up (the seed's maximum seen is 12)",
+    ),
+    r(
+        "radbg.BriggsLazyReload",
+        BOOL,
+        Default::Bool(true),
+        "seed 002: lazy reload - reuse a reloaded value within its block instead of reloading before every use",
+    ),
+    r("radbg.BriggsRemat", BOOL, Default::Bool(true), "seed 002: rematerialize constants where cheaper than a reload"),
+    r(
+        "radbg.BriggsSlotCoalescing",
+        BOOL,
+        Default::Bool(true),
+        "seed 002: spill-slot coalescing - share slots between spilled vregs whose live ranges do not overlap",
+    ),
 ];
 
 /// Finds a catalogue entry by name (exact) or index.

@@ -13,13 +13,18 @@
 //! - `guidance`: spill candidate queues; `spill`: spill slots and spill code;
 //! - `driver`: the steppable per-function machine (NOSPILL / SPILL retry loop);
 //! - `event`: what each step reports; `stats`: ptxas `-v` lines;
-//! - `check`: the independent checker (shares only the IR, liveness and the result).
+//! - `check`: the independent checker (shares only the IR, liveness and the result);
+//! - `briggs`: CICC's Chaitin-Briggs graph-colouring allocator (seed 002), a second
+//!   steppable machine on the same IR, configuration and checker;
+//! - `compare`: the allocator diff (fat-point against Chaitin-Briggs).
 //!
 //! Architecture invariant: nothing here knows about the debugger's UI or commands.
 
 pub mod attempt;
+pub mod briggs;
 pub mod budget;
 pub mod check;
+pub mod compare;
 pub mod constraints;
 pub mod cost;
 pub mod driver;

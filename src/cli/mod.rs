@@ -8,6 +8,7 @@
 
 pub mod check;
 pub mod completions;
+pub mod diff_alloc;
 pub mod fmt;
 pub mod import;
 pub mod output;
@@ -115,6 +116,8 @@ pub enum Command {
     /// Regenerate the TUI screenshots (SVG, and PNG with --png) from the real rendering.
     #[command(hide = true)]
     Screenshots(ScreenshotArgs),
+    /// Run the fat-point and Chaitin-Briggs allocators on the same kernels and diff them.
+    DiffAlloc(diff_alloc::Args),
 }
 
 #[derive(Debug, clap::Args)]
@@ -205,6 +208,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Import(args)) => import::run(args),
         Some(Command::Run(args)) => run::run(args),
         Some(Command::Replay(args)) => replay::run(args),
+        Some(Command::DiffAlloc(args)) => diff_alloc::run(args),
         Some(Command::Completions(args)) => completions::completions(args),
         Some(Command::Man(args)) => completions::man(args),
         Some(Command::Screenshots(args)) => screenshots(args),
