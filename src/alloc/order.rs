@@ -12,9 +12,11 @@
 //! - High: high interference;
 //! - LowConf: low interference in the NOSPILL attempt; LowLate: the same in SPILL attempts.
 //!
-//! Drain order: Unconstrained, VeryHigh, High (simplify phase, each in definition
-//! order), then LowConf and LowLate (select phase: lowest spill-cost / interference
-//! ratio first, ties to the wider vreg, then the pre-allocated one, then the lower id).
+//! Drain order: Unconstrained, VeryHigh, High (simplify phase: widest first so pairs do
+//! not fragment aligned quad slots, then by first live position), then LowConf and
+//! LowLate (by first live position; the seed's select-phase ratio — lowest spill-cost /
+//! interference first, ties to the wider vreg, the pre-allocated one, the lower id — is
+//! the tie-break). Why first position beats the ratio: ARCHITECTURE.md, "Six lists".
 //! The fat-point core walks the stack from its bottom, so constrained and expensive
 //! vregs are coloured first and trivially colourable ones last.
 
