@@ -566,6 +566,9 @@ pub fn event_vreg(d: &Debugger) -> Option<(usize, VRegId)> {
 /// The program point of the current event's instruction, when it has one.
 pub fn current_point(d: &Debugger, fi: usize) -> Option<u32> {
     let m = d.machine();
+    if query::alloc_of(m, fi).is_none() {
+        return crate::engine::query_briggs::node_point(d, fi);
+    }
     let a = query::alloc_of(m, fi)?;
     let (_, v) = event_vreg(d).filter(|(f, _)| *f == fi)?;
     a.analysis.ranges.segments(v).first().map(|s| s.0 / 2)

@@ -394,3 +394,31 @@ pub fn iterations(d: &Debugger, fi: usize) -> Vec<IterationView> {
     }
     out
 }
+
+/// The first instruction that names the current Briggs event's node (or a vreg sharing
+/// its colour), for the IR and live panes to follow.
+pub fn node_point(d: &Debugger, fi: usize) -> Option<u32> {
+    let (f_i, v) = event_node(d).filter(|(f, _)| *f == fi)?;
+    let b = briggs_of(d.machine(), f_i)?;
+    let f = b.func();
+    let mut group = vec![v];
+    if let Some(EventKind::Briggs(
+        BriggsEvent::ColourAssigned { members, .. } | BriggsEvent::ActualSpill { members, .. },
+    )) = d.current().map(|e| &e.kind)
+    {
+        group.extend_from_slice(members);
+    }
+    let mut p = 0u32;
+    for block in &f.blocks {
+        for inst in &block.insts {
+            let mut hit = false;
+            inst.for_each_def(|r| hit |= group.contains(&r.vreg));
+            inst.for_each_use(|r| hit |= group.contains(&r.vreg));
+            if hit {
+                return Some(p);
+            }
+            p += 1;
+        }
+    }
+    None
+}
