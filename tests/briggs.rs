@@ -283,7 +283,7 @@ fn select_reports_the_colours_neighbours_forbid() {
     let mut a = alloc(&clique(3), &[], 255);
     let mut seen = Vec::new();
     while let Some(ev) = a.step() {
-        if let BriggsEvent::ColourAssigned { vreg, colour, forbidden } = &ev {
+        if let BriggsEvent::ColourAssigned { vreg, colour, forbidden, .. } = &ev {
             // At this moment the mask of the node equals what the event says.
             seen.push((a.func().vreg(*vreg).name.clone(), *colour, forbidden.clone()));
             let m = a.colour_mask(*vreg);

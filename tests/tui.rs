@@ -154,3 +154,15 @@ fn screenshots_are_current() {
         );
     }
 }
+
+/// Under `set allocator briggs` the constraint pane is the node's neighbour list and the
+/// histogram pane its colour availability, with titles that say so.
+#[test]
+fn briggs_panes_at_a_colour_event() {
+    check(
+        "briggs_colour_200x60",
+        Some("briggs_k15.ori"),
+        LARGE,
+        &[Cmd("set allocator briggs"), Cmd("break assign %s12"), K(Key::Ch('c'))],
+    );
+}

@@ -354,6 +354,9 @@ pub fn pipeline_inputs(
     module: Module,
     opts: crate::engine::RunOptions,
 ) -> Result<Vec<(Function, AllocConfig)>, String> {
+    // The fat-point run supplies the inputs (its result is what `compare` re-runs).
+    let mut opts = opts;
+    opts.allocator = crate::engine::AllocatorKind::FatPoint;
     let mut m = crate::engine::Machine::new(module, opts);
     if let Some(e) = m.knob_errors.first() {
         return Err(e.clone());

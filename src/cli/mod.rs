@@ -148,6 +148,10 @@ pub struct PipelineArgs {
     /// Run dead-code elimination before allocation.
     #[arg(long)]
     pub dce: bool,
+    /// The register allocator: ptxas's fat-point allocator (default) or CICC's
+    /// Chaitin-Briggs graph colouring (seed 002).
+    #[arg(long, value_name = "fatpoint|briggs", value_parser = ["fatpoint", "briggs"])]
+    pub allocator: Option<String>,
 }
 
 /// Loads a module and turns pipeline arguments into run options; diagnostics go to
@@ -192,6 +196,10 @@ pub fn run_options(args: &PipelineArgs) -> Result<crate::engine::RunOptions, Str
         opts.knobs.push((crate::ir::KnobKey::Name(info.name.to_string()), crate::knobs::parse_value(v)));
     }
     opts.dce = args.dce;
+    if let Some(a) = &args.allocator {
+        opts.allocator =
+            crate::engine::AllocatorKind::from_name(a).ok_or_else(|| format!("--allocator: unknown allocator {a}"))?;
+    }
     Ok(opts)
 }
 
@@ -293,6 +301,9 @@ pub fn start_recording(path: &Path, file: Option<&Path>, pipeline: &PipelineArgs
     }
     if pipeline.dce {
         r.record("set dce on")?;
+    }
+    if let Some(a) = pipeline.allocator.as_deref().filter(|a| *a != "fatpoint") {
+        r.record(&format!("set allocator {a}"))?;
     }
     Ok(r)
 }

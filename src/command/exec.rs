@@ -252,6 +252,20 @@ impl Session {
                 let d = self.dbg.as_ref().expect("loaded");
                 Ok(render::ir(d, fi, *p, n.unwrap_or(20)))
             }
+            Command::Print(name) if self.briggs_run() => {
+                let (fi, v) = self.vreg_id(name)?;
+                crate::command::exec_briggs::print(self, fi, v)
+            }
+            Command::Constraints(name) if self.briggs_run() => {
+                let target = match name {
+                    Some(n) => Some(self.vreg_id(n)?),
+                    None => None,
+                };
+                crate::command::exec_briggs::neighbours(self, target)
+            }
+            Command::Hist if self.briggs_run() => crate::command::exec_briggs::colours(self),
+            Command::Graph => crate::command::exec_briggs::graph(self),
+            Command::Attempts(_) if self.briggs_run() => crate::command::exec_briggs::iterations(self),
             Command::Print(name) => {
                 let (fi, v) = self.vreg_id(name)?;
                 let d = self.dbg.as_ref().expect("loaded");
@@ -305,6 +319,16 @@ impl Session {
             Command::Export { file, what } => self.export(file, what),
             Command::Load(_) | Command::Help(_) | Command::Echo(_) | Command::Quit => unreachable!("handled"),
         }
+    }
+
+    /// Whether this session runs the Chaitin-Briggs allocator.
+    pub(crate) fn briggs_run(&self) -> bool {
+        self.dbg.as_ref().is_some_and(|d| d.opts.allocator == AllocatorKind::Briggs)
+    }
+
+    /// The function the session looks at (selected, else the current event's).
+    pub(crate) fn current_func(&self) -> usize {
+        self.func()
     }
 
     fn check_vreg_anywhere(&self, name: &str) -> Result<(), String> {
@@ -378,9 +402,6 @@ impl Session {
             }
             Setting::Allocator(a) => {
                 opts.allocator = AllocatorKind::from_name(a).ok_or(format!("unknown allocator {a}"))?;
-                if opts.allocator == AllocatorKind::Briggs {
-                    return Err("the Briggs allocator is not part of this build yet".to_string());
-                }
                 (Stage::Budget, format!("allocator {a}"))
             }
             Setting::Stage(name, on) => {
@@ -416,7 +437,7 @@ impl Session {
                 Ok(render::diff_runs(&before, &after))
             }
             DiffWhat::State(a, b) => Ok(render::diff_state(d, *a, *b)),
-            DiffWhat::Allocators => Err("the Briggs allocator is not part of this build yet".to_string()),
+            DiffWhat::Allocators => crate::command::exec_briggs::diff_allocators(d, fi),
         }
     }
 
@@ -428,9 +449,10 @@ impl Session {
             Expectation::Assigned(name, reg) => {
                 let (fi, v) = self.vreg_id(name)?;
                 let a = query::alloc_of(m, fi);
+                let b = crate::engine::briggs::briggs_of(m, fi);
                 let vr = query::func_ir(m, fi).vreg(v);
                 let got = a
-                    .and_then(|a| a.slot_of(v))
+                    .map_or_else(|| b.and_then(|b| b.slot_of(v)), |a| a.slot_of(v))
                     .map(|s| query::reg_name(vr.file(), s, vr.width))
                     .unwrap_or_else(|| "unassigned".into());
                 let first = got.split(':').next().unwrap_or("").split("..").next().unwrap_or("").to_string();
@@ -463,8 +485,9 @@ impl Session {
             }
             Expectation::Fails | Expectation::Ok => {
                 let failed = m.funcs.iter().any(|r| r.alloc.as_ref().is_some_and(|a| a.failure.is_some()))
-                    || m.cur.as_ref().is_some_and(|c| c.failure.is_some());
-                let done = m.funcs.iter().all(|r| r.alloc.is_some()) || failed;
+                    || m.cur.as_ref().is_some_and(|c| c.failure.is_some())
+                    || m.funcs.iter().any(|r| r.briggs.as_ref().is_some_and(|b| b.failure().is_some()));
+                let done = m.funcs.iter().all(|r| r.alloc.is_some() || r.briggs.is_some()) || failed;
                 if !done {
                     return Err(format!(
                         "allocation has not finished at event {} (continue to the end first)",
@@ -510,6 +533,7 @@ impl Session {
                     "attempts" => Command::Attempts(None),
                     "abi" => Command::Abi,
                     "stats" => Command::Stats,
+                    "graph" => Command::Graph,
                     _ => Command::Knobs(true),
                 };
                 let _ = fi;
@@ -542,6 +566,9 @@ pub fn event_vreg(d: &Debugger) -> Option<(usize, VRegId)> {
 /// The program point of the current event's instruction, when it has one.
 pub fn current_point(d: &Debugger, fi: usize) -> Option<u32> {
     let m = d.machine();
+    if query::alloc_of(m, fi).is_none() {
+        return crate::engine::query_briggs::node_point(d, fi);
+    }
     let a = query::alloc_of(m, fi)?;
     let (_, v) = event_vreg(d).filter(|(f, _)| *f == fi)?;
     a.analysis.ranges.segments(v).first().map(|s| s.0 / 2)

@@ -3,8 +3,10 @@
 //! (`script`). The REPL, the TUI's command line and session files all go through here.
 
 pub mod exec;
+pub mod exec_briggs;
 pub mod parse;
 pub mod render;
+pub mod render_briggs;
 pub mod script;
 pub mod table;
 

@@ -34,6 +34,8 @@ pub enum Command {
     Live(Option<u32>),
     Constraints(Option<String>),
     Hist,
+    /// The Chaitin-Briggs graph view (`graph`).
+    Graph,
     State(Option<u32>),
     Attempts(Option<RegClass>),
     Abi,
@@ -42,7 +44,10 @@ pub enum Command {
     Set(Setting),
     Diff(DiffWhat),
     Expect(Expectation),
-    Export { file: String, what: String },
+    Export {
+        file: String,
+        what: String,
+    },
     Echo(String),
     Help(Option<String>),
     Quit,
@@ -343,6 +348,10 @@ fn parse_words(line: &str, w: &[Word]) -> Result<Command, CmdError> {
             too_many(0)?;
             Command::Hist
         }
+        "graph" => {
+            too_many(0)?;
+            Command::Graph
+        }
         "state" => {
             too_many(1)?;
             let off = args
@@ -388,7 +397,7 @@ fn parse_words(line: &str, w: &[Word]) -> Result<Command, CmdError> {
             too_many(3)?;
             let what = args.get(2).map(|x| x.text.to_string()).unwrap_or_else(|| "trace".into());
             const WHAT: &[&str] =
-                &["trace", "ir", "live", "constraints", "hist", "state", "attempts", "abi", "stats", "knobs"];
+                &["trace", "ir", "live", "constraints", "hist", "state", "attempts", "abi", "stats", "knobs", "graph"];
             if !WHAT.contains(&what.as_str()) {
                 let x = &args[2];
                 let e = CmdError::at(x, format!("cannot export '{what}'"));
@@ -414,7 +423,7 @@ fn parse_words(line: &str, w: &[Word]) -> Result<Command, CmdError> {
 }
 
 fn parse_break(line: &str, w: &[Word], args: &[Word]) -> Result<BpKind, CmdError> {
-    let usage = "break (assign|spill) %VREG [if COND] | attempt [N] [class C] [spill|nospill] | stage NAME | abi CODE | fail | checker";
+    let usage = "break (assign|spill) %VREG [if COND] | attempt [N] [class C] [spill|nospill] | iteration [N] | stage NAME | abi CODE | fail | checker";
     let kind = args
         .first()
         .ok_or_else(|| CmdError::at(&end_of(line, w), "break needs what to stop on").hint(format!("usage: {usage}")))?;
@@ -459,6 +468,10 @@ fn parse_break(line: &str, w: &[Word], args: &[Word]) -> Result<BpKind, CmdError
                 i += 1;
             }
             BpKind::Attempt { number: number_, class: class_, spill }
+        }
+        "iteration" => {
+            extra(2)?;
+            BpKind::Iteration { number: args.get(1).map(|x| number(x, "an iteration number", 1_000_000)).transpose()? }
         }
         "stage" => {
             let x = args.get(1).ok_or_else(|| CmdError::at(&end_of(line, w), "break stage needs a stage name"))?;

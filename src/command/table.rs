@@ -244,7 +244,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         "print %VREG",
         Inspecting,
         "show a vreg: flags, cost, constraints, assignment history",
-        "Shows a vreg's class, width, decoded flag bits, spill cost, current register, constraint nodes and every decision about it so far.",
+        "Shows a vreg's class, width, decoded flag bits, spill cost, current register, constraint nodes and every decision about it so far. Under Briggs: its node's degree, K, high-degree neighbours, Briggs-safety, spill cost and priority, status and colour, and every Briggs event about it.",
         ["print %r12", "p %rd0"]
     ),
     cmd!(
@@ -262,7 +262,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         "constraints [%VREG]",
         Inspecting,
         "constraint nodes of a vreg (default: the one being allocated)",
-        "Lists constraint nodes: type 0–15, name, target, weight, hard or soft.",
+        "Lists constraint nodes: type 0–15, name, target, weight, hard or soft. Under Briggs: the node's neighbours in the interference graph with their colours and status, and the physical registers it may not cover.",
         ["constraints", "constraints %r3"]
     ),
     cmd!(
@@ -271,8 +271,17 @@ pub static COMMANDS: &[CommandSpec] = &[
         "hist",
         Inspecting,
         "primary/secondary histograms of the last assignment",
-        "Shows the fat-point histograms of the vreg just assigned: per slot primary and secondary cost, blocked slots, the discard threshold and the chosen slot.",
+        "Shows the fat-point histograms of the vreg just assigned: per slot primary and secondary cost, blocked slots, the discard threshold and the chosen slot. Under Briggs: the colour availability of the current node — its class mask and window, which colours its neighbours (or physical registers) forbid, which are free, and the one select chose.",
         ["hist"]
+    ),
+    cmd!(
+        "graph",
+        ["briggs"],
+        "graph",
+        Inspecting,
+        "the Chaitin-Briggs graph: simplify stack, worklists, moves, figures",
+        "Under `set allocator briggs`: the iteration, the current node, the graph's figures (nodes, edges, pre-coloured, moves, degrees, density, K per file, as built and now), the simplify stack (top last), the simplify/freeze/spill worklists in the order they will be served, and every move with its state. Breakpoints under Briggs: `break assign %x` stops where select colours %x or the node it was coalesced into (`slot` is the colour, `discarded` the number of forbidden colours), `break spill %x` where select finds no colour for it, `break iteration [N]` at the start of each (or the N-th) build-and-colour iteration, `break fail` at a failed allocation.",
+        ["graph", "briggs", "break iteration", "break iteration 2"]
     ),
     cmd!(
         "state",
@@ -289,7 +298,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         "attempts [CLASS]",
         Inspecting,
         "attempts so far per class",
-        "Lists NOSPILL/SPILL attempts: class, number, target, used, vregs over budget, result, and the best one.",
+        "Lists NOSPILL/SPILL attempts: class, number, target, used, vregs over budget, result, and the best one. Under Briggs: the build-and-colour iterations — graph size, coalesced moves, nodes simplified, frozen, spill candidates, colours, actual spills and the spill code.",
         ["attempts", "attempts R"]
     ),
     cmd!(
@@ -369,7 +378,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         "export json FILE [trace|QUERY]",
         Sessions,
         "write the trace or a query as JSON",
-        "Writes the whole trace (default) or one query's result (ir, live, constraints, hist, state, attempts, abi, stats, knobs) to FILE as JSON.",
+        "Writes the whole trace (default) or one query's result (ir, live, constraints, hist, state, attempts, abi, stats, knobs, graph) to FILE as JSON.",
         ["export json out.json", "export json state.json state"]
     ),
     cmd!(

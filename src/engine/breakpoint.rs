@@ -4,8 +4,14 @@
 //! `attempt > 0`), a vreg being marked for spilling, an attempt (number, class,
 //! NOSPILL/SPILL), a stage, an ABI warning code, allocation failure, a checker fault,
 //! and a watchpoint on an allocator state field by offset (`watch +1564`).
+//!
+//! Under the Chaitin-Briggs allocator (seed 002) `assign %x` stops where select colours
+//! %x (`slot` is the colour), `spill %x` where select finds no colour for it (an actual
+//! spill), `fail` at a failed finalization, and `iteration [N]` at the start of each
+//! (or the N-th) build–colour iteration.
 
 use crate::alloc::AllocEvent;
+use crate::alloc::briggs::BriggsEvent;
 use crate::engine::event::{Event, EventKind, Stage};
 use crate::ir::{Module, RegClass};
 
@@ -72,14 +78,29 @@ impl Condition {
 /// What a breakpoint stops on.
 #[derive(Clone, Debug, PartialEq)]
 pub enum BpKind {
-    Assign { vreg: String, cond: Option<Condition> },
-    Spill { vreg: Option<String> },
-    Attempt { number: Option<u32>, class: Option<RegClass>, spill: Option<bool> },
+    Assign {
+        vreg: String,
+        cond: Option<Condition>,
+    },
+    Spill {
+        vreg: Option<String>,
+    },
+    Attempt {
+        number: Option<u32>,
+        class: Option<RegClass>,
+        spill: Option<bool>,
+    },
     Stage(Stage),
     Abi(u32),
     Fail,
     Checker,
-    Watch { offset: u32 },
+    Watch {
+        offset: u32,
+    },
+    /// The start of a Chaitin-Briggs iteration (any, or the N-th).
+    Iteration {
+        number: Option<u32>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -117,6 +138,8 @@ impl Breakpoint {
             BpKind::Fail => "fail".to_string(),
             BpKind::Checker => "checker".to_string(),
             BpKind::Watch { offset } => format!("watch +{offset}"),
+            BpKind::Iteration { number: Some(n) } => format!("iteration {n}"),
+            BpKind::Iteration { number: None } => "iteration".to_string(),
         }
     }
 
@@ -165,7 +188,30 @@ impl Breakpoint {
             (BpKind::Fail, EventKind::Alloc(AllocEvent::ClassEnd { ok: false, .. })) => true,
             (BpKind::Fail, EventKind::AbiError { .. }) => true,
             (BpKind::Checker, EventKind::Check { errors }) => !errors.is_empty(),
+            (kind, EventKind::Briggs(b)) => briggs_matches(kind, b, &vname),
             _ => false,
         }
+    }
+}
+
+/// Whether a Chaitin-Briggs event triggers a breakpoint of this kind.
+fn briggs_matches(kind: &BpKind, ev: &BriggsEvent, vname: &dyn Fn(crate::ir::VRegId) -> String) -> bool {
+    match (kind, ev) {
+        (BpKind::Assign { vreg, cond }, BriggsEvent::ColourAssigned { vreg: v, colour, forbidden, members }) => {
+            (vname(*v) == *vreg || members.iter().any(|m| vname(*m) == *vreg))
+                && cond.as_ref().is_none_or(|c| {
+                    c.terms.iter().all(|(var, op, n)| match var.as_str() {
+                        "slot" => op.eval(*colour as i64, *n),
+                        "discarded" => op.eval(forbidden.len() as i64, *n),
+                        _ => false,
+                    })
+                })
+        }
+        (BpKind::Spill { vreg }, BriggsEvent::ActualSpill { vreg: v, members, .. }) => {
+            vreg.as_ref().is_none_or(|x| vname(*v) == *x || members.iter().any(|m| vname(*m) == *x))
+        }
+        (BpKind::Iteration { number }, BriggsEvent::IterationStart { n, .. }) => number.is_none_or(|k| k == *n),
+        (BpKind::Fail, BriggsEvent::Finalize { ok: false, .. }) => true,
+        _ => false,
     }
 }

@@ -73,6 +73,7 @@ pub fn level(ev: &Event) -> u8 {
             A::ClassStart { .. } | A::ClassEnd { .. } | A::Finalize { .. } => 1,
             _ => 2,
         },
+        EventKind::Briggs(b) => crate::engine::briggs::level(b),
         _ => 0,
     }
 }
@@ -134,6 +135,10 @@ impl Debugger {
                 EventKind::Alloc(crate::alloc::AllocEvent::AttemptStart { .. })
                     | EventKind::Alloc(crate::alloc::AllocEvent::Relive { .. })
                     | EventKind::Budget { .. }
+                    | EventKind::Briggs(
+                        crate::alloc::briggs::BriggsEvent::Build { .. }
+                            | crate::alloc::briggs::BriggsEvent::SpillCode { .. }
+                    )
             )
         });
         let last_cp = self.checkpoints.last().map(|c| c.0).unwrap_or(0);
@@ -392,7 +397,7 @@ impl Debugger {
         let cp = self
             .checkpoints
             .iter()
-            .rposition(|(k, m)| *k <= restart_at && m.cur.is_none() && from >= Stage::Budget)
+            .rposition(|(k, m)| *k <= restart_at && !m.allocating() && from >= Stage::Budget)
             .unwrap_or(0);
         if cp == 0 {
             self.machine = Machine::new((*self.loaded).clone(), self.opts.clone());
@@ -457,6 +462,7 @@ pub fn event_key(e: &Event) -> String {
             }
             other => other.class().map(|c| c.name().to_string()).unwrap_or_default(),
         },
+        EventKind::Briggs(b) => crate::engine::briggs::event_key(b),
         EventKind::LivenessSweep { file, sweep, .. } => format!("{} {sweep}", file.prefix()),
         EventKind::AbiCheck { code, .. } => code.to_string(),
         _ => String::new(),
@@ -478,6 +484,9 @@ fn summary(m: &Machine, label: &str) -> RunSummary {
                 }
             }
             spilled = a.spills.iter().map(|s| a.func.vreg(s.vreg).name.clone()).collect();
+        }
+        if let Some(b) = &r.briggs {
+            (assigns, spilled) = crate::engine::briggs::summary_lines(b);
         }
         let stats = r.stats.as_ref().map(|s| s.lines(&m.module.sm.to_string(), false)).unwrap_or_default();
         functions.push(FunctionSummary { name: f.name.clone(), assignments: assigns, spilled, stats });
@@ -503,6 +512,9 @@ impl Debugger {
                 s.push_str(&format!("attempt {} cursor {} used {}\n", a.number, a.cursor, a.used));
             }
             s.push_str(&format!("ir {}\n", c.func.inst_count()));
+        }
+        if let Some(b) = &m.cur_briggs {
+            s.push_str(&crate::engine::briggs::fingerprint(b));
         }
         for (i, r) in m.funcs.iter().enumerate() {
             s.push_str(&format!("f{i} stats {:?}\n", r.stats));

@@ -2,6 +2,7 @@
 //! and explains itself in one line.
 
 use crate::alloc::AllocEvent;
+use crate::alloc::briggs::BriggsEvent;
 use crate::ir::{Module, RegFile};
 
 /// The stages of the pipeline, in order.
@@ -110,6 +111,8 @@ pub enum EventKind {
         diagnostics: Vec<String>,
     },
     Alloc(AllocEvent),
+    /// An event of the Chaitin-Briggs allocator (`set allocator briggs`).
+    Briggs(BriggsEvent),
     Check {
         errors: Vec<String>,
     },
@@ -130,7 +133,7 @@ impl Event {
             EventKind::AbiCheck { .. } | EventKind::AbiError { .. } => Stage::Abi,
             EventKind::Lowering { .. } => Stage::Lowering,
             EventKind::Budget { .. } => Stage::Budget,
-            EventKind::Alloc(_) => Stage::Alloc,
+            EventKind::Alloc(_) | EventKind::Briggs(_) => Stage::Alloc,
             EventKind::Check { .. } => Stage::Check,
             EventKind::Stats { .. } => Stage::Stats,
             EventKind::Done => Stage::Done,
@@ -150,6 +153,7 @@ impl Event {
             EventKind::Lowering { .. } => "lowering",
             EventKind::Budget { .. } => "budget",
             EventKind::Alloc(a) => a.kind(),
+            EventKind::Briggs(b) => b.kind(),
             EventKind::Check { .. } => "check",
             EventKind::Stats { .. } => "stats",
             EventKind::Done => "done",
@@ -203,6 +207,10 @@ impl Event {
             EventKind::Alloc(a) => match f.or_else(|| self.func.and_then(|i| m.functions.get(i))) {
                 Some(f) => a.describe(f),
                 None => a.kind().to_string(),
+            },
+            EventKind::Briggs(b) => match f.or_else(|| self.func.and_then(|i| m.functions.get(i))) {
+                Some(f) => b.describe(f),
+                None => b.kind().to_string(),
             },
             EventKind::Check { errors } => {
                 if errors.is_empty() {

@@ -35,6 +35,8 @@ pub struct FuncResult {
     pub budget: Option<Budget>,
     /// The allocation machine once the function's allocation has finished.
     pub alloc: Option<Arc<FunctionAlloc>>,
+    /// The Chaitin-Briggs machine once its allocation has finished (`set allocator briggs`).
+    pub briggs: Option<Arc<crate::alloc::briggs::BriggsAlloc>>,
     pub check_errors: Option<Vec<String>>,
     pub stats: Option<FunctionStats>,
 }
@@ -60,6 +62,8 @@ pub struct Machine {
     pub pos: Pos,
     /// The allocation in progress.
     pub cur: Option<FunctionAlloc>,
+    /// The Chaitin-Briggs allocation in progress (`set allocator briggs`).
+    pub cur_briggs: Option<crate::alloc::briggs::BriggsAlloc>,
     pub prepass_log: Vec<(String, String)>,
     /// Knob errors found while resolving the module's `.knob` lines.
     pub knob_errors: Vec<String>,
@@ -97,6 +101,7 @@ impl Machine {
             funcs: vec![FuncResult::default(); n],
             pos: Pos { stage: first, func: 0, sub: 0 },
             cur: None,
+            cur_briggs: None,
             prepass_log: Vec::new(),
             knob_errors,
         }
@@ -131,6 +136,11 @@ impl Machine {
         let mut m = self.clone();
         m.cur = self.cur.as_ref().map(FunctionAlloc::snapshot);
         m
+    }
+
+    /// Whether an allocation (of either allocator) is in progress.
+    pub fn allocating(&self) -> bool {
+        self.cur.is_some() || self.cur_briggs.is_some()
     }
 
     fn next_func(&mut self, stage: Stage, next_stage: Stage) {
@@ -235,6 +245,12 @@ impl Machine {
                     self.pos.sub = 0;
                     return Some(Event { func: Some(fi), kind: ev });
                 }
+                Stage::Alloc if self.opts.allocator == crate::engine::AllocatorKind::Briggs => {
+                    match crate::engine::briggs::alloc_step(self, fi) {
+                        Some(ev) => return Some(ev),
+                        None => self.pos.stage = Stage::Check,
+                    }
+                }
                 Stage::Alloc => {
                     if self.cur.is_none() {
                         let config = self.alloc_config(fi);
@@ -257,7 +273,10 @@ impl Machine {
                     return Some(Event { func: Some(fi), kind: EventKind::Check { errors } });
                 }
                 Stage::Stats => {
-                    let stats = stats_of(&self.module, fi, self.funcs[fi].alloc.as_deref());
+                    let mut stats = stats_of(&self.module, fi, self.funcs[fi].alloc.as_deref());
+                    if let Some(b) = self.funcs[fi].briggs.as_deref() {
+                        crate::engine::briggs::fill_stats(&mut stats, b);
+                    }
                     let lines = stats.lines(&self.module.sm.to_string(), self.module.options.warn_on_spills);
                     self.funcs[fi].stats = Some(stats);
                     self.next_func(Stage::Stats, Stage::Done);
@@ -278,7 +297,7 @@ impl Machine {
     }
 
     /// The allocator's inputs for function `fi`.
-    fn alloc_config(&self, fi: usize) -> AllocConfig {
+    pub(crate) fn alloc_config(&self, fi: usize) -> AllocConfig {
         let f = &self.module.functions[fi];
         let b = self.funcs[fi].budget.as_ref().expect("budget before allocation");
         let mut c = AllocConfig::simple(self.module.sm.version, b.gpr);

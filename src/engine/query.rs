@@ -36,7 +36,10 @@ pub fn current_func(d: &Debugger) -> usize {
 pub fn func_ir(m: &Machine, fi: usize) -> &Function {
     match alloc_of(m, fi) {
         Some(a) => &a.func,
-        None => &m.module.functions[fi],
+        None => match crate::engine::briggs::briggs_of(m, fi) {
+            Some(b) => b.func(),
+            None => &m.module.functions[fi],
+        },
     }
 }
 
@@ -44,7 +47,12 @@ pub fn func_ir(m: &Machine, fi: usize) -> &Function {
 pub fn liveness_of(m: &Machine, fi: usize) -> Option<&Liveness> {
     match alloc_of(m, fi) {
         Some(a) => Some(&a.analysis.live),
-        None => m.funcs.get(fi).and_then(|r| r.live.as_deref()),
+        // The Briggs machine keeps no liveness of its own: the pipeline's answers while
+        // the IR is unchanged (no spill code yet).
+        None => match crate::engine::briggs::briggs_of(m, fi) {
+            Some(b) if b.func().inst_count() != m.module.functions[fi].inst_count() => None,
+            _ => m.funcs.get(fi).and_then(|r| r.live.as_deref()),
+        },
     }
 }
 
@@ -81,6 +89,8 @@ pub struct IrLine {
 pub fn ir_lines(m: &Machine, fi: usize, range: std::ops::Range<u32>) -> Vec<IrLine> {
     let f = func_ir(m, fi);
     let alloc = alloc_of(m, fi);
+    let briggs = crate::engine::briggs::briggs_of(m, fi);
+    let slot_of = |v: VRegId| alloc.map_or_else(|| briggs.and_then(|b| b.slot_of(v)), |a| a.slot_of(v));
     let layout = f.layout();
     let mut out = Vec::new();
     let end = range.end.min(layout.len());
@@ -95,7 +105,7 @@ pub fn ir_lines(m: &Machine, fi: usize, range: std::ops::Range<u32>) -> Vec<IrLi
                 return;
             }
             seen.push(v);
-            if let Some(s) = alloc.and_then(|a| a.slot_of(v)) {
+            if let Some(s) = slot_of(v) {
                 let vr = f.vreg(v);
                 assigned.push((vr.name.clone(), reg_name(vr.file(), s, vr.width)));
             }

@@ -177,6 +177,9 @@ pub fn abi_config(m: &Machine, fi: usize, c: &mut AllocConfig) {
 
 /// The independent checker (`alloc::check`) over the finished allocation.
 pub fn check(m: &Machine, fi: usize) -> Vec<String> {
+    if let Some(b) = m.funcs[fi].briggs.as_deref() {
+        return crate::engine::briggs::check(b);
+    }
     let Some(a) = m.funcs[fi].alloc.as_deref() else { return Vec::new() };
     if a.failure.is_some() {
         return Vec::new();

@@ -36,10 +36,11 @@ pub enum BriggsEvent {
     Frozen { vreg: VRegId, moves: u32, degree: u32, to_simplify: bool },
     /// Phase 5: the cheapest node by `cost / (degree × 0.8)` was pushed optimistically.
     SpillCandidate { vreg: VRegId, cost: f64, degree: u32, priority: f64 },
-    /// Phase 6: a node got a colour (its start register).
-    ColourAssigned { vreg: VRegId, colour: u16, forbidden: Vec<u16> },
+    /// Phase 6: a node got a colour (its start register). `members`: the other vregs that
+    /// take it with the node (coalesced into it, alias members).
+    ColourAssigned { vreg: VRegId, colour: u16, forbidden: Vec<u16>, members: Vec<VRegId> },
     /// Phase 6: no colour was left — an actual spill.
-    ActualSpill { vreg: VRegId, forbidden: Vec<u16>, candidate: bool },
+    ActualSpill { vreg: VRegId, forbidden: Vec<u16>, candidate: bool, members: Vec<VRegId> },
     /// The iteration's colouring is complete; `spilled` are the original vregs it spills.
     IterationEnd { n: u32, spilled: Vec<VRegId>, coloured: u32 },
     /// Spill code was regenerated for every vreg spilled so far.
@@ -170,7 +171,7 @@ impl BriggsEvent {
                 num(*cost),
                 num(*priority)
             ),
-            BriggsEvent::ColourAssigned { vreg, colour, forbidden } => {
+            BriggsEvent::ColourAssigned { vreg, colour, forbidden, members } => {
                 let v = f.vregs.get(vreg.index());
                 let reg = match v {
                     Some(v) if v.width > 1 => {
@@ -179,11 +180,13 @@ impl BriggsEvent {
                     Some(v) => format!("{}{colour}", v.file().prefix()),
                     None => colour.to_string(),
                 };
-                format!("briggs: colour {} = {reg} (neighbours forbid {})", name(f, *vreg), regs(forbidden))
+                let with = if members.is_empty() { String::new() } else { format!(" with {}", names(f, members)) };
+                format!("briggs: colour {}{with} = {reg} (neighbours forbid {})", name(f, *vreg), regs(forbidden))
             }
-            BriggsEvent::ActualSpill { vreg, forbidden, candidate } => format!(
-                "briggs: no colour for {}{} (forbidden {}): actual spill",
+            BriggsEvent::ActualSpill { vreg, forbidden, candidate, members } => format!(
+                "briggs: no colour for {}{}{} (forbidden {}): actual spill",
                 name(f, *vreg),
+                if members.is_empty() { String::new() } else { format!(" with {}", names(f, members)) },
                 if *candidate { " (optimistic candidate)" } else { "" },
                 regs(forbidden)
             ),

@@ -83,6 +83,9 @@ pub struct Graph {
 pub struct BuildInput<'a> {
     pub func: &'a Function,
     pub ranges: &'a Ranges,
+    /// Per-vreg runs with alias links ignored, when the function has aliases: a node's
+    /// runs are then the union of its members' (see [`build`]).
+    pub members: Option<&'a Ranges>,
     /// Colour windows by `RegFile::index()`.
     pub windows: &'a [Window],
     /// Per vreg: its pre-colour (pin), for roots.
@@ -220,6 +223,21 @@ pub fn build(inp: &BuildInput) -> Graph {
             precolour[i] = inp.pins.get(i).copied().flatten();
         }
     }
+    // An alias shares its root's register (the checker's alias rule), so a pin on any
+    // member of an alias component pre-colours the component's node: the root's own pin
+    // first, else the lowest-numbered pinned member's. Conflicting pins in one component
+    // are unsatisfiable; the machine reports them (`BriggsAlloc::pin_failure`).
+    for (i, p) in inp.pins.iter().enumerate().take(n) {
+        let r = ranges.root[i].index();
+        if let Some(p) = p
+            && r != i
+            && node[r]
+            && precolour[r].is_none()
+            && f.vregs[i].file() == file[r]
+        {
+            precolour[r] = Some(*p);
+        }
+    }
 
     // Physical events: (file, position, register) for registers inside a window.
     let in_window = |file: RegFile, r: u16| inp.windows.get(file.index()).is_some_and(|w| w.regs.contains(r));
@@ -287,10 +305,28 @@ pub fn build(inp: &BuildInput) -> Graph {
             continue;
         }
         let mut segs: Vec<(u32, u32, u32)> = Vec::new();
-        for v in 0..n {
-            if node[v] && file[v] == fi {
-                for &(lo, hi) in ranges.segments(VRegId::new(v)) {
-                    segs.push((lo, hi, v as u32));
+        match inp.members {
+            None => {
+                for v in 0..n {
+                    if node[v] && file[v] == fi {
+                        for &(lo, hi) in ranges.segments(VRegId::new(v)) {
+                            segs.push((lo, hi, v as u32));
+                        }
+                    }
+                }
+            }
+            // The alias rule: a node occupies its register wherever any member is live by
+            // its own liveness — the relation the checker verifies (it follows each vreg).
+            // `alloc::ranges` folds a group into its root with a member's def closing the
+            // root's run, which misses a member still live across another member's def.
+            Some(members) => {
+                for v in 0..n {
+                    let r = ranges.root[v].index();
+                    if node[r] && file[r] == fi {
+                        for &(lo, hi) in members.segments(VRegId::new(v)) {
+                            segs.push((lo, hi, r as u32));
+                        }
+                    }
                 }
             }
         }

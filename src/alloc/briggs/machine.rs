@@ -35,7 +35,10 @@ use crate::alloc::ranges::Ranges;
 use crate::analysis::{Cfg, Liveness, cfg, liveness};
 use crate::ir::{Function, RegFile, VRegId};
 
+mod info;
 mod plan;
+
+pub use info::{GraphNow, NodeInfo};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
@@ -126,6 +129,9 @@ pub struct BriggsAlloc {
     /// (uncolourable vreg, neighbour spilled in its place) of this iteration.
     evicted_now: Vec<(VRegId, VRegId)>,
     first_graph: Option<GraphStats>,
+    /// Per node of this iteration (after coalescing): the other vregs sharing its colour
+    /// (nodes merged into it, alias members), for the select events.
+    group: Arc<Vec<Vec<u32>>>,
     final_slots: Option<Vec<Option<u16>>>,
     failure: Option<String>,
 }
@@ -166,6 +172,7 @@ impl BriggsAlloc {
             eager_now: Vec::new(),
             evicted_now: Vec::new(),
             first_graph: None,
+            group: Arc::new(Vec::new()),
             final_slots: None,
             failure: None,
         }
@@ -475,9 +482,15 @@ impl BriggsAlloc {
         let ranges = self.ranges.clone();
         let n = f.vregs.len();
         let pins: Vec<Option<u16>> = (0..n).map(|i| self.pin_of(VRegId::new(i))).collect();
+        let members = f.vregs.iter().any(|v| v.alias.is_some()).then(|| {
+            let mut bare = (*f).clone();
+            bare.vregs.iter_mut().for_each(|v| v.alias = None);
+            Ranges::build(&bare, &live)
+        });
         let g = graph::build(&graph::BuildInput {
             func: &f,
             ranges: &ranges,
+            members: members.as_ref(),
             windows: &self.windows,
             pins: &pins,
             clobbers: &self.config.clobbers,
@@ -566,6 +579,12 @@ impl BriggsAlloc {
         self.coalesced = 0;
         self.spilled_now.clear();
         self.phase = Phase::Coalesce;
+        if self.iteration == 1
+            && let Some(m) = self.pin_failure()
+        {
+            self.failure = Some(m);
+            self.phase = Phase::Finalize;
+        }
         BriggsEvent::Build {
             iteration: self.iteration,
             nodes: s.nodes,
@@ -597,6 +616,7 @@ impl BriggsAlloc {
             }
         }
         self.phase = Phase::Main;
+        self.group = Arc::new(group_members(g, w, &self.ranges.root));
         BriggsEvent::Worklists {
             simplify: w.simplify.len() as u32,
             freeze: w.freeze_order().len() as u32,
@@ -655,15 +675,16 @@ impl BriggsAlloc {
         let blocked = occupied(g, w, v).union(&g.physical[vi]);
         let forbidden = window.intersect(&blocked).to_vec();
         self.current = Some(VRegId(v));
+        let members: Vec<VRegId> = self.group.get(vi).map_or(Vec::new(), |m| m.iter().map(|&x| VRegId(x)).collect());
         match select::choose(&window, g.width[vi], &blocked) {
             Some(c) => {
                 w.colour[vi] = Some(c);
                 w.status[vi] = Status::InGraph;
-                Some(BriggsEvent::ColourAssigned { vreg: VRegId(v), colour: c, forbidden })
+                Some(BriggsEvent::ColourAssigned { vreg: VRegId(v), colour: c, forbidden, members })
             }
             None => {
                 self.spilled_now.push(v);
-                Some(BriggsEvent::ActualSpill { vreg: VRegId(v), forbidden, candidate: w.candidate[vi] })
+                Some(BriggsEvent::ActualSpill { vreg: VRegId(v), forbidden, candidate: w.candidate[vi], members })
             }
         }
     }
@@ -770,6 +791,24 @@ impl BriggsAlloc {
             message: self.failure.clone(),
         }
     }
+}
+
+/// Per node: the other vregs that take its colour — nodes coalesced into it and alias
+/// members of it or of them — ascending. Empty lists for most nodes.
+fn group_members(g: &Graph, w: &Work, root: &[VRegId]) -> Vec<Vec<u32>> {
+    let n = g.node.len();
+    let mut out = vec![Vec::new(); n];
+    for v in 0..n {
+        let r = root.get(v).map_or(v, |r| r.index());
+        if r >= n || !g.node[r] {
+            continue;
+        }
+        let node = w.find(r as u32) as usize;
+        if node != v {
+            out[node].push(v as u32);
+        }
+    }
+    out
 }
 
 /// Registers occupied by the coloured neighbours of node `v`.

@@ -45,7 +45,7 @@ use std::fmt;
 use crate::ir::{RegFile, VRegId};
 
 pub use event::BriggsEvent;
-pub use machine::BriggsAlloc;
+pub use machine::{BriggsAlloc, GraphNow, NodeInfo};
 pub use stats::BriggsStats;
 
 /// A set of physical registers of one file (256 bits: every file fits).

@@ -365,6 +365,32 @@ fn rename_uses(inst: &mut Inst, root_of: &dyn Fn(VRegId) -> Option<VRegId>, grou
     }
 }
 
+/// Renames definitions of alias members of a spilled vreg to the spilled vreg itself.
+/// An alias shares its root's register and slot, so this changes no value; but a member
+/// that keeps its own name would keep its own live range in the checker, which follows
+/// each vreg: a partial definition `%rd1.hi = ...` after a reload into `%rd0` leaves
+/// `%rd1.lo` live back to `%rd1`'s previous definition, across values the graph (built on
+/// alias roots) let share the register. Members of another width keep their name.
+fn rename_member_defs(
+    inst: &mut Inst,
+    root_of: &dyn Fn(VRegId) -> Option<VRegId>,
+    entry_for: &dyn Fn(VRegId) -> Option<u32>,
+    f: &Function,
+) {
+    let nd = inst.ndefs as usize;
+    for op in inst.operands.iter_mut().take(nd) {
+        if let Operand::Reg(Reg::V(r)) = op
+            && entry_for(r.vreg).is_some()
+            && let Some(root) = root_of(r.vreg)
+            && root != r.vreg
+            && f.vregs.get(root.index()).map(|v| (v.width, v.file()))
+                == f.vregs.get(r.vreg.index()).map(|v| (v.width, v.file()))
+        {
+            r.vreg = root;
+        }
+    }
+}
+
 fn new_temp(f: &mut Function, of: VRegId, tag: &str, n: u32, origin: Option<u32>) -> VRegId {
     let orig = f.vregs[of.index()].clone();
     let name = format!("{}${tag}{n}", orig.name);
@@ -545,6 +571,14 @@ pub fn generate(
     let mut used: Vec<u32> = Vec::new();
     let mut defs: Vec<(u32, RegRef)> = Vec::new();
     let mut full: Vec<u32> = Vec::new();
+    let layout = orig.layout();
+    // Whether the vreg (its alias group) is live before the instruction at `point`.
+    let live_before = |v: VRegId, point: u32| {
+        let Some(r) = root_of(v) else { return false };
+        let segs = ranges.segments(r);
+        let k = segs.partition_point(|s| s.1 < 2 * point);
+        segs.get(k).is_some_and(|s| s.0 <= 2 * point)
+    };
     for (b, stored_at_entry) in stored_in.iter().enumerate().take(orig.blocks.len()) {
         let old = std::mem::take(&mut f.blocks[b].insts);
         let mut new_insts = Vec::with_capacity(old.len() + 8);
@@ -614,6 +648,7 @@ pub fn generate(
                 };
                 rename_uses(&mut inst, &root_of, plan[eu].vreg, reg);
             }
+            rename_member_defs(&mut inst, &root_of, &entry_for, &f);
             defs.clear();
             inst.for_each_def(|r| {
                 if let Some(e) = entry_for(r.vreg) {
@@ -634,15 +669,20 @@ pub fn generate(
                     continue;
                 }
                 let Some((shared, off, _)) = slot_of[eu] else { continue };
-                if !test_bit(&stored, eu) || full.contains(&e) {
+                // Only when the old value is live here: a guarded def whose value is dead
+                // afterwards keeps nothing, and its slot may since hold another vreg
+                // (spill-slot coalescing shares slots between non-interfering vregs).
+                if !test_bit(&stored, eu) || full.contains(&e) || !live_before(r.vreg, layout.point(b, i)) {
                     continue;
                 }
+                // Into the vreg the instruction names (alias members were renamed to
+                // the spilled vreg above, so it is the vreg the slot belongs to).
                 let mut ld = Inst::new(
                     if shared { op_lds.clone() } else { op_ldl.clone() },
-                    vec![Operand::vreg(plan[eu].vreg)],
+                    vec![Operand::vreg(r.vreg)],
                     vec![mem(off)],
                 );
-                ld.mods = width_mod(orig.vregs[plan[eu].vreg.index()].width).into();
+                ld.mods = width_mod(f.vregs[r.vreg.index()].width).into();
                 ld.origin = origin;
                 new_insts.push(ld);
                 out.reloads += 1;

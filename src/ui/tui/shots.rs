@@ -77,6 +77,15 @@ pub fn all() -> Vec<Shot> {
             steps: &[K(Key::Ch('>')), Cmd("diff attempts R 0 1"), K(Key::Ch('8')), K(Key::Ch('z')), K(Key::Ch('g'))],
         },
         Shot {
+            name: "briggs-colour",
+            caption: "sessions/briggs_k15.ori under `set allocator briggs`: %s12 coloured, its neighbours and colour availability, the iterations",
+            width: 200,
+            height: 60,
+            mono: false,
+            file: Some("briggs_k15.ori"),
+            steps: &[Cmd("set allocator briggs"), Cmd("break assign %s12"), K(Key::Ch('c'))],
+        },
+        Shot {
             name: "ssh-80x24-mono",
             caption: "A plain 80×24 SSH terminal with NO_COLOR: panes collapse into tabs",
             width: 80,

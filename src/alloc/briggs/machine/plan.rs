@@ -193,3 +193,61 @@ impl BriggsAlloc {
         )
     }
 }
+
+impl BriggsAlloc {
+    /// The rule for pre-coloured nodes (seed 002, "Pre-colored Nodes": a calling-convention
+    /// register is fixed before colouring and never changes): a pin must itself be a
+    /// register the function may use — aligned for its width and inside the file's budget
+    /// (`slot + width <= budget`, the limit the checker enforces for every vreg). Select
+    /// never moves a pre-coloured node and coalescing never merges into one, so a pin
+    /// beyond the budget (R186 under a 64-register budget) would otherwise be kept as is
+    /// and leak out of the allocation, with every alias of the pinned vreg. It is
+    /// unsatisfiable — the fat-point allocator fails on it too — so the allocation fails
+    /// naming the pin. A pin outside the K-colour window but within the budget is legal:
+    /// the window limits what select chooses, not what a caller fixes. Only vregs that
+    /// are live somewhere (graph nodes) count, as in the checker.
+    pub(super) fn pin_failure(&self) -> Option<String> {
+        let g = self.graph.as_ref()?;
+        // Every pinned member of an alias component must agree with the node's pre-colour.
+        for v in 0..g.node.len() {
+            let root = self.ranges.root.get(v).map_or(v, |r| r.index());
+            if let Some(p) = self.pin_of(VRegId::new(v))
+                && root != v
+                && g.node.get(root).copied().unwrap_or(false)
+                && g.precolour[root] != Some(p)
+            {
+                let f = &self.func;
+                let name = |i: usize| f.vregs.get(i).map_or("?", |r| r.name.as_str());
+                let file = f.vregs[v].file().prefix();
+                return Some(format!(
+                    "Briggs allocation failed: {} is pinned to {file}{p} but its alias root {} is pinned to {}",
+                    name(v),
+                    name(root),
+                    g.precolour[root].map_or("another register".to_string(), |q| format!("{file}{q}"))
+                ));
+            }
+        }
+        (0..g.node.len()).find_map(|v| {
+            let p = g.precolour[v]?;
+            if !g.node[v] {
+                return None;
+            }
+            let file = g.file[v];
+            let width = g.width[v].max(1);
+            let budget = self.windows.get(file.index()).map_or(0, |w| w.budget);
+            let name = self.func.vregs.get(v).map_or("?", |r| r.name.as_str());
+            let p0 = file.prefix();
+            if p as u32 + width as u32 > budget {
+                Some(format!(
+                    "Briggs allocation failed: {name} is pinned to {p0}{p}, beyond the budget of {budget} {p0} registers"
+                ))
+            } else if p % select::align_of(width) != 0 {
+                Some(format!(
+                    "Briggs allocation failed: {name} is pinned to {p0}{p}, not aligned for a {width}-register value"
+                ))
+            } else {
+                None
+            }
+        })
+    }
+}

@@ -8,6 +8,7 @@
 
 pub mod abi;
 pub mod attempts;
+pub mod briggs;
 pub mod constraints;
 pub mod hist;
 pub mod ir;
@@ -28,12 +29,25 @@ pub fn title(app: &App, p: PaneId) -> String {
     match p {
         PaneId::Ir => ir::title(app),
         PaneId::Live => live::title(app),
+        PaneId::Constraints if briggs::active(app) => briggs::neighbours_title(app),
+        PaneId::Hist if briggs::active(app) => briggs::colours_title(app),
+        PaneId::Attempts if briggs::active(app) => briggs::iterations_title(app),
         PaneId::Constraints => constraints::title(app),
         PaneId::Hist => hist::title(app),
         PaneId::State => state::title(app),
         PaneId::Attempts => attempts::title(app),
         PaneId::Abi => abi::title(app),
         PaneId::Log => log::title(app),
+    }
+}
+
+/// A pane's name as its title bar and tab strip show it (the Briggs panes are named
+/// for what they show then).
+pub fn name(app: &App, p: PaneId, short: bool) -> &'static str {
+    match briggs::pane_name(p, short).filter(|_| briggs::active(app)) {
+        Some(n) => n,
+        None if short => p.short(),
+        None => p.title(),
     }
 }
 
@@ -45,6 +59,9 @@ pub fn render(app: &mut App, p: PaneId, area: Rect, buf: &mut Buffer) {
     match p {
         PaneId::Ir => ir::render(app, area, buf),
         PaneId::Live => live::render(app, area, buf),
+        PaneId::Constraints if briggs::active(app) => briggs::render_neighbours(app, area, buf),
+        PaneId::Hist if briggs::active(app) => briggs::render_colours(app, area, buf),
+        PaneId::Attempts if briggs::active(app) => briggs::render_iterations(app, area, buf),
         PaneId::Constraints => constraints::render(app, area, buf),
         PaneId::Hist => hist::render(app, area, buf),
         PaneId::State => state::render(app, area, buf),

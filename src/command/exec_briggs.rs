@@ -1,0 +1,82 @@
+//! The commands that answer differently under `set allocator briggs` (`print`,
+//! `constraints`, `hist`, `attempts`), the `graph` command, and `diff allocators`.
+//! Kept apart from `exec` so the fat-point paths stay as they were.
+
+use crate::command::exec::{Output, Session};
+use crate::command::render_briggs as render;
+use crate::engine::query_briggs as q;
+use crate::engine::{AllocatorKind, Debugger};
+use crate::ir::VRegId;
+
+/// The Briggs machine of function `fi`, or why there is none.
+fn machine(d: &Debugger, fi: usize) -> Result<&crate::alloc::briggs::BriggsAlloc, String> {
+    if d.opts.allocator != AllocatorKind::Briggs {
+        return Err("the Chaitin-Briggs views need 'set allocator briggs'".into());
+    }
+    q::briggs_at(d, fi).ok_or_else(|| {
+        format!(
+            "no Chaitin-Briggs graph for {} yet (step into its alloc stage: 'break stage alloc', 'continue')",
+            d.machine().module.functions[fi].name
+        )
+    })
+}
+
+fn dbg(s: &Session) -> Result<&Debugger, String> {
+    s.dbg.as_ref().ok_or_else(|| "no file loaded (use 'load FILE')".to_string())
+}
+
+pub fn print(s: &Session, fi: usize, v: VRegId) -> Result<Output, String> {
+    let d = dbg(s)?;
+    let b = machine(d, fi)?;
+    let view = q::vreg(d, fi, b, v).ok_or("no such vreg")?;
+    Ok(render::vreg(&view))
+}
+
+/// The node to show: the named one, else the current event's.
+fn target(s: &Session, named: Option<(usize, VRegId)>) -> Result<(usize, VRegId), String> {
+    match named {
+        Some(t) => Ok(t),
+        None => q::event_node(dbg(s)?).ok_or_else(|| "no current node here (name one: constraints %r12)".to_string()),
+    }
+}
+
+pub fn neighbours(s: &Session, named: Option<(usize, VRegId)>) -> Result<Output, String> {
+    let (fi, v) = target(s, named)?;
+    let d = dbg(s)?;
+    let b = machine(d, fi)?;
+    let name = b.func().vregs.get(v.index()).map_or("?", |r| r.name.as_str()).to_string();
+    let view = q::neighbours(b, v).ok_or(format!("{name} is not a node of the current graph"))?;
+    Ok(render::neighbours(&view))
+}
+
+pub fn colours(s: &Session) -> Result<Output, String> {
+    let (fi, v) = target(s, None)?;
+    let d = dbg(s)?;
+    let b = machine(d, fi)?;
+    let view = q::colours(d, b, v).ok_or("no such vreg")?;
+    Ok(render::colours(&view))
+}
+
+pub fn graph(s: &Session) -> Result<Output, String> {
+    let d = dbg(s)?;
+    let fi = s.current_func();
+    let b = machine(d, fi)?;
+    Ok(render::graph(&q::graph(d, fi, b)))
+}
+
+pub fn iterations(s: &Session) -> Result<Output, String> {
+    let d = dbg(s)?;
+    Ok(render::iterations(&q::iterations(d, s.current_func())))
+}
+
+/// Both allocators on function `fi` with the budget and configuration the pipeline
+/// derives for it (`alloc::compare`).
+pub fn diff_allocators(d: &Debugger, fi: usize) -> Result<Output, String> {
+    let name = d.machine().module.functions[fi].name.clone();
+    let diffs = crate::alloc::compare::compare_module((*d.loaded).clone(), d.opts.clone())?;
+    let mine: Vec<_> = diffs.into_iter().filter(|x| x.function == name).collect();
+    if mine.is_empty() {
+        return Err(format!("no allocation of {name} to compare"));
+    }
+    Ok(render::allocator_diffs(&mine))
+}
