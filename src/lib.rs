@@ -21,3 +21,4 @@ pub mod load;
 pub mod synth;
 pub mod ui;
 pub mod util;
+pub mod why;

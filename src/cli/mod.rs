@@ -7,6 +7,7 @@
 //! is in the library.
 
 pub mod check;
+pub mod compare;
 pub mod completions;
 pub mod diff_alloc;
 pub mod fmt;
@@ -14,6 +15,8 @@ pub mod import;
 pub mod output;
 pub mod replay;
 pub mod run;
+pub mod sweep;
+pub mod why;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -118,6 +121,12 @@ pub enum Command {
     Screenshots(ScreenshotArgs),
     /// Run the fat-point and Chaitin-Briggs allocators on the same kernels and diff them.
     DiffAlloc(diff_alloc::Args),
+    /// Explain every function's register count (and failures); --fail-on-spill gates CI.
+    Why(why::Args),
+    /// Sweep --maxrregcount or a knob: registers, spill bytes, attempts, occupancy, knees.
+    Sweep(sweep::Args),
+    /// Compare radbg's -v figures with the real ptxas's on a PTX file.
+    Compare(compare::Args),
 }
 
 #[derive(Debug, clap::Args)]
@@ -217,6 +226,9 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Run(args)) => run::run(args),
         Some(Command::Replay(args)) => replay::run(args),
         Some(Command::DiffAlloc(args)) => diff_alloc::run(args),
+        Some(Command::Why(args)) => why::run(args),
+        Some(Command::Sweep(args)) => sweep::run(args),
+        Some(Command::Compare(args)) => compare::run(args),
         Some(Command::Completions(args)) => completions::completions(args),
         Some(Command::Man(args)) => completions::man(args),
         Some(Command::Screenshots(args)) => screenshots(args),

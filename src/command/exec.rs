@@ -43,6 +43,8 @@ pub struct Session {
     pub quit: bool,
     /// Set by Ctrl-C; polled by `continue`.
     pub interrupt: Arc<AtomicBool>,
+    /// The run options before the last `set` (for `why differ`).
+    pub prev_opts: Option<RunOptions>,
 }
 
 impl Default for Session {
@@ -62,6 +64,7 @@ impl Session {
             base: PathBuf::from("."),
             quit: false,
             interrupt: Arc::new(AtomicBool::new(false)),
+            prev_opts: None,
         }
     }
 
@@ -72,6 +75,7 @@ impl Session {
         self.dbg = Some(Debugger::new(module, opts));
         self.file = Some(name.to_string());
         self.selected = None;
+        self.prev_opts = None;
     }
 
     /// Loads a file (relative to `base`).
@@ -315,6 +319,12 @@ impl Session {
             Command::Knobs(all) => Ok(render::knobs(&self.dbg.as_ref().expect("loaded").machine().knobs, *all)),
             Command::Set(s) => self.set(s),
             Command::Diff(w) => self.diff(w),
+            Command::Why(q) => self.why(q).map(|x| Output::new(x.text.trim_end(), x.json)),
+            Command::WhatIf(w) => {
+                let fi = self.func();
+                let x = crate::why::whatif::explain(self.dbg.as_ref().expect("loaded"), fi, w)?;
+                Ok(Output::new(x.text.trim_end(), x.json))
+            }
             Command::Expect(e) => self.expect(e),
             Command::Export { file, what } => self.export(file, what),
             Command::Load(_) | Command::Help(_) | Command::Echo(_) | Command::Quit => unreachable!("handled"),
@@ -415,6 +425,7 @@ impl Session {
             Setting::StopOnError(_) => unreachable!("handled"),
         };
         self.opts = opts.clone();
+        self.prev_opts = Some(self.dbg()?.opts.clone());
         let note = self.dbg()?.set_options(opts, from);
         let mut o = self.position();
         o.text = format!("{label}: re-ran from stage {}\n{}", from.name(), o.text);
@@ -502,6 +513,13 @@ impl Session {
                 (k == kind, k.to_string())
             }
             Expectation::Cursor(op, n) => (op.eval(d.cursor() as i64, *n), d.cursor().to_string()),
+            Expectation::Why(q, fact, op, n) => {
+                let x = self.why(q)?;
+                let v = x
+                    .fact(fact)
+                    .ok_or_else(|| format!("why {} has no fact '{fact}' (facts: {})", q.text(), x.fact_names()))?;
+                (op.eval(v, *n), v.to_string())
+            }
         };
         let what = render::expectation_text(e);
         let mut o = Output::new(
@@ -510,6 +528,13 @@ impl Session {
         );
         o.failed = !ok;
         Ok(o)
+    }
+
+    /// A `why` answer from the finished run (the cursor stays).
+    fn why(&self, q: &crate::why::WhyCmd) -> Result<crate::why::Explanation, String> {
+        let d = self.dbg.as_ref().ok_or("no file loaded")?;
+        let file = self.file.clone().unwrap_or_default();
+        crate::why::answer_in(d, &file, self.func(), q, self.prev_opts.as_ref())
     }
 
     fn export(&mut self, file: &str, what: &str) -> Result<Output, String> {

@@ -43,6 +43,8 @@ pub enum Command {
     Knobs(bool),
     Set(Setting),
     Diff(DiffWhat),
+    Why(crate::why::WhyCmd),
+    WhatIf(crate::why::WhatIf),
     Expect(Expectation),
     Export {
         file: String,
@@ -82,6 +84,8 @@ pub enum Expectation {
     Ok,
     Event(String),
     Cursor(CmpOp, i64),
+    /// `expect why QUESTION FACT OP N`: a named fact of a `why` answer.
+    Why(crate::why::WhyCmd, String, CmpOp, i64),
 }
 
 /// A parse error: byte span in the line, message, optional hint.
@@ -387,6 +391,8 @@ fn parse_words(line: &str, w: &[Word]) -> Result<Command, CmdError> {
         }
         "set" => Command::Set(parse_set(line, w, args)?),
         "diff" => Command::Diff(parse_diff(line, w, args)?),
+        "why" => Command::Why(parse_why(line, w, args)?),
+        "whatif" => Command::WhatIf(parse_whatif(line, w, args)?),
         "expect" => Command::Expect(parse_expect(line, w, args)?),
         "export" => {
             let fmt = need(0, "a format")?;
@@ -681,6 +687,15 @@ fn parse_expect(line: &str, w: &[Word], a: &[Word]) -> Result<Expectation, CmdEr
         return Ok(Expectation::Assigned(first.text.to_string(), arg(2)?.text.to_string()));
     }
     Ok(match first.text {
+        "why" => {
+            let n = a.len();
+            if n < 5 {
+                return Err(CmdError::at(&end_of(line, w), "incomplete expectation")
+                    .hint("usage: expect why QUESTION FACT == N, e.g. expect why registers peak == 96"));
+            }
+            let q = parse_why(line, &w[..w.len() - 3], &a[1..n - 3])?;
+            Expectation::Why(q, a[n - 3].text.to_string(), cmp(&a[n - 2])?, signed(&a[n - 1])?)
+        }
         "attempts" => {
             extra(5)?;
             let kw = arg(1)?;
@@ -723,9 +738,95 @@ fn parse_expect(line: &str, w: &[Word], a: &[Word]) -> Result<Expectation, CmdEr
             Expectation::Cursor(cmp(arg(1)?)?, signed(arg(2)?)?)
         }
         other => {
-            let kinds = ["attempts", "abi", "stats", "fails", "ok", "event", "cursor"];
+            let kinds = ["attempts", "abi", "stats", "fails", "ok", "event", "cursor", "why"];
             let e = CmdError::at(first, format!("unknown expectation '{other}'"));
             return Err(match crate::util::closest(other, kinds) {
+                Some(s) => e.hint(format!("did you mean '{s}'?")),
+                None => e.hint(format!("usage: {usage}")),
+            });
+        }
+    })
+}
+
+fn parse_why(line: &str, w: &[Word], a: &[Word]) -> Result<crate::why::WhyCmd, CmdError> {
+    use crate::why::WhyCmd;
+    let usage = "why registers [FUNCTION] | why spill %VREG | why fail [CLASS] | why launch THREADS [BLOCKS_PER_SM] | why differ";
+    let first = a
+        .first()
+        .ok_or_else(|| CmdError::at(&end_of(line, w), "why needs a question").hint(format!("usage: {usage}")))?;
+    let extra = |n: usize| -> Result<(), CmdError> {
+        match a.get(n) {
+            Some(x) => Err(CmdError::at(x, format!("unexpected '{}'", x.text)).hint(format!("usage: {usage}"))),
+            None => Ok(()),
+        }
+    };
+    Ok(match first.text {
+        "registers" | "regs" => {
+            extra(2)?;
+            WhyCmd::Registers(a.get(1).map(|x| x.text.to_string()))
+        }
+        "spill" => {
+            extra(2)?;
+            let v = a.get(1).ok_or_else(|| CmdError::at(&end_of(line, w), "why spill needs a vreg"))?;
+            WhyCmd::Spill(vreg(v)?)
+        }
+        "fail" => {
+            extra(2)?;
+            WhyCmd::Fail(a.get(1).map(class).transpose()?)
+        }
+        "launch" => {
+            extra(3)?;
+            let t = a.get(1).ok_or_else(|| CmdError::at(&end_of(line, w), "why launch needs a thread count"))?;
+            let t = number(t, "a thread count", 1 << 20)?;
+            let b = a.get(2).map(|x| number(x, "a block count", 1024)).transpose()?;
+            WhyCmd::Launch(t, b)
+        }
+        "differ" => {
+            extra(1)?;
+            WhyCmd::Differ
+        }
+        other => {
+            let e = CmdError::at(first, format!("unknown question '{other}'"));
+            return Err(match crate::util::closest(other, ["registers", "spill", "fail", "launch", "differ"]) {
+                Some(s) => e.hint(format!("did you mean '{s}'?")),
+                None => e.hint(format!("usage: {usage}")),
+            });
+        }
+    })
+}
+
+fn parse_whatif(line: &str, w: &[Word], a: &[Word]) -> Result<crate::why::WhatIf, CmdError> {
+    use crate::why::WhatIf;
+    let usage = "whatif maxrregcount N | whatif knob NAME=V | whatif sm SM | whatif launch-bounds T[,B]";
+    let first = a
+        .first()
+        .ok_or_else(|| CmdError::at(&end_of(line, w), "whatif needs a change").hint(format!("usage: {usage}")))?;
+    let val = a
+        .get(1)
+        .ok_or_else(|| CmdError::at(&end_of(line, w), "whatif needs a value").hint(format!("usage: {usage}")))?;
+    if let Some(x) = a.get(2) {
+        return Err(CmdError::at(x, format!("unexpected '{}'", x.text)).hint(format!("usage: {usage}")));
+    }
+    Ok(match first.text {
+        "maxrregcount" => WhatIf::MaxRegCount(number(val, "a register count", 65535)?),
+        "knob" => WhatIf::Knob(val.text.to_string()),
+        "sm" => WhatIf::Sm(val.text.to_string()),
+        "launch-bounds" => {
+            let (t, b) = match val.text.split_once(',') {
+                Some((t, b)) => (t, Some(b)),
+                None => (val.text, None),
+            };
+            let bad = || CmdError::at(val, format!("expected THREADS[,BLOCKS], found '{}'", val.text));
+            let t: u32 = t.parse().map_err(|_| bad())?;
+            let b: Option<u32> = b.map(|b| b.parse().map_err(|_| bad())).transpose()?;
+            if t == 0 || t > 1024 || b == Some(0) {
+                return Err(CmdError::at(val, "threads must be 1..=1024 and blocks at least 1"));
+            }
+            WhatIf::LaunchBounds(t, b)
+        }
+        other => {
+            let e = CmdError::at(first, format!("unknown what-if '{other}'"));
+            return Err(match crate::util::closest(other, ["maxrregcount", "knob", "sm", "launch-bounds"]) {
                 Some(s) => e.hint(format!("did you mean '{s}'?")),
                 None => e.hint(format!("usage: {usage}")),
             });

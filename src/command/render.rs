@@ -453,5 +453,6 @@ pub fn expectation_text(e: &Expectation) -> String {
         Expectation::Ok => "allocation succeeds".into(),
         Expectation::Event(k) => format!("event {k}"),
         Expectation::Cursor(op, n) => format!("cursor {} {n}", op.text()),
+        Expectation::Why(q, f, op, n) => format!("why {} {f} {} {n}", q.text(), op.text()),
     }
 }

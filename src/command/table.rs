@@ -355,9 +355,36 @@ pub static COMMANDS: &[CommandSpec] = &[
         ["diff attempts R 0 1", "diff runs", "diff state 10 20", "diff allocators"]
     ),
     cmd!(
+        "why",
+        [],
+        "why registers [FUNCTION] | why spill %VREG | why fail [CLASS] | why launch THREADS [BLOCKS_PER_SM] | why differ",
+        Explaining,
+        "explain the register count, a spill, a failure, a launch limit or what changed",
+        "Answers from the finished run (a side copy runs to the end; the cursor stays), each claim with its source line: `registers` gives the peak-pressure points and the vregs live there, a breakdown that adds up to the reported count, the budget's inputs and the occupancy; `spill` the decision, guidance and spill code of a vreg; `fail` each attempt and what blocked the last vreg; `launch` whether a block of THREADS fits the register file; `differ` the first diverging decision between the run before the last `set` and now.",
+        [
+            "why registers",
+            "why registers fir16",
+            "why spill %x3",
+            "why fail",
+            "why fail R",
+            "why launch 1024",
+            "why launch 256 4",
+            "why differ"
+        ]
+    ),
+    cmd!(
+        "whatif",
+        [],
+        "whatif maxrregcount N | whatif knob NAME=V | whatif sm SM | whatif launch-bounds T[,B]",
+        Explaining,
+        "run the pipeline on the side with one change and print the delta",
+        "Runs the whole pipeline with the change on a side copy and prints registers, spill bytes, stack frame, occupancy and attempts before → after per function. The cursor and the session's options do not change.",
+        ["whatif maxrregcount 64", "whatif knob 684=10", "whatif sm sm_80", "whatif launch-bounds 256,2"]
+    ),
+    cmd!(
         "expect",
         [],
-        "expect %VREG == REG | expect attempts class C == N | expect abi CODE | expect stats FIELD == N | expect fails | expect ok | expect event KIND | expect cursor == N",
+        "expect %VREG == REG | expect attempts class C == N | expect abi CODE | expect stats FIELD == N | expect fails | expect ok | expect event KIND | expect cursor == N | expect why QUESTION FACT == N",
         Sessions,
         "assert a result (a failed expectation makes a replay exit non-zero)",
         "Checks a fact at the cursor; in scripts a failure is reported with its line and the replay exits with status 1.",
@@ -369,7 +396,9 @@ pub static COMMANDS: &[CommandSpec] = &[
             "expect fails",
             "expect ok",
             "expect event assign",
-            "expect cursor == 10"
+            "expect cursor == 10",
+            "expect why registers peak == 96",
+            "expect why launch 1024 fits == 1"
         ]
     ),
     cmd!(

@@ -53,7 +53,9 @@ fn context(line: &str, pos: usize) -> Option<(Vec<&str>, &str, usize)> {
 const BREAK_KINDS: &[&str] = &["assign", "spill", "attempt", "stage", "abi", "fail", "checker"];
 const SETTINGS: &[&str] = &["knob", "maxrregcount", "sm", "dce", "allocator", "stage", "stop-on-error"];
 const DIFFS: &[&str] = &["attempts", "runs", "state", "allocators"];
-const EXPECTS: &[&str] = &["attempts", "abi", "stats", "fails", "ok", "event", "cursor"];
+const EXPECTS: &[&str] = &["attempts", "abi", "stats", "fails", "ok", "event", "cursor", "why"];
+const WHYS: &[&str] = &["registers", "spill", "fail", "launch", "differ"];
+const WHATIFS: &[&str] = &["maxrregcount", "knob", "sm", "launch-bounds"];
 const STATS: &[&str] = &["registers", "spill-stores", "spill-loads", "stack-frame", "barriers"];
 const EXPORTS: &[&str] = &["trace", "ir", "live", "constraints", "hist", "state", "attempts", "abi", "stats", "knobs"];
 const EVENT_KINDS: &[&str] = &[
@@ -175,6 +177,19 @@ fn candidates(s: &Session, done: &[&str], cur: &str) -> Vec<String> {
         },
         ("set", 3) if done[1] == "stage" => words(ON_OFF),
         ("diff", 1) => words(DIFFS),
+        ("why", 1) => words(WHYS),
+        ("why", 2) => match done[1] {
+            "spill" => vregs(s),
+            "registers" => functions(s),
+            "fail" => classes(),
+            _ => Vec::new(),
+        },
+        ("whatif", 1) => words(WHATIFS),
+        ("whatif", 2) => match done[1] {
+            "knob" => crate::knobs::CATALOGUE.iter().map(|k| format!("{}=", k.name)).collect(),
+            "sm" => words(SMS),
+            _ => Vec::new(),
+        },
         ("diff", 2) if done[1] == "attempts" => classes(),
         ("expect", 1) => {
             let mut v = words(EXPECTS);

@@ -1,0 +1,78 @@
+//! `radbg sweep FILE [--maxrregcount A..B[:STEP]] [--knob NAME=A..B[:STEP]] [--svg FILE]`:
+//! the `ptxas -v` loop people write by hand, as one table with the knees marked, run on
+//! every core; `--svg` writes the chart of the first function.
+//!
+//! Owns argument handling and output; the sweep is `crate::why::sweep`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::why::sweep::{self, Axis};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// An Ori IR (.ori) or PTX (.ptx) file.
+    pub file: PathBuf,
+    /// Budgets to sweep, A..B or A..B:STEP (default: 16 24 32 40 48 56 64 72 80 96 128 168 255).
+    #[arg(long = "maxrregcount", value_name = "A..B")]
+    pub budgets: Option<String>,
+    /// Sweep a knob instead: NAME=A..B[:STEP].
+    #[arg(long = "knob", value_name = "NAME=A..B", conflicts_with = "budgets")]
+    pub knob: Option<String>,
+    #[arg(long, value_name = "SM")]
+    pub sm: Option<String>,
+    /// Write the chart (registers and spill bytes per value) as SVG.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+    /// Threads to run on (default: the available cores).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Print JSON instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: &Args) -> ExitCode {
+    let pa = super::PipelineArgs { sm: args.sm.clone(), ..Default::default() };
+    let (module, opts) = match super::load_for_pipeline(&args.file, &pa) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let parsed = match (&args.knob, &args.budgets) {
+        (Some(k), _) => match k.split_once('=') {
+            Some((n, r)) => sweep::parse_range(r).map(|v| (Axis::Knob(n.trim().to_string()), v)),
+            None => Err(format!("--knob {k}: expected NAME=A..B")),
+        },
+        (None, Some(b)) => sweep::parse_range(b).map(|v| (Axis::MaxRegCount, v)),
+        (None, None) => Ok((Axis::MaxRegCount, sweep::DEFAULT_BUDGETS.iter().map(|&b| b as i64).collect())),
+    };
+    let (axis, values) = match parsed {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("radbg: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    let rows = match sweep::run(&module, &opts, &axis, &values, jobs) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("radbg: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let x = sweep::render(&rows, &axis);
+    if args.json {
+        super::output::outln(&x.json.to_string());
+    } else {
+        super::output::out(&x.text);
+    }
+    if let Some(p) = &args.svg {
+        if let Err(e) = std::fs::write(p, sweep::svg(&rows, &axis, 0)) {
+            eprintln!("radbg: cannot write {}: {e}", p.display());
+            return ExitCode::FAILURE;
+        }
+        eprintln!("radbg: wrote {}", p.display());
+    }
+    ExitCode::SUCCESS
+}

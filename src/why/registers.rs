@@ -1,0 +1,455 @@
+//! `why registers [FUNCTION]`: per register file, the program points of peak pressure
+//! and the vregs live there (ranked, with defining and last-use source lines); the
+//! budget breakdown that adds up exactly to the `Used N registers` figure; the budget's
+//! inputs with every ignored or overridden directive; the occupancy it gives.
+//!
+//! The breakdown classifies every register below the reported count (`alloc::stats::
+//! registers_used`: one past the highest R register occupied) at the first peak point:
+//! held by a vreg live there, ABI-fixed/reserved (seed 001: R0..first parameter, the
+//! return address, fixed registers, physical operands), pre-coloured (`.pin`, ABI
+//! bindings), an alignment hole (the unused rest of a pair/quad group, seed 000
+//! "Register Classes", pairs and quads start aligned), or used at other points only
+//! (the fat-point placement, seed 000 "Fat-point scan"). Each register gets exactly one
+//! class, so the sum is the count by construction; a correction line appears only when
+//! the peak pressure differs from the registers its vregs hold.
+//!
+//! Reads the finished allocation, its analysis (liveness, CFG, ranges, costs) and the
+//! budget stage's result; must not change them.
+
+use serde_json::json;
+
+use crate::alloc::FunctionAlloc;
+use crate::analysis::LiveSet;
+use crate::analysis::liveness::LIVENESS_FILES;
+use crate::engine::query::reg_name;
+use crate::ir::{Function, Operand, Reg, RegFile, VRegId};
+use crate::why::{Ctx, Explanation, facts_json, occupancy, table};
+
+/// At most this many live vregs are listed per file.
+pub const LIST: usize = 12;
+
+/// (program point, origin line) of a reference.
+pub type SrcAt = (u32, Option<u32>);
+
+/// A vreg live at a peak point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LiveVreg {
+    pub vreg: VRegId,
+    pub name: String,
+    pub width: u8,
+    /// Program points its live range covers.
+    pub length: u32,
+    /// Deepest loop nesting of the blocks that reference it.
+    pub depth: u32,
+    /// length × width × (depth + 1): what keeping it in a register costs.
+    pub score: u64,
+    /// (point, origin) of its first definition and last use.
+    pub def: Option<(u32, Option<u32>)>,
+    pub last_use: Option<(u32, Option<u32>)>,
+    pub reg: Option<String>,
+}
+
+/// Peak pressure of one register file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FilePeak {
+    pub file: RegFile,
+    pub peak: u32,
+    /// Every point at the peak.
+    pub points: Vec<u32>,
+    /// Points within 2 of the peak.
+    pub near: usize,
+    /// The point explained (the first peak point) and its source line.
+    pub at: u32,
+    pub at_origin: Option<u32>,
+    /// Vregs live there, highest score first (all of them; text shows `LIST`).
+    pub live: Vec<LiveVreg>,
+}
+
+/// The registers below the reported count, by what holds them at the peak point.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Breakdown {
+    pub registers: u32,
+    pub peak: u32,
+    /// Registers held by vregs live at the peak point, minus `peak`.
+    pub correction: i64,
+    pub holes: u32,
+    pub fixed: u32,
+    pub precoloured: u32,
+    pub elsewhere: u32,
+}
+
+impl Breakdown {
+    pub fn sum(&self) -> i64 {
+        self.peak as i64 + self.correction + (self.holes + self.fixed + self.precoloured + self.elsewhere) as i64
+    }
+}
+
+/// The whole answer as data.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    pub function: String,
+    pub files: Vec<FilePeak>,
+    pub breakdown: Breakdown,
+    pub budget: Option<crate::alloc::budget::Budget>,
+    pub failed: Option<String>,
+    pub sm: u32,
+    pub scan_bound: Option<u32>,
+}
+
+/// Peak pressure and the live vregs there, for one file.
+pub fn file_peak(f: &Function, a: Option<&FunctionAlloc>, live: &crate::analysis::Liveness, file: RegFile) -> FilePeak {
+    let curve = live.pressure_curve(f, file);
+    let peak = curve.iter().copied().max().unwrap_or(0);
+    let points: Vec<u32> = (0..curve.len() as u32).filter(|&p| curve[p as usize] == peak).collect();
+    let near = curve.iter().filter(|&&c| c + 2 >= peak).count();
+    let at = points.first().copied().unwrap_or(0);
+    let layout = f.layout();
+    let inst = layout.locate(at).and_then(|(b, i)| f.blocks.get(b).and_then(|blk| blk.insts.get(i)));
+    let set = peak_set(f, live, at, file);
+    let mut vregs: Vec<LiveVreg> = set.iter().map(|v| live_vreg(f, a, &layout, v)).collect();
+    vregs.sort_by(|x, y| y.score.cmp(&x.score).then(x.vreg.0.cmp(&y.vreg.0)));
+    FilePeak { file, peak, points, near, at, at_origin: inst.and_then(|i| i.origin), live: vregs }
+}
+
+/// The side of the pressure maximum at `p` (seed 004 pressure: before, or after plus
+/// the instruction's defs), restricted to `file`.
+fn peak_set(f: &Function, live: &crate::analysis::Liveness, p: u32, file: RegFile) -> LiveSet {
+    let before = live.live_before(f, p).of_file(f, file);
+    let mut after = live.live_after(f, p);
+    if let Some((b, i)) = f.layout().locate(p) {
+        f.blocks[b].insts[i].for_each_def(|r| {
+            if r.vreg.index() < after.capacity() {
+                after.insert(r.vreg);
+            }
+        });
+    }
+    let after = after.of_file(f, file);
+    if after.weight(f, file) > before.weight(f, file) { after } else { before }
+}
+
+fn live_vreg(f: &Function, a: Option<&FunctionAlloc>, layout: &crate::ir::Layout, v: VRegId) -> LiveVreg {
+    let vr = f.vreg(v);
+    let mut out = LiveVreg {
+        vreg: v,
+        name: vr.name.clone(),
+        width: vr.width,
+        length: 0,
+        depth: 0,
+        score: 0,
+        def: None,
+        last_use: None,
+        reg: a.and_then(|a| a.slot_of(v)).map(|s| reg_name(vr.file(), s, vr.width)),
+    };
+    let Some(a) = a else { return out };
+    let an = &a.analysis;
+    if v.index() >= an.ranges.root.len() {
+        return out;
+    }
+    out.length = an.ranges.length(v).div_ceil(2);
+    let (def, last, depth) = def_use(f, a, layout, v);
+    (out.def, out.last_use, out.depth) = (def, last, depth);
+    out.score = out.length as u64 * vr.width as u64 * (out.depth as u64 + 1);
+    out
+}
+
+/// (point, origin) of the first definition and of the last use of `v`'s alias group,
+/// and the deepest loop nesting of the blocks referencing it.
+pub fn def_use(
+    f: &Function,
+    a: &FunctionAlloc,
+    layout: &crate::ir::Layout,
+    v: VRegId,
+) -> (Option<SrcAt>, Option<SrcAt>, u32) {
+    let an = &a.analysis;
+    let (mut def, mut last, mut depth) = (None, None, 0);
+    let Some(&root) = an.ranges.root.get(v.index()) else { return (def, last, depth) };
+    let in_group = |x: VRegId| an.ranges.root.get(x.index()) == Some(&root);
+    for &p in an.costs.refs(root) {
+        let Some((b, i)) = layout.locate(p) else { continue };
+        let inst = &f.blocks[b].insts[i];
+        depth = depth.max(an.cfg.loop_depth.get(b).copied().unwrap_or(0));
+        let (mut d, mut u) = (false, false);
+        inst.for_each_def(|r| d |= in_group(r.vreg));
+        inst.for_each_use(|r| u |= in_group(r.vreg));
+        if d && def.is_none() {
+            def = Some((p, inst.origin));
+        }
+        if u {
+            last = Some((p, inst.origin));
+        }
+    }
+    (def, last, depth)
+}
+
+/// The breakdown of the reported count at the R file's peak point.
+pub fn breakdown(f: &Function, a: &FunctionAlloc, registers: u32, peak: &FilePeak) -> Breakdown {
+    #[derive(Clone, Copy, PartialEq)]
+    enum S {
+        Free,
+        Live,
+        Fixed,
+        Pre,
+    }
+    let top = registers as usize;
+    let mut slots = vec![S::Free; top];
+    let mark = |lo: usize, w: usize, s: S, slots: &mut Vec<S>| {
+        for x in slots.iter_mut().skip(lo).take(w) {
+            if *x == S::Free {
+                *x = s;
+            }
+        }
+    };
+    let mut live_regs = 0u32;
+    let mut starts = Vec::new();
+    for lv in &peak.live {
+        if let Some(s) = a.slot_of(lv.vreg) {
+            let before = slots.iter().filter(|x| **x == S::Live).count();
+            mark(s as usize, lv.width as usize, S::Live, &mut slots);
+            live_regs += (slots.iter().filter(|x| **x == S::Live).count() - before) as u32;
+            if lv.width >= 2 {
+                starts.push((s as usize, lv.width.min(4) as usize));
+            }
+        }
+    }
+    let ff = a.config.first_free.unwrap_or(0) as usize;
+    mark(0, ff, S::Fixed, &mut slots);
+    for &(file, r) in &a.config.fixed {
+        if file == RegFile::R {
+            mark(r as usize, 1, S::Fixed, &mut slots);
+        }
+    }
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        for op in &inst.operands {
+            if let Operand::Reg(Reg::P(p)) = op
+                && p.file == RegFile::R
+                && !p.is_zero()
+            {
+                mark(p.index as usize, 1, S::Fixed, &mut slots);
+            }
+        }
+    }
+    for (i, vr) in f.vregs.iter().enumerate() {
+        let id = VRegId::new(i);
+        if vr.file() == RegFile::R
+            && (vr.pin.is_some() || a.config.abi_pins.iter().any(|(v, _)| *v == id))
+            && let Some(s) = a.slot_of(id)
+        {
+            mark(s as usize, vr.width as usize, S::Pre, &mut slots);
+        }
+    }
+    // Alignment holes: the free registers of the group just below an aligned pair or quad
+    // live at the peak, when that group is partly used (a narrower value sits there and
+    // the wide one could not start inside it).
+    let mut holes = 0;
+    starts.sort_unstable();
+    for &(s, w) in &starts {
+        if s < w {
+            continue;
+        }
+        let group = s - w..s;
+        let used = group.clone().any(|x| slots.get(x).is_some_and(|y| *y != S::Free));
+        if used {
+            for x in group {
+                if slots.get(x) == Some(&S::Free) {
+                    slots[x] = S::Live; // counted below as a hole, not as live
+                    holes += 1;
+                }
+            }
+        }
+    }
+    let count = |s: S| slots.iter().filter(|x| **x == s).count() as u32;
+    Breakdown {
+        registers,
+        peak: peak.peak,
+        correction: live_regs as i64 - peak.peak as i64,
+        holes,
+        fixed: count(S::Fixed),
+        precoloured: count(S::Pre),
+        elsewhere: count(S::Free),
+    }
+}
+
+/// Computes the report for function `fi` of a finished run.
+pub fn report(cx: &Ctx, fi: usize) -> Report {
+    let m = cx.m;
+    let f = cx.func(fi);
+    let a = cx.alloc(fi);
+    let r = &m.funcs[fi];
+    let live = a.map(|a| &a.analysis.live).or(r.live.as_deref());
+    let mut files = Vec::new();
+    if let Some(live) = live {
+        for file in LIVENESS_FILES {
+            if f.vregs.iter().any(|v| v.file() == file) {
+                files.push(file_peak(f, a, live, file));
+            }
+        }
+    }
+    let stats = r.stats.as_ref();
+    let registers = stats.map(|s| s.registers).unwrap_or(0);
+    let rpeak = files.iter().find(|p| p.file == RegFile::R);
+    let breakdown = match (a, rpeak) {
+        (Some(a), Some(p)) => breakdown(f, a, registers, p),
+        _ => Breakdown { registers, elsewhere: registers, ..Breakdown::default() },
+    };
+    Report {
+        function: m.module.functions[fi].name.clone(),
+        files,
+        breakdown,
+        budget: r.budget.clone(),
+        failed: stats.and_then(|s| s.error.clone()),
+        sm: m.module.sm.version,
+        scan_bound: a.and_then(|a| a.plans.iter().find(|p| p.class.file() == RegFile::R)).map(|p| (p.budget + 4) & !3),
+    }
+}
+
+pub fn at_line(cx: &Ctx, x: Option<(u32, Option<u32>)>) -> String {
+    match x {
+        Some((p, o)) => cx.at(o, p),
+        None => "-".to_string(),
+    }
+}
+
+/// The text, JSON and facts of `why registers`.
+pub fn explain(cx: &Ctx, fi: usize) -> Explanation {
+    let r = report(cx, fi);
+    let src = &cx.m.module.functions[fi];
+    let mut t = format!("why registers: {} uses {} registers", r.function, r.breakdown.registers);
+    if let Some(e) = &r.failed {
+        t.push_str(&format!(" (allocation FAILED: {e})"));
+    }
+    t.push('\n');
+    for p in &r.files {
+        t.push_str(&format!(
+            "{} file: peak pressure {} at {} point(s), first at point {} ({}); {} point(s) within 2 of the peak\n",
+            p.file.prefix(),
+            p.peak,
+            p.points.len(),
+            p.at,
+            cx.at(p.at_origin, p.at),
+            p.near
+        ));
+        let mut rows =
+            vec![["vreg", "width", "range", "loop", "defined", "last use", "register"].map(String::from).to_vec()];
+        for lv in p.live.iter().take(LIST) {
+            rows.push(vec![
+                lv.name.clone(),
+                lv.width.to_string(),
+                lv.length.to_string(),
+                lv.depth.to_string(),
+                at_line(cx, lv.def),
+                at_line(cx, lv.last_use),
+                lv.reg.clone().unwrap_or_else(|| "-".into()),
+            ]);
+        }
+        if !p.live.is_empty() {
+            t.push_str(&table(&rows));
+        }
+        if p.live.len() > LIST {
+            t.push_str(&format!("  … and {} more live there\n", p.live.len() - LIST));
+        }
+    }
+    let b = &r.breakdown;
+    t.push_str(&format!("budget breakdown of the {} registers (at the R peak point):\n", b.registers));
+    let mut rows = vec![vec![format!("{}", b.peak), "peak live (R pressure)".to_string()]];
+    if b.correction != 0 {
+        rows.push(vec![
+            format!("{:+}", b.correction),
+            "registers the peak's vregs hold beyond their pressure (unassigned or sharing)".into(),
+        ]);
+    }
+    rows.push(vec![format!("+{}", b.holes), "pair/quad alignment holes".into()]);
+    rows.push(vec![
+        format!("+{}", b.fixed),
+        "ABI-fixed and reserved (R0–R3, return address, physical operands)".into(),
+    ]);
+    rows.push(vec![format!("+{}", b.precoloured), "pre-coloured operands (.pin, ABI bindings)".into()]);
+    rows.push(vec![
+        format!("+{}", b.elsewhere),
+        "free at the peak but used at other points (fat-point placement)".into(),
+    ]);
+    rows.push(vec!["+0".into(), "rounding: the count is one past the highest register, not rounded".into()]);
+    rows.push(vec![format!("= {}", b.sum()), "registers reported (Used N registers)".into()]);
+    t.push_str(&table(&rows));
+    if let Some(sb) = r.scan_bound {
+        t.push_str(&format!("  (the scan bound (budget+4)&~3 = {sb} limits where the scan looks, not the count)\n"));
+    }
+    if let Some(bg) = &r.budget {
+        t.push_str(&format!("budget: {} registers, set by {}\n", bg.gpr, bg.source.describe()));
+        let mut inputs = vec![format!("architectural cap {}", crate::alloc::budget::GPR_CAP)];
+        if let Some(n) = cx.m.module.options.maxrregcount {
+            inputs.push(format!("--maxrregcount {n}"));
+        }
+        if let Some(n) = src.maxnreg {
+            inputs.push(format!(".maxnreg {n}"));
+        }
+        if let Some(t) = crate::alloc::budget::block_threads(src) {
+            let mut s = format!("{t} threads per block");
+            if let Some(b) = src.minnctapersm {
+                s.push_str(&format!(", .minnctapersm {b}"));
+            }
+            if let Some(lb) = bg.launch_bound {
+                s.push_str(&format!(" → {lb}"));
+            }
+            inputs.push(s);
+        }
+        if let Some(a) = cx.alloc(fi)
+            && a.config.uses_abi
+            && let Some(min) = cx.m.module.sm.abi_minimum()
+        {
+            inputs.push(format!("ABI floor {min}"));
+        }
+        t.push_str(&format!("  inputs: {}\n", inputs.join(", ")));
+        for d in &bg.diagnostics {
+            t.push_str(&format!("  IGNORED/OVERRIDDEN: {d}\n"));
+        }
+    }
+    let (w, lim) = occupancy::occupancy(r.sm, b.registers);
+    t.push_str(&format!("occupancy: {w} of {lim} warps per SM at {} registers", b.registers));
+    let next = occupancy::next_step(r.sm, b.registers);
+    match next {
+        Some((nr, nw)) => {
+            t.push_str(&format!("; free {} register(s) (down to {nr}) for {nw} warps\n", b.registers - nr))
+        }
+        None => t.push_str("; already at the highest step\n"),
+    }
+    let rp = r.files.iter().find(|p| p.file == RegFile::R);
+    let facts = vec![
+        ("registers".to_string(), b.registers as i64),
+        ("peak".to_string(), rp.map(|p| p.peak).unwrap_or(0) as i64),
+        ("peak-point".to_string(), rp.map(|p| p.at).unwrap_or(0) as i64),
+        ("near-peak".to_string(), rp.map(|p| p.near).unwrap_or(0) as i64),
+        ("holes".to_string(), b.holes as i64),
+        ("fixed".to_string(), b.fixed as i64),
+        ("precoloured".to_string(), b.precoloured as i64),
+        ("elsewhere".to_string(), b.elsewhere as i64),
+        ("budget".to_string(), r.budget.as_ref().map(|b| b.gpr).unwrap_or(0) as i64),
+        ("occupancy".to_string(), w as i64),
+        ("free-for-next".to_string(), next.map(|(nr, _)| (b.registers - nr) as i64).unwrap_or(0)),
+    ];
+    let files: Vec<_> = r
+        .files
+        .iter()
+        .map(|p| {
+            json!({
+                "file": p.file.prefix(), "peak": p.peak, "points": p.points, "near": p.near, "at": p.at,
+                "at_line": cx.at(p.at_origin, p.at),
+                "live": p.live.iter().map(|lv| json!({
+                    "vreg": lv.name, "width": lv.width, "range": lv.length, "loop_depth": lv.depth,
+                    "score": lv.score, "defined": at_line(cx, lv.def), "last_use": at_line(cx, lv.last_use),
+                    "register": lv.reg,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let json = json!({
+        "why": "registers", "function": r.function, "registers": b.registers, "failed": r.failed,
+        "files": files,
+        "breakdown": {"peak": b.peak, "correction": b.correction, "holes": b.holes, "fixed": b.fixed,
+            "precoloured": b.precoloured, "elsewhere": b.elsewhere, "rounding": 0, "sum": b.sum()},
+        "budget": r.budget.as_ref().map(|bg| json!({"gpr": bg.gpr, "source": bg.source.describe(),
+            "diagnostics": bg.diagnostics, "launch_bound": bg.launch_bound})),
+        "occupancy": {"warps": w, "limit": lim, "next": next.map(|(nr, nw)| json!({"registers": nr, "warps": nw}))},
+        "facts": facts_json(&facts),
+    });
+    Explanation { text: t, json, facts }
+}

@@ -1,0 +1,128 @@
+//! `whatif maxrregcount N | knob NAME=V | sm sm_XX | launch-bounds T[,B]`: runs the
+//! pipeline on the side with one change and prints the delta per function (registers,
+//! spill bytes, stack frame, occupancy, attempts); the session's cursor stays.
+//!
+//! Knows run options and the module's launch-bound directives; must not know about the
+//! front ends.
+
+use serde_json::json;
+
+use crate::engine::{Debugger, Machine, RunOptions};
+use crate::ir::Module;
+use crate::why::{Explanation, WhatIf, facts_json, occupancy, table};
+
+/// The figures a what-if compares, for one function.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Figures {
+    pub name: String,
+    pub registers: u32,
+    pub stores: u32,
+    pub loads: u32,
+    pub frame: u32,
+    pub attempts: u32,
+    pub warps: u32,
+    pub failed: bool,
+}
+
+/// The figures of every function of a finished machine.
+pub fn figures(m: &Machine) -> Vec<Figures> {
+    m.module
+        .functions
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let s = m.funcs[i].stats.as_ref();
+            let regs = s.map(|s| s.registers).unwrap_or(0);
+            Figures {
+                name: f.name.clone(),
+                registers: regs,
+                stores: s.map(|s| s.spill_stores).unwrap_or(0),
+                loads: s.map(|s| s.spill_loads).unwrap_or(0),
+                frame: s.map(|s| s.stack_frame).unwrap_or(0),
+                attempts: m.funcs[i].alloc.as_ref().map(|a| a.records.len() as u32).unwrap_or(0),
+                warps: occupancy::occupancy(m.module.sm.version, regs).0,
+                failed: s.is_some_and(|s| s.error.is_some()),
+            }
+        })
+        .collect()
+}
+
+/// Applies a what-if to options and module; the label says what changed.
+pub fn apply(w: &WhatIf, opts: &mut RunOptions, module: &mut Module, fi: usize) -> Result<String, String> {
+    Ok(match w {
+        WhatIf::MaxRegCount(n) => {
+            opts.maxrregcount = Some(*n);
+            format!("maxrregcount {n}")
+        }
+        WhatIf::Knob(text) => {
+            let mut k = crate::knobs::Knobs::new();
+            let info = k.set_str(text).map_err(|e| e.to_string())?;
+            let (_, v) = text.split_once('=').unwrap_or((text, ""));
+            opts.knobs.push((crate::ir::KnobKey::Name(info.name.to_string()), crate::knobs::parse_value(v)));
+            format!("knob {}={}", info.name, v.trim())
+        }
+        WhatIf::Sm(sm) => {
+            opts.sm = Some(crate::ir::Sm::parse(sm)?);
+            format!("sm {sm}")
+        }
+        WhatIf::LaunchBounds(t, b) => {
+            let f = module.functions.get_mut(fi).ok_or("no function")?;
+            f.maxntid = Some(vec![*t]);
+            f.minnctapersm = *b;
+            format!("launch-bounds {t}{} on {}", b.map(|b| format!(",{b}")).unwrap_or_default(), f.name)
+        }
+    })
+}
+
+/// The delta table between two sets of figures.
+pub fn delta(label: &str, before: &[Figures], after: &[Figures]) -> Explanation {
+    let mut rows =
+        vec![["function", "registers", "spill st/ld B", "frame B", "warps/SM", "attempts"].map(String::from).to_vec()];
+    let arrow =
+        |a: u32, b: u32| if a == b { a.to_string() } else { format!("{a} → {b} ({:+})", b as i64 - a as i64) };
+    let mut fj = Vec::new();
+    for (x, y) in before.iter().zip(after) {
+        rows.push(vec![
+            x.name.clone(),
+            format!("{}{}", arrow(x.registers, y.registers), if y.failed { " FAILED" } else { "" }),
+            if (x.stores, x.loads) == (y.stores, y.loads) {
+                format!("{}/{}", x.stores, x.loads)
+            } else {
+                format!("{}/{} → {}/{}", x.stores, x.loads, y.stores, y.loads)
+            },
+            arrow(x.frame, y.frame),
+            arrow(x.warps, y.warps),
+            arrow(x.attempts, y.attempts),
+        ]);
+        fj.push(json!({"function": x.name,
+            "registers": [x.registers, y.registers], "spill_stores": [x.stores, y.stores],
+            "spill_loads": [x.loads, y.loads], "stack_frame": [x.frame, y.frame], "warps": [x.warps, y.warps],
+            "attempts": [x.attempts, y.attempts], "failed": [x.failed, y.failed]}));
+    }
+    let text = format!("whatif {label} (the cursor stays):\n{}", table(&rows));
+    let first = after.first();
+    let facts = vec![
+        ("registers".to_string(), first.map(|f| f.registers).unwrap_or(0) as i64),
+        ("spill-stores".to_string(), first.map(|f| f.stores).unwrap_or(0) as i64),
+        ("spill-loads".to_string(), first.map(|f| f.loads).unwrap_or(0) as i64),
+        ("occupancy".to_string(), first.map(|f| f.warps).unwrap_or(0) as i64),
+        ("attempts".to_string(), first.map(|f| f.attempts).unwrap_or(0) as i64),
+        ("failed".to_string(), after.iter().any(|f| f.failed) as i64),
+    ];
+    let json = json!({"whatif": label, "functions": fj, "facts": facts_json(&facts)});
+    Explanation { text, json, facts }
+}
+
+/// `whatif` in a session: the current run's figures against a side run with the change.
+pub fn explain(d: &Debugger, fi: usize, w: &WhatIf) -> Result<Explanation, String> {
+    let mut opts = d.opts.clone();
+    let mut module = (*d.loaded).clone();
+    let label = apply(w, &mut opts, &mut module, fi)?;
+    let fin = crate::why::finished(d);
+    let before = figures(fin.machine());
+    let (m, _) = crate::why::run_module(module, opts);
+    if let Some(e) = m.knob_errors.first() {
+        return Err(e.clone());
+    }
+    Ok(delta(&label, &before, &figures(&m)))
+}

@@ -1,0 +1,232 @@
+//! `why`: golden explanations for the sessions/ kernels, properties on synthetic and
+//! arbitrary kernels (the reported peak is the maximum of the per-point pressure query;
+//! the breakdown adds up to the allocator's register count), launch feasibility against
+//! hand-computed limits, `why differ` where the first divergence is known, a sweep
+//! golden on the demo kernel, and `compare` against the real ptxas (skipped when absent).
+//! `UPDATE_EXPECT=1` regenerates the goldens in tests/why_golden/.
+
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+use radbg::engine::{Debugger, RunOptions, query};
+use radbg::ir::{Module, RegFile};
+use radbg::why::{self, Ctx, WhyCmd};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn load(name: &str) -> (Module, RunOptions) {
+    let l = radbg::load::load_path(&root().join("sessions").join(name)).unwrap();
+    let opts = RunOptions { imported: l.imported, ..RunOptions::default() };
+    (l.module, opts)
+}
+
+fn finished(module: Module, opts: RunOptions) -> Debugger {
+    let mut d = Debugger::new(module, opts);
+    d.run_to_end();
+    d
+}
+
+/// Compares `got` with the golden file (or rewrites it under UPDATE_EXPECT).
+fn check_golden(name: &str, got: &str) {
+    let path = root().join("tests/why_golden").join(name);
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_default();
+    if want != got {
+        let diff = similar::TextDiff::from_lines(&want, got).unified_diff().header("expected", "got").to_string();
+        panic!("{} differs (UPDATE_EXPECT=1 regenerates):\n{diff}", path.display());
+    }
+}
+
+/// Every function's `why registers` (and `why fail` where allocation failed) of every
+/// sessions/*.ori kernel.
+#[test]
+fn golden_explanations_of_the_session_kernels() {
+    let mut names: Vec<String> = std::fs::read_dir(root().join("sessions"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| n.ends_with(".ori"))
+        .collect();
+    names.sort();
+    for n in names {
+        let (m, o) = load(&n);
+        let d = finished(m, o);
+        let cx = Ctx::of(&d, &n);
+        let mut out = String::new();
+        for fi in 0..cx.m.module.functions.len() {
+            let x = why::registers::explain(&cx, fi);
+            // The breakdown always adds up to the reported count.
+            let b = why::registers::report(&cx, fi).breakdown;
+            assert_eq!(b.sum(), b.registers as i64, "{n}: breakdown of function {fi}");
+            out.push_str(&x.text);
+            if cx.alloc(fi).is_some_and(|a| a.failure.is_some()) {
+                out.push_str(&why::fail::explain(&cx, fi, None).text);
+            }
+        }
+        check_golden(&n.replace(".ori", ".txt"), &out);
+    }
+}
+
+/// Checked by hand on saxpy.ori (one block pair, no loop). Points: 0 S2R %r0, 1 S2R %r1,
+/// 2 IMAD %r2, 3 LDC %r3, 4 ISETP %p0, 5 @%p0 EXIT, 6 LDC %r4, 7 LDC.64 %rd0,
+/// 8 LDC.64 %rd1, 9 IMAD.WIDE %rd2, 10 IMAD.WIDE %rd3, 11 LDG %r5, 12 LDG %r6,
+/// 13 FFMA %r7, 14 STG, 15 EXIT. After 8, {%r2, %r4, %rd0, %rd1} are live: 1+1+2+2 = 6.
+/// At 9 the before side is the same 6; at 10 the before side is {%r2, %r4, %rd1, %rd2}
+/// = 6 (%r2 and %rd1 die there); from 11 on at most 5. So the R peak is 6 at points
+/// 8, 9, 10, and the set explained at the first one is {%r2, %r4, %rd0, %rd1}.
+///
+/// demo.ori (maxrregcount 32) after its SPILL retry: the peak of 31 sits in the sample
+/// loop, and every register below the count holds a value live there (no holes, nothing
+/// fixed, nothing used only elsewhere).
+#[test]
+fn hand_checked_peaks() {
+    let (m, o) = load("saxpy.ori");
+    let d = finished(m, o);
+    let cx = Ctx::of(&d, "saxpy.ori");
+    let r = why::registers::report(&cx, 0);
+    let rp = r.files.iter().find(|p| p.file == RegFile::R).unwrap();
+    assert_eq!((rp.peak, rp.points.clone()), (6, vec![8, 9, 10]));
+    let mut names: Vec<&str> = rp.live.iter().map(|l| l.name.as_str()).collect();
+    names.sort();
+    assert_eq!(names, ["%r2", "%r4", "%rd0", "%rd1"]);
+
+    let (m, o) = load("demo.ori");
+    let d = finished(m, o);
+    let cx = Ctx::of(&d, "demo.ori");
+    let r = why::registers::report(&cx, 0);
+    let rp = r.files.iter().find(|p| p.file == RegFile::R).unwrap();
+    let w: u32 = rp.live.iter().map(|l| l.width as u32).sum();
+    assert_eq!(w, rp.peak);
+    let b = r.breakdown;
+    assert_eq!((b.peak, b.holes, b.fixed, b.elsewhere, b.registers), (31, 0, 0, 0, 31));
+}
+
+fn check_properties(module: Module) -> Result<(), TestCaseError> {
+    let d = finished(module, RunOptions::default());
+    let cx = Ctx::of(&d, "k.ori");
+    for fi in 0..cx.m.module.functions.len() {
+        let r = why::registers::report(&cx, fi);
+        for p in &r.files {
+            let curve = query::pressure_curve(cx.m, fi, p.file);
+            prop_assert_eq!(p.peak, curve.iter().copied().max().unwrap_or(0));
+            for &pt in &p.points {
+                prop_assert_eq!(curve[pt as usize], p.peak);
+            }
+        }
+        prop_assert_eq!(r.breakdown.sum(), r.breakdown.registers as i64);
+        let stats = cx.m.funcs[fi].stats.as_ref().map(|s| s.registers).unwrap_or(0);
+        prop_assert_eq!(r.breakdown.registers, stats);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn peak_and_breakdown_on_synthetic_kernels(seed in 0u64..1000, insts in 40usize..400) {
+        check_properties(radbg::synth::synthetic_kernel(insts, seed))?;
+    }
+
+    #[test]
+    fn peak_and_breakdown_on_arbitrary_kernels(seed in any::<u64>()) {
+        let cfg = radbg::ir::arbitrary::GenConfig { valid: true, ..Default::default() };
+        let m = radbg::ir::arbitrary::module(&mut radbg::ir::arbitrary::Rng::new(seed), &cfg);
+        check_properties(m)?;
+    }
+}
+
+/// `why launch` against limits computed by hand (64K registers per block, 256-register
+/// warp granularity): demo uses 31 registers → 1024 per warp.
+#[test]
+fn launch_feasibility() {
+    let (m, o) = load("demo.ori");
+    let d = finished(m, o);
+    let cx = Ctx::of(&d, "demo.ori");
+    let check = |t: u32, b: Option<u32>, fits: i64, largest: i64, maxrreg: i64| {
+        let x = why::answer(&WhyCmd::Launch(t, b), &cx, 0).unwrap();
+        assert_eq!(x.fact("fits"), Some(fits), "{t} {b:?}\n{}", x.text);
+        assert_eq!(x.fact("largest-block"), Some(largest), "{t} {b:?}");
+        assert_eq!(x.fact("maxrregcount"), Some(maxrreg), "{t} {b:?}");
+    };
+    // 1024 threads: 32 warps × 1024 = 32768 ≤ 65536; the highest fitting count is 64.
+    check(1024, None, 1, 1024, 64);
+    // 8 blocks of 256: 8 × 8 warps × 1024 = 65536 and 64 warps: fits exactly.
+    check(256, Some(8), 1, 256, 32);
+    // 9 blocks of 256 = 72 warps > 64: never fits, whatever the registers.
+    check(256, Some(9), 0, 224, 0);
+    // 2048 threads exceed the block limit.
+    check(2048, None, 0, 1024, 0);
+}
+
+/// `why differ`: a budget change diverges at the budget decision itself; a change that
+/// leaves everything equal reports no divergence.
+#[test]
+fn differ_finds_the_known_first_divergence() {
+    let (m, o) = load("demo.ori");
+    let (am, at) = why::run_module(m.clone(), o.clone());
+    let mut o2 = o.clone();
+    o2.maxrregcount = Some(40);
+    let (bm, bt) = why::run_module(m.clone(), o2);
+    let side = |label: &str, m, t| why::differ::Side { label: label.into(), m, trace: t };
+    let x = why::differ::compare(&side("a", &am, &at), &side("b", &bm, &bt));
+    assert_eq!(x.fact("decision"), Some(1), "{}", x.text);
+    assert!(x.text.contains("register budget 32") && x.text.contains("register budget 40"), "{}", x.text);
+    let y = why::differ::compare(&side("a", &am, &at), &side("a again", &am, &at));
+    assert_eq!(y.fact("diverges"), Some(0));
+    // A budget of 33 keeps the budget decision's source but moves it: still the first.
+    // A knob that only changes the discard threshold diverges later, at an assignment.
+    let mut o3 = o.clone();
+    o3.knobs.push((
+        radbg::ir::KnobKey::Name("RegAllocThresholdForDiscardConflicts".into()),
+        radbg::knobs::parse_value("0"),
+    ));
+    let (cm, ct) = why::run_module(m, o3);
+    let z = why::differ::compare(&side("a", &am, &at), &side("c", &cm, &ct));
+    if z.fact("diverges") == Some(1) {
+        assert!(z.fact("decision").unwrap() > 1, "{}", z.text);
+    }
+}
+
+/// The sweep of the demo kernel (both cores), golden.
+#[test]
+fn sweep_golden_on_the_demo_kernel() {
+    let (m, o) = load("demo.ori");
+    let axis = why::sweep::Axis::MaxRegCount;
+    let values: Vec<i64> = why::sweep::DEFAULT_BUDGETS.iter().map(|&b| b as i64).collect();
+    let rows = why::sweep::run(&m, &o, &axis, &values, 2).unwrap();
+    let one = why::sweep::run(&m, &o, &axis, &values, 1).unwrap();
+    assert_eq!(rows, one, "thread count must not change the result");
+    let x = why::sweep::render(&rows, &axis);
+    check_golden("sweep_demo.txt", &x.text);
+    let svg = why::sweep::svg(&rows, &axis, 0);
+    assert!(svg.starts_with("<svg") && svg.contains("polyline"));
+}
+
+/// `compare` against the real ptxas on a corpus PTX file; skipped cleanly when either is
+/// absent.
+#[test]
+fn compare_with_the_real_ptxas() {
+    let Some(exe) = why::compare::find(None) else {
+        eprintln!("skipped: no ptxas");
+        return;
+    };
+    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
+    let ptx = home.join(".cache/radbg-corpus/ptx/conv2d_direct.sm_90.ptx");
+    if !Path::new(&ptx).exists() {
+        eprintln!("skipped: no corpus");
+        return;
+    }
+    let l = radbg::load::load_path(&ptx).unwrap();
+    let (m, _) = why::run_module(l.module, RunOptions { imported: true, ..RunOptions::default() });
+    let p = why::compare::run_ptxas(&exe, &ptx, "sm_90", None).unwrap();
+    assert!(!p.is_empty() && p.iter().all(|f| f.registers.is_some_and(|r| r > 0)), "{p:?}");
+    let x = why::compare::render(&why::whatif::figures(&m), &p);
+    assert_eq!(x.fact("functions"), Some(1));
+    assert!(x.text.contains("conv5x5"), "{}", x.text);
+}
