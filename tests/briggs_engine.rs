@@ -184,6 +184,8 @@ fn commands_work_on_briggs_results() {
     for k in ["iteration-start", "build", "coalesced", "node-removed", "colour-assigned", "iteration-end"] {
         assert!(kinds.contains(&k), "{k} not exported: {kinds:?}");
     }
+    let colour = exported.as_array().unwrap().iter().find(|e| e["kind"] == "colour-assigned").unwrap();
+    assert!(colour["briggs"]["vreg"].is_string() && colour["briggs"]["forbidden"].is_array(), "{colour}");
     assert!(outs[13].json["iterations"].as_array().is_some_and(|i| i.len() == 1));
     // Without Briggs the graph command says what it needs.
     let mut f = Session::new();

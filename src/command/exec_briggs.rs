@@ -80,3 +80,12 @@ pub fn diff_allocators(d: &Debugger, fi: usize) -> Result<Output, String> {
     }
     Ok(render::allocator_diffs(&mine))
 }
+
+/// Whether vreg `v` of function `fi` has been spilled so far (`expect %x == spilled`),
+/// by either allocator.
+pub fn is_spilled(m: &crate::engine::Machine, fi: usize, v: VRegId) -> bool {
+    if let Some(a) = crate::engine::query::alloc_of(m, fi) {
+        return a.spills.iter().any(|s| s.vreg == v);
+    }
+    crate::engine::briggs::briggs_of(m, fi).is_some_and(|b| b.spilled().contains(&v))
+}
