@@ -27,7 +27,11 @@ fn dbg(s: &Session) -> Result<&Debugger, String> {
 
 pub fn print(s: &Session, fi: usize, v: VRegId) -> Result<Output, String> {
     let d = dbg(s)?;
-    let b = machine(d, fi)?;
+    // Before its allocation starts, a vreg is shown as without Briggs.
+    let Some(b) = q::briggs_at(d, fi) else {
+        let info = crate::engine::query::vreg_info(d, fi, v).ok_or("no such vreg")?;
+        return Ok(crate::command::render::vreg(&info));
+    };
     let view = q::vreg(d, fi, b, v).ok_or("no such vreg")?;
     Ok(render::vreg(&view))
 }
