@@ -184,6 +184,8 @@ fn commands_work_on_briggs_results() {
     for k in ["iteration-start", "build", "coalesced", "node-removed", "colour-assigned", "iteration-end"] {
         assert!(kinds.contains(&k), "{k} not exported: {kinds:?}");
     }
+    let colour = exported.as_array().unwrap().iter().find(|e| e["kind"] == "colour-assigned").unwrap();
+    assert!(colour["briggs"]["vreg"].is_string() && colour["briggs"]["forbidden"].is_array(), "{colour}");
     assert!(outs[13].json["iterations"].as_array().is_some_and(|i| i.len() == 1));
     // Without Briggs the graph command says what it needs.
     let mut f = Session::new();
@@ -238,4 +240,38 @@ fn the_cli_takes_allocator() {
     let text = std::fs::read_to_string(&rec).unwrap();
     assert!(text.contains("set allocator briggs"), "{text}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Every query at every event of a few kernels (one that spills over several
+/// iterations, one with ABI calls that fails under Briggs, the demo) answers or says
+/// why; none panics.
+#[test]
+fn queries_answer_at_every_event() {
+    for file in ["briggs_k15.ori", "abi_lower.ori", "demo.ori", "briggs_remat.ori"] {
+        let mut s = Session::new();
+        s.base = Path::new("sessions").to_path_buf();
+        for line in [format!("load {file}"), "set allocator briggs".into()] {
+            s.exec(&parse_line(&line).unwrap()[0]).unwrap();
+        }
+        let mut n = 0;
+        loop {
+            for q in ["graph", "hist", "constraints", "attempts", "live", "ir", "stats", "where", "events 2"] {
+                let _ = s.exec(&parse_line(q).unwrap()[0]);
+            }
+            let d = s.dbg.as_ref().unwrap();
+            if let Some((fi, v)) = qb::event_node(d) {
+                let name = radbg::engine::query::func_ir(d.machine(), fi).vregs[v.index()].name.clone();
+                for q in [format!("print {name}"), format!("constraints {name}"), format!("expect {name} == spilled")] {
+                    let _ = s.exec(&parse_line(&q).unwrap()[0]);
+                }
+            }
+            if s.dbg.as_ref().unwrap().at_end() {
+                break;
+            }
+            s.exec(&parse_line("step 3").unwrap()[0]).unwrap();
+            n += 1;
+        }
+        assert!(n > 5, "{file}");
+        let _ = s.exec(&parse_line("diff allocators").unwrap()[0]);
+    }
 }

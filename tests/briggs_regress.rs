@@ -5,6 +5,7 @@
 //!   pre-colour and leaked out of the allocation; it is unsatisfiable and now fails the
 //!   allocation naming the pin, as the fat-point allocator fails;
 //! - a pin on an alias member was ignored (pre-colours were taken from roots only);
+//! - two interfering vregs pinned to one register were both kept there;
 //! - an alias member defined while another member is still live: the graph now follows
 //!   each member's own liveness, as the checker does;
 //! - spill code reloaded a dead value before a guarded definition from a slot another
@@ -88,6 +89,30 @@ fn a_misaligned_abi_pin_fails_the_allocation() {
 }
 
 #[test]
+fn interfering_pins_on_one_register_fail_the_allocation() {
+    check(
+        "
+      .reg .R.x2 %rd<2>
+      .pin %rd0 = R12
+      .pin %rd1 = R12
+    BB0:
+      %rd0 = LDC.64 c[0x0][0x160]
+      %rd1 = LDC.64 c[0x0][0x168]
+      STG.E.64 [%rd0], %rd1
+      EXIT
+    ",
+        &[],
+        64,
+        "
+        FAILED iterations=1 spilled=0 registers=0
+        error: Briggs allocation failed: %rd0 (pinned to R12) and %rd1 (pinned to R12) are live at once
+        %rd0 = -
+        %rd1 = -
+        ",
+    );
+}
+
+#[test]
 fn a_pin_on_an_alias_member_colours_the_group() {
     check(
         "
@@ -146,12 +171,13 @@ fn alias_members_interfere_by_their_own_liveness() {
 /// the checker before the fixes: (seed, K).
 #[test]
 fn generated_modules_that_broke_the_rules() {
-    let cases: [(u64, u32); 5] = [
+    let cases: [(u64, u32); 6] = [
         (4058385307372425571, 2),   // pins beyond the budget
         (2537904768655850746, 4),   // a pin on an alias member
         (2539318029315650457, 4),   // partial def of an alias member of a spilled vreg
         (15974892380356561743, 13), // alias member defined while another is live
         (14403929293517155990, 4),  // reload before a dead guarded def, shared slot
+        (29977073325561195, 5),     // two interfering vregs pinned to R12
     ];
     let cfg = GenConfig { max_functions: 2, max_blocks: 6, max_insts: 10, max_decls: 8, valid: true };
     for (seed, k) in cases {

@@ -50,6 +50,13 @@ pub fn run(args: &Args) -> ExitCode {
             EventKind::Alloc(crate::alloc::AllocEvent::AttemptEnd { class, line, .. }) => {
                 super::output::outln(&format!("{} {line}", class.name()));
             }
+            // Under --allocator briggs: one line per iteration, as the attempt lines above.
+            EventKind::Briggs(
+                crate::alloc::briggs::BriggsEvent::IterationEnd { .. }
+                | crate::alloc::briggs::BriggsEvent::SpillCode { .. },
+            ) => {
+                super::output::outln(&m.describe(&ev));
+            }
             EventKind::Check { errors } if !errors.is_empty() => {
                 failed = true;
                 for e in errors {

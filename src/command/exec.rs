@@ -412,7 +412,7 @@ impl Session {
             }
             Setting::Allocator(a) => {
                 opts.allocator = AllocatorKind::from_name(a).ok_or(format!("unknown allocator {a}"))?;
-                (Stage::Budget, format!("allocator {a}"))
+                (Stage::Alloc, format!("allocator {a}"))
             }
             Setting::Stage(name, on) => {
                 if *on {
@@ -457,6 +457,11 @@ impl Session {
         let d = self.dbg.as_ref().expect("loaded");
         let m = d.machine();
         let (ok, got): (bool, String) = match e {
+            Expectation::Assigned(name, reg) if reg == "spilled" => {
+                let (fi, v) = self.vreg_id(name)?;
+                let spilled = crate::command::exec_briggs::is_spilled(m, fi, v);
+                (spilled, if spilled { "spilled".into() } else { "not spilled".into() })
+            }
             Expectation::Assigned(name, reg) => {
                 let (fi, v) = self.vreg_id(name)?;
                 let a = query::alloc_of(m, fi);

@@ -27,7 +27,11 @@ fn dbg(s: &Session) -> Result<&Debugger, String> {
 
 pub fn print(s: &Session, fi: usize, v: VRegId) -> Result<Output, String> {
     let d = dbg(s)?;
-    let b = machine(d, fi)?;
+    // Before its allocation starts, a vreg is shown as without Briggs.
+    let Some(b) = q::briggs_at(d, fi) else {
+        let info = crate::engine::query::vreg_info(d, fi, v).ok_or("no such vreg")?;
+        return Ok(crate::command::render::vreg(&info));
+    };
     let view = q::vreg(d, fi, b, v).ok_or("no such vreg")?;
     Ok(render::vreg(&view))
 }
@@ -79,4 +83,13 @@ pub fn diff_allocators(d: &Debugger, fi: usize) -> Result<Output, String> {
         return Err(format!("no allocation of {name} to compare"));
     }
     Ok(render::allocator_diffs(&mine))
+}
+
+/// Whether vreg `v` of function `fi` has been spilled so far (`expect %x == spilled`),
+/// by either allocator.
+pub fn is_spilled(m: &crate::engine::Machine, fi: usize, v: VRegId) -> bool {
+    if let Some(a) = crate::engine::query::alloc_of(m, fi) {
+        return a.spills.iter().any(|s| s.vreg == v);
+    }
+    crate::engine::briggs::briggs_of(m, fi).is_some_and(|b| b.spilled().contains(&v))
 }

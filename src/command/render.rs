@@ -57,13 +57,17 @@ pub fn help(topic: Option<&str>) -> Output {
 }
 
 pub fn event_json(n: usize, e: &Event, m: &Machine) -> Value {
-    json!({
+    let mut v = json!({
         "event": n,
         "stage": e.stage().name(),
         "kind": e.kind_name(),
         "function": e.func.and_then(|i| m.module.functions.get(i)).map(|f| f.name.clone()),
         "text": m.describe(e),
-    })
+    });
+    if let crate::engine::EventKind::Briggs(b) = &e.kind {
+        v["briggs"] = crate::command::render_briggs::event_detail(b, e.func, m);
+    }
+    v
 }
 
 pub fn breakpoints(bps: &[Breakpoint]) -> Output {

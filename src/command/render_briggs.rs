@@ -255,3 +255,52 @@ pub fn allocator_diffs(diffs: &[crate::alloc::compare::AllocDiff]) -> Output {
     let text: String = diffs.iter().map(|d| d.text()).collect();
     out(text.trim_end().to_string(), json!({"diffs": diffs.iter().map(|d| d.to_json()).collect::<Vec<_>>()}))
 }
+
+/// The fields of a Chaitin-Briggs event for `--json` and `export` (vregs by name).
+pub fn event_detail(ev: &BriggsEvent, func: Option<usize>, m: &crate::engine::Machine) -> Value {
+    let f = func.filter(|&i| i < m.module.functions.len()).map(|i| crate::engine::query::func_ir(m, i));
+    let name = |v: &crate::ir::VRegId| {
+        f.and_then(|f| f.vregs.get(v.index())).map_or_else(|| format!("vreg#{}", v.0), |r| r.name.clone())
+    };
+    let names = |vs: &[crate::ir::VRegId]| vs.iter().map(name).collect::<Vec<_>>();
+    match ev {
+        BriggsEvent::IterationStart { n, insts, vregs } => json!({"iteration": n, "insts": insts, "vregs": vregs}),
+        BriggsEvent::Build { .. } => build_json(&Some(ev.clone())),
+        BriggsEvent::Coalesced { keep, removed, criterion, round, point, degree } => {
+            json!({"keep": name(keep), "removed": name(removed), "criterion": criterion.name(), "round": round,
+            "point": point, "degree": degree})
+        }
+        BriggsEvent::Worklists { simplify, freeze, spill, coalesced } => {
+            json!({"simplify": simplify, "freeze": freeze, "spill": spill, "coalesced": coalesced})
+        }
+        BriggsEvent::NodeRemoved { vreg, degree, k, high_neighbours, briggs_safe } => {
+            json!({"vreg": name(vreg), "degree": degree, "k": k, "high_neighbours": high_neighbours,
+            "briggs_safe": briggs_safe})
+        }
+        BriggsEvent::Frozen { vreg, moves, degree, to_simplify } => {
+            json!({"vreg": name(vreg), "moves": moves, "degree": degree, "to_simplify": to_simplify})
+        }
+        BriggsEvent::SpillCandidate { vreg, cost, degree, priority } => {
+            json!({"vreg": name(vreg), "cost": jnum(*cost), "degree": degree, "priority": jnum(*priority)})
+        }
+        BriggsEvent::ColourAssigned { vreg, colour, forbidden, members } => {
+            json!({"vreg": name(vreg), "colour": colour, "forbidden": forbidden, "members": names(members)})
+        }
+        BriggsEvent::ActualSpill { vreg, forbidden, candidate, members } => {
+            json!({"vreg": name(vreg), "forbidden": forbidden, "candidate": candidate, "members": names(members)})
+        }
+        BriggsEvent::IterationEnd { n, spilled, coloured } => {
+            json!({"iteration": n, "spilled": names(spilled), "coloured": coloured})
+        }
+        BriggsEvent::SpillCode { iteration, vregs, eager, evicted, stores, reloads, eliminated, remats, frame } => {
+            json!({"iteration": iteration,
+            "vregs": vregs.iter().map(|(v, o)| json!({"vreg": name(v), "offset": o})).collect::<Vec<_>>(),
+            "eager": names(eager),
+            "evicted": evicted.iter().map(|(v, t)| json!({"for": name(v), "spilled": name(t)})).collect::<Vec<_>>(),
+            "stores": stores, "reloads": reloads, "eliminated": eliminated, "remats": remats, "frame": frame})
+        }
+        BriggsEvent::Finalize { ok, iterations, spilled, registers, message } => {
+            json!({"ok": ok, "iterations": iterations, "spilled": spilled, "registers": registers, "message": message})
+        }
+    }
+}

@@ -384,12 +384,13 @@ pub static COMMANDS: &[CommandSpec] = &[
     cmd!(
         "expect",
         [],
-        "expect %VREG == REG | expect attempts class C == N | expect abi CODE | expect stats FIELD == N | expect fails | expect ok | expect event KIND | expect cursor == N | expect why QUESTION FACT == N",
+        "expect %VREG == REG | expect %VREG == spilled | expect attempts class C == N | expect abi CODE | expect stats FIELD == N | expect fails | expect ok | expect event KIND | expect cursor == N | expect why QUESTION FACT == N",
         Sessions,
         "assert a result (a failed expectation makes a replay exit non-zero)",
-        "Checks a fact at the cursor; in scripts a failure is reported with its line and the replay exits with status 1.",
+        "Checks a fact at the cursor; in scripts a failure is reported with its line and the replay exits with status 1. `%VREG == spilled` holds once either allocator has spilled the vreg; the other facts hold for Chaitin-Briggs runs too.",
         [
             "expect %r12 == R7",
+            "expect %r12 == spilled",
             "expect attempts class R == 3",
             "expect abi 7004",
             "expect stats spill-stores == 64",

@@ -495,6 +495,8 @@ pub fn liveness_epoch(d: &Debugger, fi: usize) -> usize {
         EventKind::Alloc(a) => {
             matches!(a, A::Assign(_) | A::Constraints { .. } | A::Order { .. } | A::AttemptEnd { .. } | A::Best { .. })
         }
+        // The Briggs machine answers liveness from the pipeline until spill code.
+        EventKind::Briggs(b) => !matches!(b, crate::alloc::briggs::BriggsEvent::SpillCode { .. }),
         _ => false,
     };
     let trace = &d.trace()[..d.cursor()];

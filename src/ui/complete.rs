@@ -50,14 +50,15 @@ fn context(line: &str, pos: usize) -> Option<(Vec<&str>, &str, usize)> {
     Some((done, &before[cur_start..], cur_start))
 }
 
-const BREAK_KINDS: &[&str] = &["assign", "spill", "attempt", "stage", "abi", "fail", "checker"];
+const BREAK_KINDS: &[&str] = &["assign", "spill", "attempt", "iteration", "stage", "abi", "fail", "checker"];
 const SETTINGS: &[&str] = &["knob", "maxrregcount", "sm", "dce", "allocator", "stage", "stop-on-error"];
 const DIFFS: &[&str] = &["attempts", "runs", "state", "allocators"];
 const EXPECTS: &[&str] = &["attempts", "abi", "stats", "fails", "ok", "event", "cursor", "why"];
 const WHYS: &[&str] = &["registers", "spill", "fail", "launch", "differ"];
 const WHATIFS: &[&str] = &["maxrregcount", "knob", "sm", "launch-bounds"];
 const STATS: &[&str] = &["registers", "spill-stores", "spill-loads", "stack-frame", "barriers"];
-const EXPORTS: &[&str] = &["trace", "ir", "live", "constraints", "hist", "state", "attempts", "abi", "stats", "knobs"];
+const EXPORTS: &[&str] =
+    &["trace", "ir", "live", "constraints", "hist", "state", "attempts", "abi", "stats", "knobs", "graph"];
 const EVENT_KINDS: &[&str] = &[
     "assign",
     "attempt-start",

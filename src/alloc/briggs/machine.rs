@@ -28,7 +28,6 @@ use crate::alloc::briggs::graph::{self, Graph, GraphStats};
 use crate::alloc::briggs::select::{self, Window};
 use crate::alloc::briggs::simplify::{List, Status, Work};
 use crate::alloc::briggs::spill::{self, PlanEntry, SlotTable, SpillCode, SpillParams, TempKind};
-use crate::alloc::briggs::stats::BriggsStats;
 use crate::alloc::briggs::{ColourMask, MoveView, RegSet, Worklists};
 use crate::alloc::check::{Allocation, CheckError, SpillSlotInfo};
 use crate::alloc::ranges::Ranges;
@@ -326,52 +325,6 @@ impl BriggsAlloc {
         })
     }
 
-    /// Statistics (graph figures from the first iteration, the rest from the result).
-    pub fn stats(&self) -> BriggsStats {
-        let g = self.first_graph.clone().unwrap_or_default();
-        let moves = self.graph.as_ref().map_or(0, |g| g.moves.len() as u32);
-        let coalesced = self
-            .graph
-            .as_ref()
-            .map_or(0, |g| g.moves.iter().filter(|m| m.state == crate::alloc::briggs::MoveState::Coalesced).count())
-            as u32;
-        let vregs = g.nodes.saturating_sub(g.precoloured);
-        let spilled = self.plan.len() as u32;
-        let (st, ld) = crate::alloc::spill::traffic(&self.func);
-        let sc = self.spill.as_deref();
-        let k = self.k_list();
-        BriggsStats {
-            function: self.original.name.clone(),
-            ok: self.failure.is_none(),
-            failure: self.failure.clone(),
-            k,
-            nodes: g.nodes,
-            edges: g.edges,
-            density: g.density,
-            max_degree: g.max_degree,
-            avg_degree: g.avg_degree,
-            precoloured: g.precoloured,
-            class_edges: g.class_edges,
-            bank_edges: g.bank_edges,
-            moves,
-            coalesced,
-            coalesce_rate: if moves > 0 { coalesced as f64 / moves as f64 } else { 0.0 },
-            vregs,
-            spilled,
-            spill_rate: if vregs > 0 { spilled as f64 / vregs as f64 } else { 0.0 },
-            iterations: self.iteration,
-            registers: self.registers(),
-            stores: sc.map_or(0, |s| s.stores),
-            reloads: sc.map_or(0, |s| s.reloads),
-            reloads_avoided: sc.map_or(0, |s| s.eliminated),
-            remats: sc.map_or(0, |s| s.remats),
-            frame_bytes: sc.map_or(0, |s| s.frame_local),
-            smem_bytes: sc.map_or(0, |s| s.frame_shared),
-            spill_store_bytes: st,
-            spill_load_bytes: ld,
-        }
-    }
-
     /// General registers used: one past the highest R register assigned.
     pub fn registers(&self) -> u32 {
         crate::alloc::stats::registers_used(&self.func, &|v| self.slot_of(v))
@@ -616,7 +569,7 @@ impl BriggsAlloc {
             }
         }
         self.phase = Phase::Main;
-        self.group = Arc::new(group_members(g, w, &self.ranges.root));
+        self.group = Arc::new(info::group_members(g, w, &self.ranges.root));
         BriggsEvent::Worklists {
             simplify: w.simplify.len() as u32,
             freeze: w.freeze_order().len() as u32,
@@ -791,24 +744,6 @@ impl BriggsAlloc {
             message: self.failure.clone(),
         }
     }
-}
-
-/// Per node: the other vregs that take its colour — nodes coalesced into it and alias
-/// members of it or of them — ascending. Empty lists for most nodes.
-fn group_members(g: &Graph, w: &Work, root: &[VRegId]) -> Vec<Vec<u32>> {
-    let n = g.node.len();
-    let mut out = vec![Vec::new(); n];
-    for v in 0..n {
-        let r = root.get(v).map_or(v, |r| r.index());
-        if r >= n || !g.node[r] {
-            continue;
-        }
-        let node = w.find(r as u32) as usize;
-        if node != v {
-            out[node].push(v as u32);
-        }
-    }
-    out
 }
 
 /// Registers occupied by the coloured neighbours of node `v`.

@@ -1,10 +1,14 @@
-//! Per-node facts of the machine for the debugger's `print %x` and graph view: degree,
-//! K, spill cost and priority, status, colour, and the graph's figures now.
+//! Per-node facts of the machine for the debugger's `print %x` and graph view (degree,
+//! K, spill cost and priority, status, colour, the graph's figures now), the groups of
+//! vregs sharing a node's colour, and the allocation's statistics.
 //!
 //! Part of the machine (it reads its private state); knows nothing of the UI.
 
+use crate::alloc::briggs::graph::Graph;
 use crate::alloc::briggs::machine::BriggsAlloc;
 use crate::alloc::briggs::simplify::Status;
+use crate::alloc::briggs::simplify::Work;
+use crate::alloc::briggs::stats::BriggsStats;
 use crate::ir::VRegId;
 
 /// What the machine knows of one node at this moment.
@@ -42,6 +46,52 @@ pub struct GraphNow {
 }
 
 impl BriggsAlloc {
+    /// Statistics (graph figures from the first iteration, the rest from the result).
+    pub fn stats(&self) -> BriggsStats {
+        let g = self.first_graph.clone().unwrap_or_default();
+        let moves = self.graph.as_ref().map_or(0, |g| g.moves.len() as u32);
+        let coalesced = self
+            .graph
+            .as_ref()
+            .map_or(0, |g| g.moves.iter().filter(|m| m.state == crate::alloc::briggs::MoveState::Coalesced).count())
+            as u32;
+        let vregs = g.nodes.saturating_sub(g.precoloured);
+        let spilled = self.plan.len() as u32;
+        let (st, ld) = crate::alloc::spill::traffic(&self.func);
+        let sc = self.spill.as_deref();
+        let k = self.k_list();
+        BriggsStats {
+            function: self.original.name.clone(),
+            ok: self.failure.is_none(),
+            failure: self.failure.clone(),
+            k,
+            nodes: g.nodes,
+            edges: g.edges,
+            density: g.density,
+            max_degree: g.max_degree,
+            avg_degree: g.avg_degree,
+            precoloured: g.precoloured,
+            class_edges: g.class_edges,
+            bank_edges: g.bank_edges,
+            moves,
+            coalesced,
+            coalesce_rate: if moves > 0 { coalesced as f64 / moves as f64 } else { 0.0 },
+            vregs,
+            spilled,
+            spill_rate: if vregs > 0 { spilled as f64 / vregs as f64 } else { 0.0 },
+            iterations: self.iteration,
+            registers: self.registers(),
+            stores: sc.map_or(0, |s| s.stores),
+            reloads: sc.map_or(0, |s| s.reloads),
+            reloads_avoided: sc.map_or(0, |s| s.eliminated),
+            remats: sc.map_or(0, |s| s.remats),
+            frame_bytes: sc.map_or(0, |s| s.frame_local),
+            smem_bytes: sc.map_or(0, |s| s.frame_shared),
+            spill_store_bytes: st,
+            spill_load_bytes: ld,
+        }
+    }
+
     /// Facts about `v`'s node in the current iteration's graph (`None` before the build
     /// or when `v` takes no part in it).
     pub fn node_info(&self, v: VRegId) -> Option<NodeInfo> {
@@ -96,4 +146,22 @@ impl BriggsAlloc {
         s.edges /= 2;
         s
     }
+}
+
+/// Per node: the other vregs that take its colour — nodes coalesced into it and alias
+/// members of it or of them — ascending. Empty lists for most nodes.
+pub(super) fn group_members(g: &Graph, w: &Work, root: &[VRegId]) -> Vec<Vec<u32>> {
+    let n = g.node.len();
+    let mut out = vec![Vec::new(); n];
+    for v in 0..n {
+        let r = root.get(v).map_or(v, |r| r.index());
+        if r >= n || !g.node[r] {
+            continue;
+        }
+        let node = w.find(r as u32) as usize;
+        if node != v {
+            out[node].push(v as u32);
+        }
+    }
+    out
 }

@@ -227,6 +227,31 @@ impl BriggsAlloc {
                 ));
             }
         }
+        // Two pre-coloured nodes that interfere may not share a register: select never
+        // moves either, so the pins themselves conflict.
+        for v in 0..g.node.len() {
+            let Some(p) = g.precolour[v].filter(|_| g.node[v]) else { continue };
+            let end = p as u32 + g.width[v].max(1) as u32;
+            for &t in &g.adj[v] {
+                let ti = t as usize;
+                if ti <= v || g.file[ti] != g.file[v] {
+                    continue;
+                }
+                if let Some(q) = g.precolour[ti]
+                    && (q as u32) < end
+                    && (p as u32) < q as u32 + g.width[ti].max(1) as u32
+                {
+                    let f = &self.func;
+                    let name = |i: usize| f.vregs.get(i).map_or("?", |r| r.name.as_str());
+                    let pre = g.file[v].prefix();
+                    return Some(format!(
+                        "Briggs allocation failed: {} (pinned to {pre}{p}) and {} (pinned to {pre}{q}) are live at once",
+                        name(v),
+                        name(ti)
+                    ));
+                }
+            }
+        }
         (0..g.node.len()).find_map(|v| {
             let p = g.precolour[v]?;
             if !g.node[v] {
