@@ -44,6 +44,9 @@ fn main() {
     println!("why spill {v}: {:.2?} (target 10 ms)", t);
     let (t, _) = best(3, || why::answer(&WhyCmd::Spill(v.clone()), &cx, 0));
     println!("why spill {v} with the histogram and guidance replays: {:.2?}", t);
+    if std::env::var_os("WHY_BENCH_NO_SWEEP").is_some() {
+        return;
+    }
     let values: Vec<i64> = (0..16).map(|i| 24 + 8 * i).collect();
     let axis = why::sweep::Axis::MaxRegCount;
     let (t, rows) = best(1, || why::sweep::run(&module, &RunOptions::default(), &axis, &values, 2).expect("sweep"));

@@ -85,6 +85,15 @@ pub fn all() -> Vec<Shot> {
             file: None,
             steps: &[Cmd("break assign %x3"), K(Key::Ch('c'))],
         },
+        Shot {
+            name: "why-pane",
+            caption: "The Why pane (9) follows the cursor: at %tap2's needs-spill decision it explains the spill, back to the kernel's lines",
+            width: 120,
+            height: 40,
+            mono: false,
+            file: None,
+            steps: &[Cmd("break assign %tap2"), K(Key::Ch('c')), K(Key::Ch('9')), K(Key::Ch('z'))],
+        },
     ]
 }
 
