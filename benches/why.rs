@@ -38,6 +38,11 @@ fn main() {
     let (t, x) = best(5, || why::registers::explain(&cx, 0));
     println!("why registers: {:.2?} (target 50 ms); peak {:?}, registers {:?}", t, x.fact("peak"), x.fact("registers"));
     let a = cx.alloc(0).expect("allocated");
+    let files = [radbg::ir::RegFile::R, radbg::ir::RegFile::UR, radbg::ir::RegFile::P];
+    let (t, _) = best(5, || why::registers::curves(&a.func, &a.analysis.live, &files));
+    println!("  of which the pressure curves (one walk, 3 files): {:.2?}", t);
+    let (t, _) = best(5, || why::registers::report(&cx, 0));
+    println!("  of which the report (curves, peak sets, breakdown): {:.2?}", t);
     let v = a.spills.first().map(|s| a.func.vreg(s.vreg).name.clone()).unwrap_or_else(|| a.func.vregs[0].name.clone());
     let plain = Ctx { d: None, ..Ctx::of(&d, "synth.ori") };
     let (t, _) = best(5, || why::answer(&WhyCmd::Spill(v.clone()), &plain, 0));
