@@ -40,7 +40,7 @@ fn main() {
     let a = cx.alloc(0).expect("allocated");
     let files = [radbg::ir::RegFile::R, radbg::ir::RegFile::UR, radbg::ir::RegFile::P];
     let (t, _) = best(5, || why::registers::curves(&a.func, &a.analysis.live, &files));
-    println!("  of which the pressure curves (one walk, 3 files): {:.2?}", t);
+    println!("  (the fallback walk for aliased functions, 3 files: {:.2?})", t);
     let (t, _) = best(5, || why::registers::report(&cx, 0));
     println!("  of which the report (curves, peak sets, breakdown): {:.2?}", t);
     let v = a.spills.first().map(|s| a.func.vreg(s.vreg).name.clone()).unwrap_or_else(|| a.func.vregs[0].name.clone());
