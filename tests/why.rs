@@ -270,3 +270,21 @@ fn batch_commands() {
     assert_eq!(code, 2);
     assert!(err.contains("empty range"), "{err}");
 }
+
+/// The breakdown by hand on a pinned kernel: %a in R0 and the pair %d in R2:R3 are live
+/// together at the store (pressure 3); R1 is never used, but the pair had to start at an
+/// even register, so the count is 4 = 3 live + 1 alignment hole.
+#[test]
+fn breakdown_counts_an_alignment_hole() {
+    let src = ".target sm_90\n.entry k {\n  .reg .R %a\n  .reg .R.x2 %d\n  .pin %a = R0\n  .pin %d = R2\nBB0:\n  \
+               %a = S2R SR_TID.X\n  %d = LDC.64 c[0x0][0x160]\n  STG.E [%d], %a\n  EXIT\n}\n";
+    let file = radbg::ir::span::SourceFile::new("hole.ori", src);
+    let l = radbg::load::load_ori(&file).unwrap();
+    let d = finished(l.module, RunOptions::default());
+    let cx = Ctx::of(&d, "hole.ori");
+    let b = why::registers::report(&cx, 0).breakdown;
+    assert_eq!(
+        (b.registers, b.peak, b.holes, b.fixed, b.precoloured, b.elsewhere, b.correction),
+        (4, 3, 1, 0, 0, 0, 0)
+    );
+}
