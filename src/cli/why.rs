@@ -11,6 +11,9 @@ use std::process::ExitCode;
 
 use crate::why::{Ctx, WhyCmd};
 
+/// Spilled vregs explained in full by `--fail-on-spill` (per function).
+const FULL_SPILLS: usize = 8;
+
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// An Ori IR (.ori) or PTX (.ptx) file.
@@ -118,12 +121,21 @@ pub fn run(args: &Args) -> ExitCode {
         {
             spilled = true;
             if args.fail_on_spill {
-                for s in &a.spills {
+                // The first few in full (each revisits two moments of the run); the rest
+                // by name, so a kernel with hundreds of spills still answers quickly.
+                for s in a.spills.iter().take(FULL_SPILLS) {
                     let v = a.func.vreg(s.vreg).name.clone();
                     match crate::why::answer(&WhyCmd::Spill(v), &cx, fi) {
                         Ok(x) => answers.push(x),
                         Err(e) => eprintln!("radbg: {e}"),
                     }
+                }
+                if a.spills.len() > FULL_SPILLS {
+                    let rest: Vec<String> =
+                        a.spills[FULL_SPILLS..].iter().map(|s| a.func.vreg(s.vreg).name.clone()).collect();
+                    let text = format!("also spilled ({}): {}\n", rest.len(), rest.join(" "));
+                    let json = serde_json::json!({"why": "spill", "also_spilled": rest});
+                    answers.push(crate::why::Explanation { text, json, facts: Vec::new() });
                 }
             }
         }
