@@ -38,12 +38,20 @@ fn main() {
     let (t, x) = best(5, || why::registers::explain(&cx, 0));
     println!("why registers: {:.2?} (target 50 ms); peak {:?}, registers {:?}", t, x.fact("peak"), x.fact("registers"));
     let a = cx.alloc(0).expect("allocated");
+    let files = [radbg::ir::RegFile::R, radbg::ir::RegFile::UR, radbg::ir::RegFile::P];
+    let (t, _) = best(5, || why::registers::curves(&a.func, &a.analysis.live, &files));
+    println!("  (the fallback walk for aliased functions, 3 files: {:.2?})", t);
+    let (t, _) = best(5, || why::registers::report(&cx, 0));
+    println!("  of which the report (curves, peak sets, breakdown): {:.2?}", t);
     let v = a.spills.first().map(|s| a.func.vreg(s.vreg).name.clone()).unwrap_or_else(|| a.func.vregs[0].name.clone());
     let plain = Ctx { d: None, ..Ctx::of(&d, "synth.ori") };
     let (t, _) = best(5, || why::answer(&WhyCmd::Spill(v.clone()), &plain, 0));
     println!("why spill {v}: {:.2?} (target 10 ms)", t);
     let (t, _) = best(3, || why::answer(&WhyCmd::Spill(v.clone()), &cx, 0));
     println!("why spill {v} with the histogram and guidance replays: {:.2?}", t);
+    if std::env::var_os("WHY_BENCH_NO_SWEEP").is_some() {
+        return;
+    }
     let values: Vec<i64> = (0..16).map(|i| 24 + 8 * i).collect();
     let axis = why::sweep::Axis::MaxRegCount;
     let (t, rows) = best(1, || why::sweep::run(&module, &RunOptions::default(), &axis, &values, 2).expect("sweep"));

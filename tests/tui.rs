@@ -62,6 +62,7 @@ fn every_pane_as_a_tab_at_80x24() {
     check("tab_state_80x24", None, SMALL, &[Cmd("break assign %x3"), K(Key::Ch('c')), K(Key::Ch('5'))]);
     check("tab_attempts_80x24", None, SMALL, &[K(Key::Ch('>')), K(Key::Ch('6'))]);
     check("tab_log_80x24", None, SMALL, &[Cmd("break assign %x3"), K(Key::Ch('c')), K(Key::Ch('8'))]);
+    check("tab_why_80x24", None, SMALL, &[Cmd("break assign %x3"), K(Key::Ch('c')), K(Key::Ch('9'))]);
 }
 
 #[test]

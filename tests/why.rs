@@ -230,3 +230,61 @@ fn compare_with_the_real_ptxas() {
     assert_eq!(x.fact("functions"), Some(1));
     assert!(x.text.contains("conv5x5"), "{}", x.text);
 }
+
+fn radbg(args: &[&str]) -> (i32, String, String) {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_radbg")).args(args).current_dir(root()).output().unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into(),
+        String::from_utf8_lossy(&o.stderr).into(),
+    )
+}
+
+/// The batch commands: the spill gate's exit status, JSON lines, a differ between
+/// option sets, the sweep's SVG, and `compare` skipping cleanly without ptxas.
+#[test]
+fn batch_commands() {
+    let (code, out, err) = radbg(&["why", "sessions/demo.ori", "--fail-on-spill"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.contains("why spill %tap2: spilled") && err.contains("--fail-on-spill"), "{out}{err}");
+    let (code, out, _) = radbg(&["why", "sessions/saxpy.ori", "--fail-on-spill", "--json"]);
+    assert_eq!(code, 0);
+    for l in out.lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        assert_eq!(v["why"], "registers");
+    }
+    let (code, out, _) = radbg(&["why", "sessions/demo.ori", "--against-maxrregcount", "24"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("first diverging decision (decision #1)") && out.contains("register budget 24"), "{out}");
+    let svg = std::env::temp_dir().join(format!("radbg-why-test-{}.svg", std::process::id()));
+    let (code, out, _) =
+        radbg(&["sweep", "sessions/demo.ori", "--maxrregcount", "24..48:8", "--svg", svg.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("← fewest registers, no spill"), "{out}");
+    assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
+    let _ = std::fs::remove_file(&svg);
+    let (code, _, err) = radbg(&["compare", "sessions/demo.ori", "--ptxas", "/nonexistent/ptxas"]);
+    assert_eq!(code, 0);
+    assert!(err.contains("no runnable ptxas"), "{err}");
+    let (code, _, err) = radbg(&["sweep", "sessions/demo.ori", "--maxrregcount", "48..24"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("empty range"), "{err}");
+}
+
+/// The breakdown by hand on a pinned kernel: %a in R0 and the pair %d in R2:R3 are live
+/// together at the store (pressure 3); R1 is never used, but the pair had to start at an
+/// even register, so the count is 4 = 3 live + 1 alignment hole.
+#[test]
+fn breakdown_counts_an_alignment_hole() {
+    let src = ".target sm_90\n.entry k {\n  .reg .R %a\n  .reg .R.x2 %d\n  .pin %a = R0\n  .pin %d = R2\nBB0:\n  \
+               %a = S2R SR_TID.X\n  %d = LDC.64 c[0x0][0x160]\n  STG.E [%d], %a\n  EXIT\n}\n";
+    let file = radbg::ir::span::SourceFile::new("hole.ori", src);
+    let l = radbg::load::load_ori(&file).unwrap();
+    let d = finished(l.module, RunOptions::default());
+    let cx = Ctx::of(&d, "hole.ori");
+    let b = why::registers::report(&cx, 0).breakdown;
+    assert_eq!(
+        (b.registers, b.peak, b.holes, b.fixed, b.precoloured, b.elsewhere, b.correction),
+        (4, 3, 1, 0, 0, 0, 0)
+    );
+}

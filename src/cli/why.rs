@@ -1,6 +1,8 @@
 //! `radbg why FILE [--fail-on-spill] [--json]`: `why registers` for every function of a
 //! file in batch (plus `why fail` where allocation failed); with `--fail-on-spill` a CI
 //! gate that exits 1 when anything spills, printing `why spill` for each spilled vreg.
+//! With `--against FILE2` or `--against-knob/-maxrregcount/-sm`, `why differ` between
+//! the two runs instead.
 //!
 //! Owns argument handling, output and the exit status; the answers are `crate::why`'s.
 
@@ -8,6 +10,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::why::{Ctx, WhyCmd};
+
+/// Spilled vregs explained in full by `--fail-on-spill` (per function).
+const FULL_SPILLS: usize = 8;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -21,9 +26,75 @@ pub struct Args {
     /// Print one JSON object per function instead of text.
     #[arg(long)]
     pub json: bool,
+    /// `why differ` instead: FILE against another version of it (same options).
+    #[arg(long, value_name = "FILE2")]
+    pub against: Option<PathBuf>,
+    /// `why differ` instead: FILE against itself with this knob also set (repeatable).
+    #[arg(long = "against-knob", value_name = "NAME=VALUE")]
+    pub against_knobs: Vec<String>,
+    /// `why differ` instead: FILE against itself under this budget.
+    #[arg(long = "against-maxrregcount", value_name = "N")]
+    pub against_maxrregcount: Option<u32>,
+    /// `why differ` instead: FILE against itself for this target.
+    #[arg(long = "against-sm", value_name = "SM")]
+    pub against_sm: Option<String>,
+}
+
+/// `radbg why FILE --against...`: the first diverging decision and the deltas.
+fn differ(args: &Args) -> ExitCode {
+    let (module, opts) = match super::load_for_pipeline(&args.file, &args.pipeline) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let (b_module, mut b_opts, b_label) = match &args.against {
+        Some(f2) => match super::load_for_pipeline(f2, &args.pipeline) {
+            Ok((m, o)) => (m, o, f2.display().to_string()),
+            Err(code) => return code,
+        },
+        None => (module.clone(), opts.clone(), format!("{} with the changes", args.file.display())),
+    };
+    let mut extra = super::PipelineArgs { knobs: args.against_knobs.clone(), ..Default::default() };
+    extra.sm = args.against_sm.clone();
+    extra.maxrregcount = args.against_maxrregcount;
+    match super::run_options(&extra) {
+        Ok(o) => {
+            b_opts.knobs.extend(o.knobs);
+            if o.sm.is_some() {
+                b_opts.sm = o.sm;
+            }
+            if o.maxrregcount.is_some() {
+                b_opts.maxrregcount = o.maxrregcount;
+            }
+        }
+        Err(e) => {
+            eprintln!("radbg: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    let (am, at) = crate::why::run_module(module, opts);
+    let (bm, bt) = crate::why::run_module(b_module, b_opts);
+    for e in am.knob_errors.iter().chain(&bm.knob_errors) {
+        eprintln!("radbg: {e}");
+    }
+    let a = crate::why::differ::Side { label: args.file.display().to_string(), m: &am, trace: &at };
+    let b = crate::why::differ::Side { label: b_label, m: &bm, trace: &bt };
+    let x = crate::why::differ::compare(&a, &b);
+    if args.json {
+        super::output::outln(&x.json.to_string());
+    } else {
+        super::output::out(&x.text);
+    }
+    ExitCode::SUCCESS
 }
 
 pub fn run(args: &Args) -> ExitCode {
+    if args.against.is_some()
+        || !args.against_knobs.is_empty()
+        || args.against_maxrregcount.is_some()
+        || args.against_sm.is_some()
+    {
+        return differ(args);
+    }
     let (module, opts) = match super::load_for_pipeline(&args.file, &args.pipeline) {
         Ok(x) => x,
         Err(code) => return code,
@@ -50,12 +121,21 @@ pub fn run(args: &Args) -> ExitCode {
         {
             spilled = true;
             if args.fail_on_spill {
-                for s in &a.spills {
+                // The first few in full (each revisits two moments of the run); the rest
+                // by name, so a kernel with hundreds of spills still answers quickly.
+                for s in a.spills.iter().take(FULL_SPILLS) {
                     let v = a.func.vreg(s.vreg).name.clone();
                     match crate::why::answer(&WhyCmd::Spill(v), &cx, fi) {
                         Ok(x) => answers.push(x),
                         Err(e) => eprintln!("radbg: {e}"),
                     }
+                }
+                if a.spills.len() > FULL_SPILLS {
+                    let rest: Vec<String> =
+                        a.spills[FULL_SPILLS..].iter().map(|s| a.func.vreg(s.vreg).name.clone()).collect();
+                    let text = format!("also spilled ({}): {}\n", rest.len(), rest.join(" "));
+                    let json = serde_json::json!({"why": "spill", "also_spilled": rest});
+                    answers.push(crate::why::Explanation { text, json, facts: Vec::new() });
                 }
             }
         }

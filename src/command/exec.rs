@@ -45,6 +45,8 @@ pub struct Session {
     pub interrupt: Arc<AtomicBool>,
     /// The run options before the last `set` (for `why differ`).
     pub prev_opts: Option<RunOptions>,
+    /// The last `sweep` (what the TUI charts).
+    pub last_sweep: Option<(crate::why::sweep::Axis, Vec<crate::why::sweep::Row>)>,
 }
 
 impl Default for Session {
@@ -65,6 +67,7 @@ impl Session {
             quit: false,
             interrupt: Arc::new(AtomicBool::new(false)),
             prev_opts: None,
+            last_sweep: None,
         }
     }
 
@@ -76,6 +79,7 @@ impl Session {
         self.file = Some(name.to_string());
         self.selected = None;
         self.prev_opts = None;
+        self.last_sweep = None;
     }
 
     /// Loads a file (relative to `base`).
@@ -323,6 +327,14 @@ impl Session {
             Command::WhatIf(w) => {
                 let fi = self.func();
                 let x = crate::why::whatif::explain(self.dbg.as_ref().expect("loaded"), fi, w)?;
+                Ok(Output::new(x.text.trim_end(), x.json))
+            }
+            Command::Sweep(axis, values) => {
+                let d = self.dbg.as_ref().expect("loaded");
+                let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+                let rows = crate::why::sweep::run(&d.loaded, &d.opts, axis, values, threads)?;
+                let x = crate::why::sweep::render(&rows, axis);
+                self.last_sweep = Some((axis.clone(), rows));
                 Ok(Output::new(x.text.trim_end(), x.json))
             }
             Command::Expect(e) => self.expect(e),

@@ -45,6 +45,7 @@ pub enum Command {
     Diff(DiffWhat),
     Why(crate::why::WhyCmd),
     WhatIf(crate::why::WhatIf),
+    Sweep(crate::why::sweep::Axis, Vec<i64>),
     Expect(Expectation),
     Export {
         file: String,
@@ -393,6 +394,30 @@ fn parse_words(line: &str, w: &[Word]) -> Result<Command, CmdError> {
         "diff" => Command::Diff(parse_diff(line, w, args)?),
         "why" => Command::Why(parse_why(line, w, args)?),
         "whatif" => Command::WhatIf(parse_whatif(line, w, args)?),
+        "sweep" => {
+            use crate::why::sweep::{Axis, DEFAULT_BUDGETS, parse_range};
+            too_many(2)?;
+            match (args.first(), args.get(1)) {
+                (None, _) => Command::Sweep(Axis::MaxRegCount, DEFAULT_BUDGETS.iter().map(|&b| b as i64).collect()),
+                (Some(k), Some(r)) if k.text == "maxrregcount" => {
+                    Command::Sweep(Axis::MaxRegCount, parse_range(r.text).map_err(|e| CmdError::at(r, e))?)
+                }
+                (Some(k), Some(r)) if k.text == "knob" => {
+                    let (name, range) = r
+                        .text
+                        .split_once('=')
+                        .ok_or_else(|| CmdError::at(r, format!("expected NAME=A..B, found '{}'", r.text)))?;
+                    Command::Sweep(Axis::Knob(name.to_string()), parse_range(range).map_err(|e| CmdError::at(r, e))?)
+                }
+                (Some(k), _) => {
+                    return Err(CmdError::at(
+                        k,
+                        format!("expected maxrregcount or knob and a range, found '{}'", k.text),
+                    )
+                    .hint(format!("usage: {}", spec.synopsis)));
+                }
+            }
+        }
         "expect" => Command::Expect(parse_expect(line, w, args)?),
         "export" => {
             let fmt = need(0, "a format")?;

@@ -382,6 +382,15 @@ pub static COMMANDS: &[CommandSpec] = &[
         ["whatif maxrregcount 64", "whatif knob 684=10", "whatif sm sm_80", "whatif launch-bounds 256,2"]
     ),
     cmd!(
+        "sweep",
+        [],
+        "sweep [maxrregcount A..B[:STEP] | knob NAME=A..B[:STEP]]",
+        Explaining,
+        "registers, spill bytes, attempts and occupancy per budget (or knob value), knees marked",
+        "Runs the whole pipeline once per value on the side (both cores; the cursor stays) and prints the table with the knees: the fewest registers with no spill and the best occupancy with no spill. Without arguments sweeps the budgets 16 24 32 40 48 56 64 72 80 96 128 168 255. The TUI's Why pane charts the last sweep with the current budget marked.",
+        ["sweep", "sweep maxrregcount 16..64:8", "sweep knob RegAllocThresholdForDiscardConflicts=0..100:25"]
+    ),
+    cmd!(
         "expect",
         [],
         "expect %VREG == REG | expect %VREG == spilled | expect attempts class C == N | expect abi CODE | expect stats FIELD == N | expect fails | expect ok | expect event KIND | expect cursor == N | expect why QUESTION FACT == N",

@@ -186,6 +186,7 @@ fn candidates(s: &Session, done: &[&str], cur: &str) -> Vec<String> {
             _ => Vec::new(),
         },
         ("whatif", 1) => words(WHATIFS),
+        ("sweep", 1) => words(&["maxrregcount", "knob"]),
         ("whatif", 2) => match done[1] {
             "knob" => crate::knobs::CATALOGUE.iter().map(|k| format!("{}=", k.name)).collect(),
             "sm" => words(SMS),

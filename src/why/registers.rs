@@ -96,9 +96,77 @@ pub struct Report {
     pub scan_bound: Option<u32>,
 }
 
-/// Peak pressure and the live vregs there, for one file.
-pub fn file_peak(f: &Function, a: Option<&FunctionAlloc>, live: &crate::analysis::Liveness, file: RegFile) -> FilePeak {
-    let curve = live.pressure_curve(f, file);
+/// Pressure curves of several files in one backward walk per block: the definition of
+/// `Liveness::pressure_curve` (seed 004 pressure: `max(before, after + dead defs)`),
+/// computed for every file at once so `why registers` walks the function once (a
+/// property test checks the curves equal the per-file query's).
+pub fn curves(f: &Function, live: &crate::analysis::Liveness, files: &[RegFile]) -> Vec<Vec<u32>> {
+    let n = live.len() as usize;
+    let nf = files.len();
+    let mut out = vec![vec![0u32; n]; nf];
+    let slot: Vec<Option<usize>> = f.vregs.iter().map(|v| files.iter().position(|x| *x == v.file())).collect();
+    let width: Vec<i64> = f.vregs.iter().map(|v| v.width as i64).collect();
+    let layout = f.layout();
+    let mut w = vec![0i64; nf];
+    let mut after = vec![0i64; nf];
+    let mut seen: Vec<VRegId> = Vec::new();
+    for (b, blk) in f.blocks.iter().enumerate() {
+        let Some(&start) = layout.block_start.get(b) else { break };
+        let start = start as usize;
+        if start >= n {
+            break;
+        }
+        let mut set = live.live_out(b);
+        w.iter_mut().for_each(|x| *x = 0);
+        for v in set.iter() {
+            if let Some(&Some(k)) = slot.get(v.index()) {
+                w[k] += width[v.index()];
+            }
+        }
+        for (i, inst) in blk.insts.iter().enumerate().rev() {
+            after.copy_from_slice(&w);
+            seen.clear();
+            inst.for_each_def(|r| {
+                if live.is_tracked(r.vreg) && !set.contains(r.vreg) && !seen.contains(&r.vreg) {
+                    seen.push(r.vreg);
+                    if let Some(&Some(k)) = slot.get(r.vreg.index()) {
+                        after[k] += width[r.vreg.index()];
+                    }
+                }
+            });
+            live.step_back(inst, &mut set, |v, ins| {
+                if let Some(&Some(k)) = slot.get(v.index()) {
+                    w[k] += if ins { width[v.index()] } else { -width[v.index()] };
+                }
+            });
+            for k in 0..nf {
+                if let Some(c) = out[k].get_mut(start + i) {
+                    *c = w[k].max(after[k]).max(0) as u32;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The pressure curve from the allocator's live ranges (positions 2p = read, 2p+1 =
+/// write, so the point's pressure is the larger of its two): a pass over the segments
+/// instead of a walk over the instructions. Equal to `Liveness::pressure_curve` when no
+/// vreg has an alias parent (ranges count an alias group once); the property tests
+/// check it on synthetic kernels.
+pub fn curve_from_ranges(f: &Function, ranges: &crate::alloc::ranges::Ranges, file: RegFile) -> Vec<u32> {
+    let pos = ranges.pressure(f, file, |_| true);
+    (0..pos.len() / 2).map(|p| pos[2 * p].max(pos[2 * p + 1])).collect()
+}
+
+/// Peak pressure and the live vregs there, for one file, from its pressure curve.
+pub fn file_peak(
+    f: &Function,
+    a: Option<&FunctionAlloc>,
+    live: &crate::analysis::Liveness,
+    file: RegFile,
+    curve: &[u32],
+) -> FilePeak {
     let peak = curve.iter().copied().max().unwrap_or(0);
     let points: Vec<u32> = (0..curve.len() as u32).filter(|&p| curve[p as usize] == peak).collect();
     let near = curve.iter().filter(|&&c| c + 2 >= peak).count();
@@ -278,10 +346,16 @@ pub fn report(cx: &Ctx, fi: usize) -> Report {
     let live = a.map(|a| &a.analysis.live).or(r.live.as_deref());
     let mut files = Vec::new();
     if let Some(live) = live {
-        for file in LIVENESS_FILES {
-            if f.vregs.iter().any(|v| v.file() == file) {
-                files.push(file_peak(f, a, live, file));
+        let present: Vec<RegFile> =
+            LIVENESS_FILES.into_iter().filter(|&file| f.vregs.iter().any(|v| v.file() == file)).collect();
+        let cs = match a {
+            Some(a) if f.vregs.iter().all(|v| v.alias.is_none()) && a.analysis.ranges.root.len() == f.vregs.len() => {
+                present.iter().map(|&file| curve_from_ranges(f, &a.analysis.ranges, file)).collect()
             }
+            _ => curves(f, live, &present),
+        };
+        for (file, curve) in present.into_iter().zip(&cs) {
+            files.push(file_peak(f, a, live, file, curve));
         }
     }
     let stats = r.stats.as_ref();

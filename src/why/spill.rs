@@ -40,9 +40,18 @@ pub fn explain(cx: &Ctx, fi: usize, name: &str) -> Result<Explanation, String> {
     j.insert("vreg".into(), json!(name));
     j.insert("spilled".into(), json!(rec.is_some()));
     let vr = f.vreg(v);
+    // After spilling, the vreg's later uses read reload temporaries: its last use is
+    // the last one of the vreg or of any of its temporaries.
     let (def, last) = match a {
         Some(a) => {
-            let (d, l, _) = crate::why::registers::def_use(f, a, &f.layout(), v);
+            let layout = f.layout();
+            let (d, mut l, _) = crate::why::registers::def_use(f, a, &layout, v);
+            for &t in rec.map(|r| r.temps.as_slice()).unwrap_or(&[]) {
+                let (_, lt, _) = crate::why::registers::def_use(f, a, &layout, t);
+                if lt.is_some_and(|x| l.is_none_or(|y| x.0 > y.0)) {
+                    l = lt;
+                }
+            }
             (d, l)
         }
         None => (None, None),
@@ -137,7 +146,6 @@ pub fn explain(cx: &Ctx, fi: usize, name: &str) -> Result<Explanation, String> {
     }
     if let Some((ev, attempt)) = chosen {
         t.push_str(&format!("chosen for spilling by guidance at event #{ev} (after attempt {attempt})\n"));
-        let cost = a.and_then(|a| a.analysis.costs.cost.get(v.index()).copied());
         if let Some(d) = cx.d {
             let mut c = d.clone_light();
             c.goto(ev);
@@ -172,8 +180,6 @@ pub fn explain(cx: &Ctx, fi: usize, name: &str) -> Result<Explanation, String> {
                     "queue": g.queue.len(), "peak_before": g.peak_before, "peak_after": g.peak_after}),
                 );
             }
-        } else if let Some(c) = cost {
-            t.push_str(&format!("  spill cost {c:.2}\n"));
         }
     }
     if let Some(r) = rec {
@@ -210,22 +216,37 @@ pub fn explain(cx: &Ctx, fi: usize, name: &str) -> Result<Explanation, String> {
     Ok(Explanation { text: t, json: serde_json::Value::Object(j), facts })
 }
 
-/// Spill stores of `v` and reloads into its temporaries, with their source lines.
+/// Spill stores of `v` and reloads into its temporaries, with their source lines: only
+/// the instructions that reference them (the cost analysis's reference lists) are read.
 fn spill_lines(cx: &Ctx, fi: usize, v: VRegId, temps: &[VRegId]) -> Vec<(&'static str, String)> {
     let f = cx.func(fi);
+    let Some(a) = cx.alloc(fi) else { return Vec::new() };
+    let costs = &a.analysis.costs;
+    let roots = &a.analysis.ranges.root;
+    let mut points: Vec<u32> = Vec::new();
+    for &x in std::iter::once(&v).chain(temps) {
+        if let Some(&r) = roots.get(x.index()) {
+            points.extend_from_slice(costs.refs(r));
+        }
+    }
+    points.sort_unstable();
+    points.dedup();
+    let layout = f.layout();
     let mut out = Vec::new();
-    for (p, inst) in f.blocks.iter().flat_map(|b| &b.insts).enumerate() {
-        let p = p as u32;
-        if crate::alloc::spill::is_spill_code(inst) {
-            let mut store = false;
-            let mut load = false;
-            inst.for_each_use(|r| store |= r.vreg == v && inst.ndefs == 0);
-            inst.for_each_def(|r| load |= r.vreg == v || temps.contains(&r.vreg));
-            if store {
-                out.push(("store", cx.at(inst.origin, p)));
-            } else if load {
-                out.push(("reload", cx.at(inst.origin, p)));
-            }
+    for p in points {
+        let Some((b, i)) = layout.locate(p) else { continue };
+        let inst = &f.blocks[b].insts[i];
+        if !crate::alloc::spill::is_spill_code(inst) {
+            continue;
+        }
+        let mut store = false;
+        let mut load = false;
+        inst.for_each_use(|r| store |= r.vreg == v && inst.ndefs == 0);
+        inst.for_each_def(|r| load |= r.vreg == v || temps.contains(&r.vreg));
+        if store {
+            out.push(("store", cx.at(inst.origin, p)));
+        } else if load {
+            out.push(("reload", cx.at(inst.origin, p)));
         }
     }
     out

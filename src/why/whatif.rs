@@ -124,5 +124,15 @@ pub fn explain(d: &Debugger, fi: usize, w: &WhatIf) -> Result<Explanation, Strin
     if let Some(e) = m.knob_errors.first() {
         return Err(e.clone());
     }
-    Ok(delta(&label, &before, &figures(&m)))
+    let mut x = delta(&label, &before, &figures(&m));
+    // Budget inputs the change made ptxas ignore or override, said loudly (seed 000).
+    for (i, r) in m.funcs.iter().enumerate() {
+        let old = fin.machine().funcs.get(i).and_then(|r| r.budget.as_ref()).map(|b| b.diagnostics.clone());
+        for diag in r.budget.iter().flat_map(|b| &b.diagnostics) {
+            if !old.as_ref().is_some_and(|o| o.contains(diag)) {
+                x.text.push_str(&format!("  note ({}): {diag}\n", m.module.functions[i].name));
+            }
+        }
+    }
+    Ok(x)
 }

@@ -64,7 +64,7 @@ pub struct View {
     pub recent: Vec<PaneId>,
     pub zoom: bool,
     /// Scroll offset of each pane (the log's counts from the bottom).
-    pub scroll: [usize; 8],
+    pub scroll: [usize; PaneId::COUNT],
     /// The IR cursor; `None` follows the current event's instruction.
     pub ir_cursor: Option<u32>,
     /// First program point shown in the IR pane.
@@ -72,7 +72,7 @@ pub struct View {
     /// Rows of the IR pane at the last frame.
     pub ir_rows: u16,
     /// Rows each pane had at the last frame it was drawn (for paging).
-    pub rows: [u16; 8],
+    pub rows: [u16; PaneId::COUNT],
     /// The vreg the constraints pane and `b`/`p` work on; `None`: the one being allocated.
     pub vreg: Option<String>,
     pub search: String,
@@ -113,11 +113,11 @@ impl App {
                 focus: PaneId::Ir,
                 recent: vec![PaneId::Ir],
                 zoom: false,
-                scroll: [0; 8],
+                scroll: [0; PaneId::COUNT],
                 ir_cursor: None,
                 ir_top: 0,
                 ir_rows: 20,
-                rows: [20; 8],
+                rows: [20; PaneId::COUNT],
                 vreg: None,
                 search: String::new(),
                 input: String::new(),

@@ -12,12 +12,27 @@ use crate::ir::RegFile;
 /// State tables kept per run.
 const STATE_TABLES: usize = 64;
 
-#[derive(Default, Debug)]
+#[derive(Default)]
 pub struct Cache {
     /// (function, file, liveness epoch, curve).
     curve: Option<(usize, RegFile, usize, Vec<u32>)>,
     /// (cursor, state values) within the current run, oldest first.
     states: Vec<(usize, Vec<(u32, String)>)>,
+    /// The run played to the end (what the Why pane answers from) until the run changes.
+    finished: Option<Box<Debugger>>,
+    /// (cursor, function, vreg, text) of the Why pane's last answer.
+    why: Option<(usize, usize, Option<String>, String)>,
+}
+
+impl std::fmt::Debug for Cache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cache")
+            .field("curve", &self.curve)
+            .field("states", &self.states.len())
+            .field("finished", &self.finished.is_some())
+            .field("why", &self.why)
+            .finish()
+    }
 }
 
 impl Cache {
@@ -26,6 +41,37 @@ impl Cache {
     pub fn new_run(&mut self) {
         self.states.clear();
         self.curve = None;
+        self.finished = None;
+        self.why = None;
+    }
+
+    /// The Why pane's text for a vreg (`why spill`) or the function (`why registers`),
+    /// answered from the finished run (kept until `new_run`, checked against the
+    /// debugger's options and module).
+    pub fn why_text(&mut self, d: &Debugger, file: &str, fi: usize, vreg: Option<&str>) -> String {
+        let c = d.cursor();
+        if let Some((k, f, v, t)) = &self.why
+            && (*k, *f, v.as_deref()) == (c, fi, vreg)
+        {
+            return t.clone();
+        }
+        let stale =
+            self.finished.as_ref().is_none_or(|x| x.opts != d.opts || !std::sync::Arc::ptr_eq(&x.loaded, &d.loaded));
+        if stale {
+            self.finished = Some(Box::new(crate::why::finished(d).into_owned()));
+        }
+        let fin = self.finished.as_deref().expect("just set");
+        let cx = crate::why::Ctx { d: None, ..crate::why::Ctx::of(fin, file) };
+        let q = match vreg {
+            Some(v) => crate::why::WhyCmd::Spill(v.to_string()),
+            None => crate::why::WhyCmd::Registers(None),
+        };
+        let t = match crate::why::answer(&q, &cx, fi) {
+            Ok(x) => x.text,
+            Err(e) => e,
+        };
+        self.why = Some((c, fi, vreg.map(str::to_string), t.clone()));
+        t
     }
 
     /// Remembers the state table at the session's cursor.

@@ -7,7 +7,7 @@
 
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 
-/// The panes, in focus order (keys 1–8).
+/// The panes, in focus order (keys 1–9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum PaneId {
     Ir,
@@ -18,10 +18,12 @@ pub enum PaneId {
     Attempts,
     Abi,
     Log,
+    Why,
 }
 
 impl PaneId {
-    pub const ALL: [PaneId; 8] = [
+    pub const COUNT: usize = 9;
+    pub const ALL: [PaneId; PaneId::COUNT] = [
         PaneId::Ir,
         PaneId::Live,
         PaneId::Constraints,
@@ -30,6 +32,7 @@ impl PaneId {
         PaneId::Attempts,
         PaneId::Abi,
         PaneId::Log,
+        PaneId::Why,
     ];
 
     pub fn index(self) -> usize {
@@ -47,6 +50,7 @@ impl PaneId {
             PaneId::Attempts => "Attempts",
             PaneId::Abi => "ABI",
             PaneId::Log => "Log",
+            PaneId::Why => "Why",
         }
     }
 
@@ -118,7 +122,7 @@ pub fn layout(area: Rect, zoom: Option<PaneId>) -> Screen {
                 // The log keeps a few rows under the tabs when there is room for both.
                 if middle.height >= 16 {
                     let r = split(Direction::Vertical, middle, &[Min(8), Length(5)]);
-                    vec![slot(r[0], &[Ir, Live, Constraints, Hist, State, Attempts, Abi]), slot(r[1], &[Log])]
+                    vec![slot(r[0], &[Ir, Live, Constraints, Hist, State, Attempts, Abi, Why]), slot(r[1], &[Log])]
                 } else {
                     vec![slot(middle, &PaneId::ALL)]
                 }
@@ -131,7 +135,7 @@ pub fn layout(area: Rect, zoom: Option<PaneId>) -> Screen {
                     slot(cols[0], &[Ir]),
                     slot(right[0], &[Live]),
                     slot(right[1], &[Hist]),
-                    slot(right[2], &[Constraints, State, Attempts, Abi]),
+                    slot(right[2], &[Constraints, State, Attempts, Abi, Why]),
                     slot(r[1], &[Log]),
                 ]
             }
@@ -147,7 +151,7 @@ pub fn layout(area: Rect, zoom: Option<PaneId>) -> Screen {
                     slot(mid[2], &[Constraints]),
                     slot(right[0], &[Attempts]),
                     slot(right[1], &[State]),
-                    slot(right[2], &[Abi]),
+                    slot(right[2], &[Abi, Why]),
                     slot(r[1], &[Log]),
                 ]
             }

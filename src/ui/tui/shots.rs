@@ -94,6 +94,24 @@ pub fn all() -> Vec<Shot> {
             file: None,
             steps: &[Cmd("break assign %x3"), K(Key::Ch('c'))],
         },
+        Shot {
+            name: "why-pane",
+            caption: "The Why pane (9) follows the cursor: at %tap2's needs-spill decision it explains the spill, back to the kernel's lines",
+            width: 120,
+            height: 40,
+            mono: false,
+            file: None,
+            steps: &[Cmd("break assign %tap2"), K(Key::Ch('c')), K(Key::Ch('9')), K(Key::Ch('z'))],
+        },
+        Shot {
+            name: "why-sweep",
+            caption: "`sweep` at the end of the demo run: the Why pane's registers answer and the sweep chart, current budget marked",
+            width: 120,
+            height: 40,
+            mono: false,
+            file: None,
+            steps: &[K(Key::Ch('>')), Cmd("sweep maxrregcount 16..80:8"), K(Key::Ch('9')), K(Key::Ch('z'))],
+        },
     ]
 }
 

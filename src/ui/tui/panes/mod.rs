@@ -1,7 +1,8 @@
 //! The panes, one file each, each drawing one engine query into the area inside its
 //! border: IR (`ir_lines`), live set and pressure (`live_at`, `pressure_curve`),
 //! constraint nodes (`constraints_of`), histograms (`histogram`), allocator state
-//! (`state_table`), attempts (`attempts`), ABI checks (`abi_view`) and the output log.
+//! (`state_table`), attempts (`attempts`), ABI checks (`abi_view`), the output log and
+//! the Why pane (`why::answer_in` on the finished run).
 //!
 //! A pane gives a title (shown in its border or tab strip) and renders; both read the
 //! session only through `engine::query`.
@@ -15,6 +16,7 @@ pub mod ir;
 pub mod live;
 pub mod log;
 pub mod state;
+pub mod why;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -38,6 +40,7 @@ pub fn title(app: &App, p: PaneId) -> String {
         PaneId::Attempts => attempts::title(app),
         PaneId::Abi => abi::title(app),
         PaneId::Log => log::title(app),
+        PaneId::Why => why::title(app),
     }
 }
 
@@ -68,6 +71,7 @@ pub fn render(app: &mut App, p: PaneId, area: Rect, buf: &mut Buffer) {
         PaneId::Attempts => attempts::render(app, area, buf),
         PaneId::Abi => abi::render(app, area, buf),
         PaneId::Log => log::render(app, area, buf),
+        PaneId::Why => why::render(app, area, buf),
     }
 }
 
