@@ -193,6 +193,26 @@ fn differ_finds_the_known_first_divergence() {
     }
 }
 
+/// `why differ` between the two allocators: the runs share the budget decision and part
+/// ways at the first allocation decision (a fat-point assignment against a Briggs
+/// colour); the per-vreg table and the spilled sets come from each allocator's result.
+#[test]
+fn differ_between_the_allocators() {
+    let (m, o) = load("demo.ori");
+    let (am, at) = why::run_module(m.clone(), o.clone());
+    let mut o2 = o.clone();
+    o2.allocator = radbg::engine::AllocatorKind::Briggs;
+    let (bm, bt) = why::run_module(m, o2);
+    let side = |label: &str, m, t| why::differ::Side { label: label.into(), m, trace: t };
+    let x = why::differ::compare(&side("fatpoint", &am, &at), &side("briggs", &bm, &bt));
+    assert_eq!(x.fact("diverges"), Some(1), "{}", x.text);
+    assert_eq!(x.fact("decision"), Some(2), "{}", x.text);
+    assert!(x.text.contains("fatpoint: [fir16] assign "), "{}", x.text);
+    assert!(x.text.contains("briggs: [fir16] briggs: colour "), "{}", x.text);
+    assert!(x.fact("changed").unwrap() > 0, "{}", x.text);
+    assert!(x.text.contains("spilled only in briggs: %acc0"), "{}", x.text);
+}
+
 /// The sweep of the demo kernel (both cores), golden.
 #[test]
 fn sweep_golden_on_the_demo_kernel() {

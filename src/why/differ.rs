@@ -18,14 +18,21 @@ pub struct Side<'a> {
     pub trace: &'a [Event],
 }
 
-/// Whether an event is a decision worth naming (not bookkeeping).
+/// Whether an event is a decision worth naming (not bookkeeping): the fat-point
+/// allocator's assignments, attempt ends, guidance and spill code, and the Chaitin-Briggs
+/// allocator's colours, actual spills, iteration ends and spill code — so a run under
+/// one allocator compared with a run under the other diverges at the first decision.
 fn decision(e: &Event) -> bool {
     use crate::alloc::AllocEvent as A;
+    use crate::alloc::briggs::BriggsEvent as B;
     matches!(
         &e.kind,
         EventKind::Budget { .. }
             | EventKind::Alloc(
                 A::Assign(_) | A::AttemptEnd { .. } | A::Guidance { .. } | A::SpillCode { .. } | A::ClassEnd { .. }
+            )
+            | EventKind::Briggs(
+                B::ColourAssigned { .. } | B::ActualSpill { .. } | B::IterationEnd { .. } | B::SpillCode { .. }
             )
     )
 }
@@ -47,7 +54,88 @@ fn same(a: &Side, x: &Event, b: &Side, y: &Event) -> bool {
         let nb = &crate::engine::query::func_ir(b.m, fb).vreg(q.vreg).name;
         return na == nb && p.slot == q.slot && p.needs_spill == q.needs_spill && p.attempt == q.attempt;
     }
+    if let (Some(fa), Some(fb)) = (x.func, y.func)
+        && let (Some(p), Some(q)) = (briggs_node(&x.kind), briggs_node(&y.kind))
+    {
+        let na = &crate::engine::query::func_ir(a.m, fa).vreg(p.0).name;
+        let nb = &crate::engine::query::func_ir(b.m, fb).vreg(q.0).name;
+        return na == nb && p.1 == q.1;
+    }
     x.kind == y.kind
+}
+
+/// A Briggs colour or spill decision as (node, colour; `None` for a spill), so two
+/// versions of a file line up by vreg name rather than by id.
+fn briggs_node(k: &EventKind) -> Option<(crate::ir::VRegId, Option<u16>)> {
+    use crate::alloc::briggs::BriggsEvent as B;
+    match k {
+        EventKind::Briggs(B::ColourAssigned { vreg, colour, .. }) => Some((*vreg, Some(*colour))),
+        EventKind::Briggs(B::ActualSpill { vreg, .. }) => Some((*vreg, None)),
+        _ => None,
+    }
+}
+
+/// Where a vreg ended up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Placement {
+    Reg(u16),
+    Spilled,
+    None,
+}
+
+/// One function's result under either allocator, in the terms `why differ` compares.
+struct Outcome {
+    /// Per original vreg: name, file, placement.
+    assign: Vec<(String, RegFile, Placement)>,
+    /// Names of the spilled vregs, sorted.
+    spilled: Vec<String>,
+    /// Peak R pressure of the final IR (with spill code).
+    peak: u32,
+}
+
+impl Outcome {
+    fn of(m: &Machine, i: usize) -> Option<Outcome> {
+        let fs = &m.funcs[i];
+        if let Some(x) = fs.alloc.as_deref() {
+            let spilled_ids: Vec<crate::ir::VRegId> = x.spills.iter().map(|s| s.vreg).collect();
+            let assign = (0..x.original_vregs)
+                .map(|i| {
+                    let v = crate::ir::VRegId::new(i);
+                    let p = if spilled_ids.contains(&v) {
+                        Placement::Spilled
+                    } else {
+                        x.slot_of(v).map_or(Placement::None, Placement::Reg)
+                    };
+                    (x.func.vreg(v).name.clone(), x.func.vreg(v).file(), p)
+                })
+                .collect();
+            let mut spilled: Vec<String> = spilled_ids.iter().map(|&v| x.func.vreg(v).name.clone()).collect();
+            spilled.sort();
+            let peak = x.analysis.live.max_pressure(&x.func, RegFile::R).0;
+            return Some(Outcome { assign, spilled, peak });
+        }
+        // The Chaitin-Briggs machine keeps no liveness of its final IR: solve it here.
+        let x = fs.briggs.as_deref()?;
+        let spilled_ids = x.spilled();
+        let original = x.original().vregs.len();
+        let assign = (0..original)
+            .map(|i| {
+                let v = crate::ir::VRegId::new(i);
+                let p = if spilled_ids.contains(&v) {
+                    Placement::Spilled
+                } else {
+                    x.slot_of(v).map_or(Placement::None, Placement::Reg)
+                };
+                (x.original().vreg(v).name.clone(), x.original().vreg(v).file(), p)
+            })
+            .collect();
+        let mut spilled: Vec<String> = spilled_ids.iter().map(|&v| x.original().vreg(v).name.clone()).collect();
+        spilled.sort();
+        let cfg = crate::analysis::cfg::build(x.func(), crate::analysis::cfg::loop_weight(&x.config().knobs));
+        let live = crate::analysis::liveness::compute(x.func(), &cfg, &x.config().exit_live);
+        let peak = live.max_pressure(x.func(), RegFile::R).0;
+        Some(Outcome { assign, spilled, peak })
+    }
 }
 
 /// Compares two finished runs.
@@ -80,37 +168,23 @@ pub fn compare(a: &Side, b: &Side) -> Explanation {
     let mut fj = Vec::new();
     for (fa, f) in a.m.module.functions.iter().enumerate() {
         let Some(fb) = b.m.module.function(&f.name) else { continue };
-        let (aa, ab) = (a.m.funcs[fa].alloc.as_deref(), b.m.funcs[fb].alloc.as_deref());
-        let (Some(aa), Some(ab)) = (aa, ab) else { continue };
+        let (Some(oa), Some(ob)) = (Outcome::of(a.m, fa), Outcome::of(b.m, fb)) else { continue };
         let mut changes = Vec::new();
-        for (i, vr) in aa.func.vregs.iter().enumerate().take(aa.original_vregs) {
-            let Some(vb) = ab.func.vreg_by_name(&vr.name) else { continue };
-            let va = crate::ir::VRegId::new(i);
-            let spilled_a = aa.spills.iter().any(|s| s.vreg == va);
-            let spilled_b = ab.spills.iter().any(|s| s.vreg == vb);
-            let sa = if spilled_a { None } else { aa.slot_of(va) };
-            let sb = if spilled_b { None } else { ab.slot_of(vb) };
-            if (sa, spilled_a) != (sb, spilled_b) {
-                let r = |s: Option<u16>, sp: bool| match s {
-                    _ if sp => "spilled".to_string(),
-                    Some(s) => format!("{}{s}", vr.file().prefix()),
-                    None => "-".into(),
+        for (name, file, sa) in &oa.assign {
+            let Some((_, _, sb)) = ob.assign.iter().find(|(n, _, _)| n == name) else { continue };
+            if sa != sb {
+                let r = |x: &Placement| match x {
+                    Placement::Spilled => "spilled".to_string(),
+                    Placement::Reg(s) => format!("{}{s}", file.prefix()),
+                    Placement::None => "-".into(),
                 };
-                let (sa, sb) = ((sa, spilled_a), (sb, spilled_b));
-                let r = |x: (Option<u16>, bool)| r(x.0, x.1);
-                changes.push(format!("{} {} → {}", vr.name, r(sa), r(sb)));
+                changes.push(format!("{name} {} → {}", r(sa), r(sb)));
             }
         }
-        let names = |x: &crate::alloc::FunctionAlloc| -> Vec<String> {
-            let mut v: Vec<String> = x.spills.iter().map(|s| x.func.vreg(s.vreg).name.clone()).collect();
-            v.sort();
-            v
-        };
-        let (sa, sb) = (names(aa), names(ab));
+        let (sa, sb) = (&oa.spilled, &ob.spilled);
         let only_a: Vec<&String> = sa.iter().filter(|n| !sb.contains(n)).collect();
         let only_b: Vec<&String> = sb.iter().filter(|n| !sa.contains(n)).collect();
-        let peak = |x: &crate::alloc::FunctionAlloc| x.analysis.live.max_pressure(&x.func, RegFile::R).0;
-        let (pa, pb) = (peak(aa), peak(ab));
+        let (pa, pb) = (oa.peak, ob.peak);
         let reg = |m: &Machine, i: usize| m.funcs[i].stats.as_ref().map(|s| s.registers).unwrap_or(0);
         t.push_str(&format!(
             "{}: registers {} → {}, R peak pressure {pa} → {pb}, {} assignment(s) changed\n",
