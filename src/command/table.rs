@@ -142,15 +142,16 @@ pub static COMMANDS: &[CommandSpec] = &[
     cmd!(
         "break",
         ["b"],
-        "break (assign|spill) %VREG [if COND] | break attempt [N] [class C] [spill|nospill] | break stage NAME | break abi CODE | break fail | break checker",
+        "break (assign|spill) %VREG [if COND] | break attempt [N] [class C] [spill|nospill] | break iteration [N] | break stage NAME | break abi CODE | break fail | break checker",
         Breakpoints,
         "set a breakpoint",
-        "Stops `continue` on: a vreg's assignment (with a condition over slot, attempt, cost, discarded, e.g. `if slot >= 32 && attempt > 0`); a vreg marked for spilling (any vreg when none is named); an attempt's start; a stage's first event; an ABI warning code; allocation failure; a checker fault.",
+        "Stops `continue` on: a vreg's assignment (with a condition over slot, attempt, cost, discarded, e.g. `if slot >= 32 && attempt > 0`); a vreg marked for spilling (any vreg when none is named); an attempt's start; a Chaitin-Briggs iteration's start (`set allocator briggs`; under Briggs `assign` stops where the vreg's node is coloured and `spill` where it gets no colour); a stage's first event; an ABI warning code; allocation failure; a checker fault.",
         [
             "break assign %r12",
             "break assign %r12 if slot >= 32",
             "break spill",
             "break attempt 1 class R spill",
+            "break iteration 2",
             "break stage alloc",
             "break abi 7004",
             "break fail",
