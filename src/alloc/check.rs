@@ -24,6 +24,7 @@
 //! Every violation is reported, sorted by program point then vreg id; bad input (ids out
 //! of range, alias cycles, tables of the wrong length) is reported, never a panic.
 
+mod avail;
 mod interfere;
 mod spill;
 

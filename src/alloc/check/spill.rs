@@ -50,7 +50,7 @@ fn meet(a: Word, b: Word) -> Word {
 }
 
 /// A spill instruction as the checker reads it.
-enum SpillOp {
+pub(super) enum SpillOp {
     Store {
         slot: MemSlot,
         value: Option<RegRef>,
@@ -65,7 +65,7 @@ enum SpillOp {
     },
 }
 
-fn classify(inst: &Inst) -> Option<SpillOp> {
+pub(super) fn classify(inst: &Inst) -> Option<SpillOp> {
     if !inst.has_mod("SPILL") {
         return None;
     }
@@ -95,16 +95,16 @@ fn classify(inst: &Inst) -> Option<SpillOp> {
 /// Largest slot the checker models, in bytes (a 16-register vector is 64).
 const MAX_SLOT_BYTES: u32 = 4096;
 
-struct Spills<'a> {
-    ctx: &'a Ctx<'a>,
-    vals: &'a Values,
-    infos: &'a [SpillSlotInfo],
+pub(super) struct Spills<'a> {
+    pub ctx: &'a Ctx<'a>,
+    pub vals: &'a Values,
+    pub infos: &'a [SpillSlotInfo],
     /// (shared, byte offset) -> word index.
-    words: BTreeMap<(bool, i64), u32>,
+    pub words: BTreeMap<(bool, i64), u32>,
     /// Temporary -> index of its spill info.
-    temp_of: BTreeMap<u32, usize>,
+    pub temp_of: BTreeMap<u32, usize>,
     /// Spilled vreg -> index of its spill info.
-    spilled: BTreeMap<u32, usize>,
+    pub spilled: BTreeMap<u32, usize>,
     /// Alias root -> the words spill stores of it write (the words a def must clobber).
     watch: BTreeMap<u32, Vec<u32>>,
 }
@@ -179,10 +179,26 @@ pub(super) fn check(ctx: &Ctx, graph: &Cfg, infos: &[SpillSlotInfo], vals: &Valu
         }
     }
 
-    let ins = s.solve(graph, errors);
-    for (b, state) in ins.into_iter().enumerate() {
-        if let Some(mut state) = state {
-            s.transfer(b, &mut state, Some(errors));
+    // The bitvector pass settles the common case; only when it finds something does the
+    // exact lattice solve run, to say what a reload found instead of its value.
+    let fast = super::avail::all_reloads_ok(&s, graph);
+    if cfg!(debug_assertions) && fast && f.blocks.len() * s.words.len() <= 1 << 20 {
+        // The fast pass must never hide what the exact solve reports.
+        let mut exact = Vec::new();
+        let ins = s.solve(graph, &mut exact);
+        for (b, state) in ins.into_iter().enumerate() {
+            if let Some(mut state) = state {
+                s.transfer(b, &mut state, Some(&mut exact));
+            }
+        }
+        debug_assert!(exact.is_empty(), "spill fast path missed {exact:?}");
+    }
+    if !fast {
+        let ins = s.solve(graph, errors);
+        for (b, state) in ins.into_iter().enumerate() {
+            if let Some(mut state) = state {
+                s.transfer(b, &mut state, Some(errors));
+            }
         }
     }
     s.temporaries(errors);
@@ -194,7 +210,7 @@ fn malformed(what: String) -> CheckError {
 
 impl Spills<'_> {
     /// The (component, address) pairs a store of `r` at `slot` writes.
-    fn store_words(&self, slot: MemSlot, r: RegRef) -> Vec<(u8, i64)> {
+    pub(super) fn store_words(&self, slot: MemSlot, r: RegRef) -> Vec<(u8, i64)> {
         let width = self.ctx.f.vregs.get(r.vreg.index()).map_or(1, |v| v.width.max(1));
         match r.comp {
             Some(c) => vec![(c, slot.offset)],
