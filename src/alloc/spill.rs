@@ -247,7 +247,7 @@ fn rename_uses(inst: &mut Inst, from: VRegId, to: VRegId) {
 
 /// Whether an instruction is spill code inserted by the allocator.
 pub fn is_spill_code(inst: &Inst) -> bool {
-    inst.has_mod("SPILL") && matches!(inst.op.mnemonic(), "STL" | "LDL" | "STS" | "LDS")
+    matches!(inst.op.mnemonic(), "STL" | "LDL" | "STS" | "LDS") && inst.has_mod("SPILL")
 }
 
 /// Spill traffic of a function in bytes: (stores, loads), counting inserted spill code.

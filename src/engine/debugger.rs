@@ -16,8 +16,25 @@ use crate::engine::machine::Machine;
 use crate::engine::options::RunOptions;
 use crate::ir::Module;
 
-/// Take a checkpoint at least this often (in events).
+/// Take a checkpoint at least this often (in events), while snapshots are small.
 pub const CHECKPOINT_INTERVAL: usize = 512;
+
+/// Checkpoint memory allowed per event of the trace: a machine whose snapshot copies more
+/// than `CHECKPOINT_INTERVAL` times this is checkpointed less often, so the checkpoints
+/// of a long run stay within about `events × CHECKPOINT_BYTES_PER_EVENT` (issue 6: trace
+/// and checkpoints within 1 GB at 100k instructions) while a replay stays short.
+pub const CHECKPOINT_BYTES_PER_EVENT: usize = 1024;
+
+/// What a snapshot of `m` copies rather than shares (an estimate from the lengths of its
+/// per-vreg and per-event vectors; the big immutable data sits behind `Arc`).
+pub fn snapshot_bytes(m: &Machine) -> usize {
+    let sweeps: usize = m.funcs.iter().flat_map(|f| &f.sweeps).map(|s| 16 + 8 * s.2.len()).sum();
+    let alloc = m.cur.as_ref().map_or(0, |a| {
+        let att = a.attempt.as_ref().map_or(0, |t| 4 * (t.needs_spill.len() + t.preallocated.len()));
+        4 * a.assign.len() + 8 * a.flags.len() + att + a.debug_lines.iter().map(|l| 24 + l.len()).sum::<usize>()
+    });
+    1024 + sweeps + alloc
+}
 
 /// Why `continue` (or a reverse continue) stopped.
 #[derive(Clone, Debug, PartialEq)]
@@ -99,6 +116,11 @@ impl Debugger {
         self.cursor
     }
 
+    /// Number of checkpoints held (for the engine benchmark).
+    pub fn checkpoint_count(&self) -> usize {
+        self.checkpoints.len()
+    }
+
     /// The machine at the cursor.
     pub fn machine(&self) -> &Machine {
         &self.machine
@@ -137,7 +159,10 @@ impl Debugger {
             )
         });
         let last_cp = self.checkpoints.last().map(|c| c.0).unwrap_or(0);
-        if self.cursor > last_cp && (heavy || self.cursor - last_cp >= CHECKPOINT_INTERVAL) {
+        let due = |m: &Machine, since: usize| {
+            since >= CHECKPOINT_INTERVAL && since >= snapshot_bytes(m) / CHECKPOINT_BYTES_PER_EVENT
+        };
+        if self.cursor > last_cp && (heavy || due(&self.machine, self.cursor - last_cp)) {
             self.checkpoints.push((self.cursor, self.machine.snapshot()));
         }
         true

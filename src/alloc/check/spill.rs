@@ -66,9 +66,7 @@ pub(super) enum SpillOp {
 }
 
 pub(super) fn classify(inst: &Inst) -> Option<SpillOp> {
-    if !inst.has_mod("SPILL") {
-        return None;
-    }
+    // The mnemonic first: it rules out almost every instruction without splitting mods.
     let (store, shared) = match inst.op.mnemonic() {
         "STL" => (true, false),
         "STS" => (true, true),
@@ -76,6 +74,9 @@ pub(super) fn classify(inst: &Inst) -> Option<SpillOp> {
         "LDS" => (false, true),
         _ => return None,
     };
+    if !inst.has_mod("SPILL") {
+        return None;
+    }
     let mem = inst.operands.iter().find_map(|o| match o {
         Operand::Mem(m) => Some(m.offset),
         _ => None,
@@ -412,18 +413,26 @@ impl Spills<'_> {
     /// same block (seed 003: "a reload before each use into a fresh short-lived vreg").
     fn temporaries(&self, errors: &mut Vec<CheckError>) {
         let ctx = self.ctx;
-        let mut defs: BTreeMap<u32, Vec<(usize, usize)>> = BTreeMap::new();
-        let mut uses: BTreeMap<u32, Vec<(usize, usize)>> = BTreeMap::new();
+        // Indexed by vreg id (temporaries are in range: `check` reported the others).
+        let n = ctx.f.vregs.len();
+        let mut is_temp = vec![false; n];
+        for &t in self.temp_of.keys() {
+            if let Some(x) = is_temp.get_mut(t as usize) {
+                *x = true;
+            }
+        }
+        let mut defs: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
+        let mut uses: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
         for (b, blk) in ctx.f.blocks.iter().enumerate() {
             for (i, inst) in blk.insts.iter().enumerate() {
                 inst.for_each_def(|r| {
-                    if self.temp_of.contains_key(&r.vreg.0) {
-                        defs.entry(r.vreg.0).or_default().push((b, i));
+                    if is_temp.get(r.vreg.index()).copied().unwrap_or(false) {
+                        defs[r.vreg.index()].push((b, i));
                     }
                 });
                 inst.for_each_use(|r| {
-                    if self.temp_of.contains_key(&r.vreg.0) {
-                        let list = uses.entry(r.vreg.0).or_default();
+                    if is_temp.get(r.vreg.index()).copied().unwrap_or(false) {
+                        let list = &mut uses[r.vreg.index()];
                         if list.last() != Some(&(b, i)) {
                             list.push((b, i));
                         }
@@ -432,27 +441,28 @@ impl Spills<'_> {
             }
         }
         for (&t, &k) in &self.temp_of {
-            let temp = ctx.named(VRegId(t));
-            let of = ctx.named(self.infos[k].vreg);
-            let d = defs.get(&t).map_or(&[][..], Vec::as_slice);
-            let u = uses.get(&t).map_or(&[][..], Vec::as_slice);
+            // Names only on the error paths (they are strings).
+            let temp = || ctx.named(VRegId(t));
+            let of = || ctx.named(self.infos[k].vreg);
+            let d = defs.get(t as usize).map_or(&[][..], Vec::as_slice);
+            let u = uses.get(t as usize).map_or(&[][..], Vec::as_slice);
             if d.len() != 1 {
                 if let Some(&(b, i)) = d.first().or(u.first())
                     && (d.len() > 1 || !u.is_empty())
                 {
                     let defs = d.len() as u32;
-                    errors.push(CheckError::TempDefs { at: ctx.site(b, i), temp, of, defs });
+                    errors.push(CheckError::TempDefs { at: ctx.site(b, i), temp: temp(), of: of(), defs });
                 }
                 continue;
             }
             let (db, di) = d[0];
             let def_inst = &ctx.f.blocks[db].insts[di];
             if !matches!(classify(def_inst), Some(SpillOp::Reload { .. })) {
-                errors.push(CheckError::TempNotReload { at: ctx.site(db, di), temp: temp.clone(), of: of.clone() });
+                errors.push(CheckError::TempNotReload { at: ctx.site(db, di), temp: temp(), of: of() });
             }
             for &(ub, ui) in u {
                 if ub != db || ui <= di {
-                    let (temp, of, def) = (temp.clone(), of.clone(), ctx.site(db, di));
+                    let (temp, of, def) = (temp(), of(), ctx.site(db, di));
                     errors.push(CheckError::TempUse { at: ctx.site(ub, ui), temp, of, def });
                 }
             }
