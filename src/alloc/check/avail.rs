@@ -23,6 +23,14 @@ use crate::ir::model::Inst;
 /// A fact's change: (fact, holds afterwards).
 type Effect = (u32, bool);
 
+/// One step of a block's summary: a fact changes, or the spill reload at this
+/// instruction index reads the facts as they stand.
+#[derive(Clone, Copy)]
+enum Item {
+    Set(u32, bool),
+    Reload(u32),
+}
+
 struct Facts {
     /// (word, root, component) -> fact id.
     ids: std::collections::BTreeMap<(u32, u32, u8), u32>,
@@ -43,12 +51,16 @@ pub(super) fn all_reloads_ok(s: &Spills, graph: &Cfg) -> bool {
     let nf = facts.ids.len();
     let words = nf.div_ceil(64).max(1);
 
-    // Each block's effects, in instruction order.
-    let mut effects: Vec<Vec<Effect>> = Vec::with_capacity(nb);
+    // Each block's effects and reloads, in instruction order (one walk of the IR).
+    let mut effects: Vec<Vec<Item>> = Vec::with_capacity(nb);
     for blk in &f.blocks {
         let mut list = Vec::new();
-        for inst in &blk.insts {
-            if !inst_effects(s, &facts, inst, &mut |e| list.push(e)) {
+        for (i, inst) in blk.insts.iter().enumerate() {
+            let op = classify(inst);
+            if matches!(op, Some(SpillOp::Reload { .. })) {
+                list.push(Item::Reload(i as u32));
+            }
+            if !inst_effects(s, &facts, inst, op, &mut |(fact, on)| list.push(Item::Set(fact, on))) {
                 return false;
             }
         }
@@ -87,9 +99,11 @@ pub(super) fn all_reloads_ok(s: &Spills, graph: &Cfg) -> bool {
             if !entry(b, &outs, &visited, &mut cur) {
                 continue;
             }
-            for &(fact, on) in &effects[b] {
-                let (i, m) = ((fact >> 6) as usize, 1u64 << (fact & 63));
-                if on { cur[i] |= m } else { cur[i] &= !m }
+            for item in &effects[b] {
+                if let Item::Set(fact, on) = *item {
+                    let (i, m) = ((fact >> 6) as usize, 1u64 << (fact & 63));
+                    if on { cur[i] |= m } else { cur[i] &= !m }
+                }
             }
             let out = &mut outs[b * words..(b + 1) * words];
             if !visited[b] || out != &cur[..] {
@@ -108,22 +122,24 @@ pub(super) fn all_reloads_ok(s: &Spills, graph: &Cfg) -> bool {
     }
 
     // The reloads, walked with the solution.
-    for b in 0..nb {
+    for (b, items) in effects.iter().enumerate() {
         if !entry(b, &outs, &visited, &mut cur) {
             continue;
         }
-        for inst in &f.blocks[b].insts {
-            if let Some(SpillOp::Reload { slot, dest }) = classify(inst)
-                && !reload_ok(s, &facts, slot, dest, &cur)
-            {
-                return false;
-            }
-            let ok = inst_effects(s, &facts, inst, &mut |(fact, on)| {
-                let (i, m) = ((fact >> 6) as usize, 1u64 << (fact & 63));
-                if on { cur[i] |= m } else { cur[i] &= !m }
-            });
-            if !ok {
-                return false;
+        for item in items {
+            match *item {
+                Item::Set(fact, on) => {
+                    let (i, m) = ((fact >> 6) as usize, 1u64 << (fact & 63));
+                    if on { cur[i] |= m } else { cur[i] &= !m }
+                }
+                Item::Reload(i) => {
+                    let Some(SpillOp::Reload { slot, dest }) = classify(&f.blocks[b].insts[i as usize]) else {
+                        return false;
+                    };
+                    if !reload_ok(s, &facts, slot, dest, &cur) {
+                        return false;
+                    }
+                }
             }
         }
     }
@@ -158,8 +174,7 @@ fn collect_facts(s: &Spills) -> Option<Facts> {
 
 /// The effects of one instruction on the facts, in order: defs clobber, then a spill
 /// store writes. False when the instruction would be reported (stray, no address).
-fn inst_effects(s: &Spills, facts: &Facts, inst: &Inst, push: &mut impl FnMut(Effect)) -> bool {
-    let op = classify(inst);
+fn inst_effects(s: &Spills, facts: &Facts, inst: &Inst, op: Option<SpillOp>, push: &mut impl FnMut(Effect)) -> bool {
     if matches!(op, Some(SpillOp::NoAddress { .. })) {
         return false;
     }

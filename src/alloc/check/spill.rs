@@ -162,45 +162,26 @@ pub(super) fn check(ctx: &Ctx, graph: &Cfg, infos: &[SpillSlotInfo], vals: &Valu
             s.words.entry((info.shared, info.offset as i64 + 4 * k as i64)).or_insert(next);
         }
     }
-    // Which words each value can be in: every word a spill store of it writes.
-    for blk in &f.blocks {
-        for inst in &blk.insts {
-            if let Some(SpillOp::Store { slot, value: Some(r) }) = classify(inst)
-                && let Some(&root) = vals.root.get(r.vreg.index())
-            {
-                for (_, addr) in s.store_words(slot, r) {
-                    if let Some(&w) = s.words.get(&(slot.shared, addr)) {
-                        let list = s.watch.entry(root).or_default();
-                        if !list.contains(&w) {
-                            list.push(w);
-                        }
-                    }
-                }
-            }
-        }
-    }
-
     // The bitvector pass settles the common case; only when it finds something does the
     // exact lattice solve run, to say what a reload found instead of its value.
     let fast = super::avail::all_reloads_ok(&s, graph);
-    if cfg!(debug_assertions) && fast && f.blocks.len() * s.words.len() <= 1 << 20 {
-        // The fast pass must never hide what the exact solve reports.
-        let mut exact = Vec::new();
-        let ins = s.solve(graph, &mut exact);
-        for (b, state) in ins.into_iter().enumerate() {
-            if let Some(mut state) = state {
-                s.transfer(b, &mut state, Some(&mut exact));
-            }
-        }
-        debug_assert!(exact.is_empty(), "spill fast path missed {exact:?}");
-    }
-    if !fast {
+    let exact = |s: &mut Spills, errors: &mut Vec<CheckError>| {
+        s.build_watch();
         let ins = s.solve(graph, errors);
         for (b, state) in ins.into_iter().enumerate() {
             if let Some(mut state) = state {
                 s.transfer(b, &mut state, Some(errors));
             }
         }
+    };
+    if cfg!(debug_assertions) && fast && f.blocks.len() * s.words.len() <= 1 << 20 {
+        // The fast pass must never hide what the exact solve reports.
+        let mut missed = Vec::new();
+        exact(&mut s, &mut missed);
+        debug_assert!(missed.is_empty(), "spill fast path missed {missed:?}");
+    }
+    if !fast {
+        exact(&mut s, errors);
     }
     s.temporaries(errors);
 }
@@ -210,6 +191,28 @@ fn malformed(what: String) -> CheckError {
 }
 
 impl Spills<'_> {
+    /// Which words each value can be in: every word a spill store of it writes (what a
+    /// def must clobber in the exact solve).
+    fn build_watch(&mut self) {
+        if !self.watch.is_empty() {
+            return;
+        }
+        for inst in self.ctx.f.blocks.iter().flat_map(|b| &b.insts) {
+            if let Some(SpillOp::Store { slot, value: Some(r) }) = classify(inst)
+                && let Some(&root) = self.vals.root.get(r.vreg.index())
+            {
+                for (_, addr) in self.store_words(slot, r) {
+                    if let Some(&w) = self.words.get(&(slot.shared, addr)) {
+                        let list = self.watch.entry(root).or_default();
+                        if !list.contains(&w) {
+                            list.push(w);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// The (component, address) pairs a store of `r` at `slot` writes.
     pub(super) fn store_words(&self, slot: MemSlot, r: RegRef) -> Vec<(u8, i64)> {
         let width = self.ctx.f.vregs.get(r.vreg.index()).map_or(1, |v| v.width.max(1));
