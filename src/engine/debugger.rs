@@ -373,11 +373,34 @@ impl Debugger {
             .collect()
     }
 
-    /// The state table after `n` events (restores and replays on a copy).
+    /// The state table after `n` events: replays a copy of the nearest machine at or
+    /// before `n` (the current one, or a checkpoint) — never a copy of the whole debugger,
+    /// whose trace and checkpoints can be hundreds of MB at 100k instructions.
     pub fn state_at(&self, n: usize) -> Vec<(u32, String)> {
-        let mut d = self.clone_light();
-        d.goto(n);
-        d.state_value_map()
+        if n == self.cursor {
+            return self.state_value_map();
+        }
+        let (mut k, mut m) = if n > self.cursor {
+            (self.cursor, self.machine.clone())
+        } else {
+            let i = self.checkpoints.partition_point(|c| c.0 <= n).saturating_sub(1);
+            match self.checkpoints.get(i) {
+                Some((k, m)) => (*k, m.clone()),
+                None => return Vec::new(),
+            }
+        };
+        while k < n && m.step().is_some() {
+            k += 1;
+        }
+        crate::engine::query::state_table(&m).into_iter().filter_map(|f| f.value.map(|v| (f.offset, v))).collect()
+    }
+
+    /// The machine at the end of the pipeline, stepped on a copy of the current one (no
+    /// trace, no checkpoints).
+    fn machine_at_end(&self) -> Machine {
+        let mut m = self.machine.clone();
+        while m.step().is_some() {}
+        m
     }
 
     /// A copy that shares the trace but no breakpoints, for side computations.
@@ -456,16 +479,12 @@ impl Debugger {
 
     /// Records the final results of the current run (for `diff runs`).
     fn run_to_end_summary(&mut self) {
-        let mut d = self.clone_light();
-        d.run_to_end();
-        self.previous_run = Some(summary(&d.machine, "before"));
+        self.previous_run = Some(summary(&self.machine_at_end(), "before"));
     }
 
     /// A summary of the run as it stands at the end (runs a copy to the end).
     pub fn summary_now(&self, label: &str) -> RunSummary {
-        let mut d = self.clone_light();
-        d.run_to_end();
-        summary(&d.machine, label)
+        summary(&self.machine_at_end(), label)
     }
 }
 
