@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{best, cores, ms, peak_kib, reset_peak};
+use common::{best, best_cpu, cores, ms, peak_kib, reset_peak};
 use radbg::engine::{Debugger, Machine, RunOptions, Stage, query};
 use radbg::ir::{KnobKey, KnobValue};
 use radbg::synth::synthetic_kernel;
@@ -19,7 +19,7 @@ fn main() {
         let insts: usize = m.functions.iter().map(|f| f.inst_count()).sum();
         reset_peak();
         let base = common::rss_kib().unwrap_or(0);
-        let (t, mach) = best(runs, || {
+        let (t, cpu, mach) = best_cpu(runs, || {
             let mut mach = Machine::new(m.clone(), RunOptions::default());
             while mach.step().is_some() {}
             mach
@@ -29,8 +29,9 @@ fn main() {
         let attempts = a.records.len();
         let stats = mach.funcs[0].stats.clone().expect("stats");
         println!(
-            "{insts:>7} insts: whole pipeline {:8.1} ms, {attempts} attempt(s), {} registers, {} B spill stores, peak +{} MiB, checker {}",
+            "{insts:>7} insts: whole pipeline {:8.1} ms ({:.1} ms CPU), {attempts} attempt(s), {} registers, {} B spill stores, peak +{} MiB, checker {}",
             ms(t),
+            ms(cpu),
             stats.registers,
             stats.spill_stores,
             peak / 1024,

@@ -125,4 +125,75 @@ fn main() {
     }
     let generated = generate(3_500_000);
     measure("generated kernel", &generated, 5);
+    pipeline_vs_ptxas("generated kernel", &generated, 3, &home);
+}
+
+/// `ptxas` on PATH, else `RADBG_PTXAS`, else the one the corpus build installs.
+fn find_ptxas(home: &str) -> Option<std::path::PathBuf> {
+    let on_path =
+        std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join("ptxas")).find(|c| c.is_file()));
+    on_path
+        .or_else(|| std::env::var_os("RADBG_PTXAS").map(std::path::PathBuf::from))
+        .or_else(|| Some(std::path::PathBuf::from(format!("{home}/.cache/radbg-corpus/root/nvidia/cu13/bin/ptxas"))))
+        .filter(|p| p.is_file())
+}
+
+/// Import + the whole pipeline (every stage, all classes and attempts, the checker), best
+/// of `runs`, and — when ptxas is available — `ptxas -v` on the same text in the same
+/// run, with the ratio (issue 12: at least 20× faster on the generated kernel).
+fn pipeline_vs_ptxas(name: &str, src: &str, runs: usize, home: &str) {
+    let mut best = Duration::MAX;
+    let mut best_cpu = u64::MAX;
+    let mut regs = 0;
+    for _ in 0..runs {
+        let c0 = cpu_ns();
+        let t = Instant::now();
+        let Ok((m, _)) = radbg::ir::ptx::import_str("bench.ptx", src) else {
+            println!("{name}: import failed");
+            return;
+        };
+        let opts = radbg::engine::RunOptions { imported: true, ..radbg::engine::RunOptions::default() };
+        let mut mach = radbg::engine::Machine::new(m, opts);
+        while mach.step().is_some() {}
+        best = best.min(t.elapsed());
+        if let (Some(a), Some(b)) = (c0, cpu_ns()) {
+            best_cpu = best_cpu.min(b.saturating_sub(a));
+        }
+        regs = mach.funcs.first().and_then(|f| f.stats.as_ref()).map_or(0, |s| s.registers);
+        drop(mach);
+    }
+    let cpu = best_cpu as f64 / 1e6;
+    println!(
+        "{name}: import + whole pipeline {:.0} ms wall, {cpu:.0} ms CPU (best of {runs}), {regs} registers",
+        best.as_secs_f64() * 1e3
+    );
+    let Some(ptxas) = find_ptxas(home) else {
+        println!("{name}: ptxas not found (PATH, RADBG_PTXAS): no ratio");
+        return;
+    };
+    let path = std::env::temp_dir().join(format!("radbg-bench-{}.ptx", std::process::id()));
+    if std::fs::write(&path, src).is_err() {
+        return;
+    }
+    let t = Instant::now();
+    let out = std::process::Command::new(&ptxas).args(["-v", "-arch=sm_90", "-o", "/dev/null"]).arg(&path).output();
+    let el = t.elapsed();
+    let _ = std::fs::remove_file(&path);
+    match out {
+        Ok(o) if o.status.success() => {
+            let used = String::from_utf8_lossy(&o.stderr)
+                .lines()
+                .find(|l| l.contains("Used"))
+                .map(|l| l.trim().to_string())
+                .unwrap_or_default();
+            println!(
+                "{name}: ptxas -v {:.0} ms ({used}); radbg is {:.1}x faster (wall), {:.1}x (radbg CPU vs ptxas wall)",
+                el.as_secs_f64() * 1e3,
+                el.as_secs_f64() / best.as_secs_f64(),
+                el.as_secs_f64() * 1e3 / cpu.max(1e-3)
+            );
+        }
+        Ok(o) => println!("{name}: ptxas failed: {}", String::from_utf8_lossy(&o.stderr).lines().next().unwrap_or("")),
+        Err(e) => println!("{name}: ptxas did not run: {e}"),
+    }
 }

@@ -48,3 +48,29 @@ pub fn ms(d: Duration) -> f64 {
 pub fn cores() -> usize {
     std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
 }
+
+/// CPU time of this thread so far (from the scheduler), so figures on a shared machine
+/// can be told apart from waiting for a core.
+pub fn cpu_ns() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace().next()?.parse().ok()
+}
+
+/// Runs `f` `runs` times; returns the best wall time, the best CPU time and the last result.
+pub fn best_cpu<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, Duration, T) {
+    let mut best = Duration::MAX;
+    let mut best_cpu = Duration::MAX;
+    let mut last = None;
+    for _ in 0..runs {
+        drop(last.take());
+        let c = cpu_ns();
+        let t = Instant::now();
+        let v = f();
+        best = best.min(t.elapsed());
+        if let (Some(a), Some(b)) = (c, cpu_ns()) {
+            best_cpu = best_cpu.min(Duration::from_nanos(b.saturating_sub(a)));
+        }
+        last = Some(v);
+    }
+    (best, best_cpu, last.expect("at least one run"))
+}

@@ -21,12 +21,13 @@ pub struct Attempt {
     pub target: u32,
     pub budget: u32,
     pub constraints: Arc<Constraints>,
-    /// The class's vregs, in id order.
-    pub members: Vec<VRegId>,
+    /// The class's vregs, in id order (shared with checkpoints).
+    pub members: Arc<Vec<VRegId>>,
     /// Interference of each vreg (indexed by id): highest file pressure over its range.
     interference: Arc<Vec<u32>>,
     pub constraint_cursor: usize,
-    pub order: Ordering,
+    /// Built once per attempt, then only read (shared with checkpoints).
+    pub order: Arc<Ordering>,
     /// Next stack entry to assign.
     pub cursor: usize,
     /// Registers needed so far: max over decisions of slot + width.
@@ -63,10 +64,10 @@ impl Attempt {
             target,
             budget: plan.budget,
             constraints,
-            members,
+            members: Arc::new(members),
             interference: Arc::new(interference),
             constraint_cursor: 0,
-            order: Ordering::default(),
+            order: Arc::default(),
             cursor: 0,
             used: pinned_used,
             needs_spill: Vec::new(),

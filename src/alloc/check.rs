@@ -24,6 +24,7 @@
 //! Every violation is reported, sorted by program point then vreg id; bad input (ids out
 //! of range, alias cycles, tables of the wrong length) is reported, never a panic.
 
+mod avail;
 mod interfere;
 mod spill;
 
@@ -454,7 +455,8 @@ fn check_all(a: &Allocation) -> Vec<CheckError> {
     // Liveness is recomputed here from the final IR: the checker trusts no range the
     // allocator kept (seed 004, "Iterative Fixed-Point Solver", via crate::analysis).
     let graph = cfg::build(f, 1.0);
-    let live = liveness::compute(f, &graph, a.exit_live);
+    // No point-query checkpoints: the walk goes block by block from each live-out.
+    let live = liveness::compute_with(f, &graph, a.exit_live, false, usize::MAX);
     let walk = interfere::walk(&ctx, &live, &vals);
     errors.extend(walk.errors);
 

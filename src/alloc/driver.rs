@@ -137,9 +137,12 @@ pub struct FunctionAlloc {
     pub ci: usize,
     phase: Phase,
     pub attempt: Option<Attempt>,
-    pub records: Vec<AttemptRecord>,
-    pub spills: Vec<SpilledVreg>,
-    pub guidance: Option<Guidance>,
+    /// Shared with checkpoints (`snapshot`); copied only when an attempt ends.
+    pub records: Arc<Vec<AttemptRecord>>,
+    /// Shared with checkpoints; copied only when spill code is inserted.
+    pub spills: Arc<Vec<SpilledVreg>>,
+    /// Shared with checkpoints (its queue holds every candidate).
+    pub guidance: Option<Arc<Guidance>>,
     pub pool_local: SlotPool,
     pub pool_shared: SlotPool,
     pub results: Vec<ClassResult>,
@@ -208,8 +211,8 @@ impl FunctionAlloc {
             ci: 0,
             phase: Phase::ClassStart,
             attempt: None,
-            records: Vec::new(),
-            spills: Vec::new(),
+            records: Arc::new(Vec::new()),
+            spills: Arc::new(Vec::new()),
             guidance: None,
             pool_local: SlotPool::new(SlotConfig::for_threshold(threshold)),
             pool_shared: SlotPool::new(SlotConfig::for_threshold(threshold)),
@@ -457,7 +460,7 @@ impl FunctionAlloc {
                         ord.stack = first.iter().map(|p| p.0).collect();
                         ord.lists = first.iter().map(|p| p.1).collect();
                     }
-                    att.order = ord;
+                    att.order = Arc::new(ord);
                     self.state.stack_len = att.order.stack.len() as u32;
                     self.state.stack_cursor = 0;
                     let ev = AllocEvent::Order {
@@ -501,7 +504,7 @@ impl FunctionAlloc {
                         line,
                     };
                     self.state.best_round = used as i32;
-                    self.records.push(record);
+                    Arc::make_mut(&mut self.records).push(record);
                     self.phase = Phase::Best;
                     return Some(ev);
                 }
@@ -852,7 +855,7 @@ impl FunctionAlloc {
             peak_after: g.peak_after,
             fallback: g.fallback,
         };
-        self.guidance = Some(g);
+        self.guidance = Some(Arc::new(g));
         ev
     }
 
@@ -888,7 +891,7 @@ impl FunctionAlloc {
         self.state.has_spilled = true;
         let frame = if smem { self.pool_shared.frame() } else { self.pool_local.frame() };
         let vregs = recs.iter().map(|r| (r.vreg, r.offset)).collect();
-        self.spills.extend(recs);
+        Arc::make_mut(&mut self.spills).extend(recs);
         Some(AllocEvent::SpillCode { class: plan.class, vregs, stores, loads, frame, smem })
     }
 }

@@ -46,11 +46,13 @@ impl Ranges {
             let start = layout.block_start[b];
             let last = start + block.insts.len() as u32 - 1;
             open.clear();
+            // Runs are tracked per vreg and emitted for its alias root: a def of one
+            // member of a group must not end the run of another member that is still
+            // live (the group's positions are the union of its members').
             for v in live.live_out(b).iter() {
-                let r = root[v.index()];
-                if tracked(v) && open_hi[r.index()] == CLOSED {
-                    open_hi[r.index()] = 2 * last + 1;
-                    open.push(r.0);
+                if tracked(v) && open_hi[v.index()] == CLOSED {
+                    open_hi[v.index()] = 2 * last + 1;
+                    open.push(v.0);
                 }
             }
             for (i, inst) in block.insts.iter().enumerate().rev() {
@@ -61,7 +63,7 @@ impl Ranges {
                 used_here.clear();
                 inst.for_each_use(|r| {
                     if tracked(r.vreg) {
-                        used_here.push(root[r.vreg.index()].0);
+                        used_here.push(r.vreg.0);
                     }
                 });
                 for op in inst.defs() {
@@ -69,12 +71,13 @@ impl Ranges {
                     if !tracked(r.vreg) {
                         continue;
                     }
-                    let v = root[r.vreg.index()].0 as usize;
+                    let v = r.vreg.index();
+                    let g = root[v].0;
                     if open_hi[v] == CLOSED {
                         // Not live after: a dead def still needs its register here.
-                        triples.push((v as u32, wpos, wpos));
+                        triples.push((g, wpos, wpos));
                     } else if live.def_kills(inst, r) && !used_here.contains(&(v as u32)) {
-                        triples.push((v as u32, wpos, open_hi[v]));
+                        triples.push((g, wpos, open_hi[v]));
                         open_hi[v] = CLOSED;
                     }
                 }
@@ -89,7 +92,7 @@ impl Ranges {
             for &v in &open {
                 let v = v as usize;
                 if open_hi[v] != CLOSED {
-                    triples.push((v as u32, 2 * start, open_hi[v]));
+                    triples.push((root[v].0, 2 * start, open_hi[v]));
                     open_hi[v] = CLOSED;
                 }
             }

@@ -132,19 +132,16 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
             });
             for &i in &reads {
                 let rec = &mut recs[i];
-                let orig = f.vregs[rec.vreg.index()].clone();
+                // Only what the temporary inherits (no clone of the whole vreg).
+                let (name, class, width) = {
+                    let o = &f.vregs[rec.vreg.index()];
+                    (format!("{}$rl{}", o.name, rec.temps.len()), o.class, o.width)
+                };
                 let t = VRegId::new(f.vregs.len());
-                let name = format!("{}$rl{}", orig.name, rec.temps.len());
-                let mut tv = VReg::new(name.clone(), orig.class, orig.width, f.decls.len());
+                let mut tv = VReg::new(name.clone(), class, width, f.decls.len());
                 tv.flags = vflags::SPILLED;
                 tv.origin = inst.origin;
-                f.decls.push(crate::ir::RegDecl {
-                    prefix: name,
-                    count: None,
-                    class: orig.class,
-                    width: orig.width,
-                    origin: inst.origin,
-                });
+                f.decls.push(crate::ir::RegDecl { prefix: name, count: None, class, width, origin: inst.origin });
                 f.vregs.push(tv);
                 rec.temps.push(t);
                 rec.reloads += 1;
@@ -152,8 +149,8 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
                     rec.origins.push(o);
                 }
                 let (op, m) = match rec.mem {
-                    SpillMem::Local => ("LDL", width_mod(orig.width)),
-                    SpillMem::Shared => ("LDS", width_mod(orig.width)),
+                    SpillMem::Local => ("LDL", width_mod(width)),
+                    SpillMem::Shared => ("LDS", width_mod(width)),
                 };
                 let mut ld = Inst::new(
                     Opcode::named(op),
@@ -247,7 +244,7 @@ fn rename_uses(inst: &mut Inst, from: VRegId, to: VRegId) {
 
 /// Whether an instruction is spill code inserted by the allocator.
 pub fn is_spill_code(inst: &Inst) -> bool {
-    inst.has_mod("SPILL") && matches!(inst.op.mnemonic(), "STL" | "LDL" | "STS" | "LDS")
+    matches!(inst.op.mnemonic(), "STL" | "LDL" | "STS" | "LDS") && inst.has_mod("SPILL")
 }
 
 /// Spill traffic of a function in bytes: (stores, loads), counting inserted spill code.

@@ -74,7 +74,10 @@ pub enum BlockSet {
 #[derive(Clone, Debug, PartialEq)]
 pub struct FileLiveness {
     pub file: RegFile,
-    /// The file's vregs, ascending; position = bit index in this file's bitvectors.
+    /// The file's vregs that can be live across a block boundary, ascending; position =
+    /// bit index in this file's bitvectors. Block-local vregs (never upward-exposed, not
+    /// exit-live) have no bit: they are in no gen, live-in or live-out set, and their
+    /// kills are kept apart (`Liveness::kill_set` includes them).
     pub vregs: Vec<VRegId>,
     pub sweeps: Vec<Sweep>,
     words: usize,
@@ -133,6 +136,42 @@ struct Slot {
 }
 
 const NONE: u8 = u8::MAX;
+/// `Slot::bit` of a block-local vreg: tracked, but with no bit in the dense sets.
+const LOCAL: u32 = u32::MAX;
+
+/// Per vreg: never upward-exposed in any block (every use follows a killing def in its
+/// block) and not live at exit, so it is in no block's live-in, live-out or gen set.
+fn block_local(f: &Function, exit_live: &[VRegId], single_def: &[bool]) -> Vec<bool> {
+    let n = f.vregs.len();
+    let mut exposed = vec![false; n];
+    // Block number + 1 of the latest killing def seen, per vreg (forward scan).
+    let mut killed_in = vec![0u32; n];
+    for (b, blk) in f.blocks.iter().enumerate() {
+        let stamp = b as u32 + 1;
+        for inst in &blk.insts {
+            inst.for_each_use(|r| {
+                if let Some(k) = killed_in.get(r.vreg.index())
+                    && *k != stamp
+                {
+                    exposed[r.vreg.index()] = true;
+                }
+            });
+            let always = kills(inst);
+            inst.for_each_def(|r| {
+                let i = r.vreg.index();
+                if i < n && r.comp.is_none() && (always || single_def[i]) {
+                    killed_in[i] = stamp;
+                }
+            });
+        }
+    }
+    for v in exit_live {
+        if let Some(e) = exposed.get_mut(v.index()) {
+            *e = true;
+        }
+    }
+    exposed.into_iter().map(|e| !e).collect()
+}
 
 /// Liveness of one function: per-file solves plus checkpoints for point queries.
 /// Queries take the same `Function` the liveness was computed on.
@@ -150,6 +189,8 @@ pub struct Liveness {
     /// Vregs with exactly one whole-register definition in the function: a predicated
     /// def of such a vreg kills too (there is no older value for it to keep).
     single_def: Vec<bool>,
+    /// Per block: the block-local vregs it kills (they have no bit in the dense sets).
+    local_kills: Vec<Vec<VRegId>>,
 }
 
 /// Liveness where no predicated def kills, even of a vreg defined once (the
@@ -210,15 +251,33 @@ fn compute_inner(
     // Dense per-file bit indices (seed 004: one bitvector per file, solved independently).
     // A file is solved only when the function has vregs in it, like ptxas allocates the
     // UR bitvector only for functions that use uniform registers.
+    let single_def = if single_def_kills { single_defs(f) } else { vec![false; f.vregs.len()] };
+    // Block-local vregs (reload temporaries, short-lived values) get no bit: they can be
+    // in no live-in or live-out set, so the dense sets and the solver skip them (the
+    // sets, sweeps and every query are the same; only the memory and time shrink).
+    let local = block_local(f, exit_live, &single_def);
     let mut slots = vec![Slot { file: NONE, bit: 0 }; nvregs];
     let mut files = Vec::new();
     for file in LIVENESS_FILES {
-        let ids: Vec<VRegId> =
-            f.vregs.iter().enumerate().filter(|(_, v)| v.file() == file).map(|(i, _)| VRegId::new(i)).collect();
-        if ids.is_empty() {
+        let mut ids = Vec::new();
+        let mut any = false;
+        for (i, v) in f.vregs.iter().enumerate() {
+            if v.file() == file {
+                any = true;
+                if !local[i] {
+                    ids.push(VRegId::new(i));
+                }
+            }
+        }
+        if !any {
             continue;
         }
         let fi = files.len() as u8;
+        for (i, v) in f.vregs.iter().enumerate() {
+            if v.file() == file && local[i] {
+                slots[i] = Slot { file: fi, bit: LOCAL };
+            }
+        }
         for (bit, v) in ids.iter().enumerate() {
             slots[v.index()] = Slot { file: fi, bit: bit as u32 };
         }
@@ -234,7 +293,8 @@ fn compute_inner(
         exit_live,
         layout: f.layout(),
         checkpoints: vec![Vec::new(); nblocks],
-        single_def: if single_def_kills { single_defs(f) } else { vec![false; f.vregs.len()] },
+        single_def,
+        local_kills: vec![Vec::new(); nblocks],
     };
     live.gen_kill(f);
     live.seed_exits(cfg);
@@ -307,7 +367,7 @@ impl Liveness {
     /// adds it to gen. (The seed's one-line summary "every source not in kill" is the
     /// forward-scan formulation; scanning backwards, a def clears what uses below it set.)
     fn gen_kill(&mut self, f: &Function) {
-        let Liveness { files, slots, exit_live, single_def, .. } = self;
+        let Liveness { files, slots, exit_live, single_def, local_kills, .. } = self;
         for (b, blk) in f.blocks.iter().enumerate() {
             for inst in blk.insts.iter().rev() {
                 {
@@ -317,6 +377,10 @@ impl Liveness {
                             && (always || single_def[r.vreg.index()])
                             && let Some(s) = slot_of(slots, r.vreg)
                         {
+                            if s.bit == LOCAL {
+                                local_kills[b].push(r.vreg);
+                                return;
+                            }
                             let fl = &mut files[s.file as usize];
                             let base = b * fl.words;
                             bits::set(&mut fl.kill[base..], s.bit as usize);
@@ -325,7 +389,9 @@ impl Liveness {
                     });
                 }
                 inst.for_each_use(|r| {
-                    if let Some(s) = slot_of(slots, r.vreg) {
+                    if let Some(s) = slot_of(slots, r.vreg)
+                        && s.bit != LOCAL
+                    {
                         let fl = &mut files[s.file as usize];
                         let base = b * fl.words;
                         bits::set(&mut fl.gen_[base..], s.bit as usize);
@@ -443,7 +509,11 @@ impl Liveness {
 
     /// Vregs killed (wholly and unconditionally defined) in block `b`.
     pub fn kill_set(&self, b: usize) -> LiveSet {
-        self.block_set(b, BlockSet::Kill)
+        let mut s = self.block_set(b, BlockSet::Kill);
+        for &v in self.local_kills.get(b).map_or(&[][..], Vec::as_slice) {
+            s.insert(v);
+        }
+        s
     }
 
     /// The backward transfer of one instruction (seed 004, "Backward Walk Live Set Update

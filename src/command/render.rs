@@ -120,6 +120,10 @@ pub fn ir(d: &Debugger, fi: usize, point: Option<u32>, count: u32) -> Output {
         if !regs.is_empty() {
             let _ = write!(s, " ; {}", regs.join(" "));
         }
+        // Imported PTX: the PTX line beside each instruction (as the TUI's IR pane shows).
+        if let Some(o) = l.origin.filter(|_| d.opts.imported) {
+            let _ = write!(s, "  // PTX line {o}");
+        }
         let s2 = s.trim_end().to_string();
         s = s2;
         j.push(json!({"point": l.point, "label": l.label, "text": l.text, "spill": l.spill,

@@ -16,8 +16,25 @@ use crate::engine::machine::Machine;
 use crate::engine::options::RunOptions;
 use crate::ir::Module;
 
-/// Take a checkpoint at least this often (in events).
+/// Take a checkpoint at least this often (in events), while snapshots are small.
 pub const CHECKPOINT_INTERVAL: usize = 512;
+
+/// Checkpoint memory allowed per event of the trace: a machine whose snapshot copies more
+/// than `CHECKPOINT_INTERVAL` times this is checkpointed less often, so the checkpoints
+/// of a long run stay within about `events × CHECKPOINT_BYTES_PER_EVENT` (issue 6: trace
+/// and checkpoints within 1 GB at 100k instructions) while a replay stays short.
+pub const CHECKPOINT_BYTES_PER_EVENT: usize = 1024;
+
+/// What a snapshot of `m` copies rather than shares (an estimate from the lengths of its
+/// per-vreg and per-event vectors; the big immutable data sits behind `Arc`).
+pub fn snapshot_bytes(m: &Machine) -> usize {
+    let sweeps: usize = m.funcs.iter().flat_map(|f| &f.sweeps).map(|s| 16 + 8 * s.2.len()).sum();
+    let alloc = m.cur.as_ref().map_or(0, |a| {
+        let att = a.attempt.as_ref().map_or(0, |t| 4 * (t.needs_spill.len() + t.preallocated.len()));
+        4 * a.assign.len() + 8 * a.flags.len() + att + a.debug_lines.iter().map(|l| 24 + l.len()).sum::<usize>()
+    });
+    1024 + sweeps + alloc
+}
 
 /// Why `continue` (or a reverse continue) stopped.
 #[derive(Clone, Debug, PartialEq)]
@@ -100,6 +117,11 @@ impl Debugger {
         self.cursor
     }
 
+    /// Number of checkpoints held (for the engine benchmark).
+    pub fn checkpoint_count(&self) -> usize {
+        self.checkpoints.len()
+    }
+
     /// The machine at the cursor.
     pub fn machine(&self) -> &Machine {
         &self.machine
@@ -142,7 +164,10 @@ impl Debugger {
             )
         });
         let last_cp = self.checkpoints.last().map(|c| c.0).unwrap_or(0);
-        if self.cursor > last_cp && (heavy || self.cursor - last_cp >= CHECKPOINT_INTERVAL) {
+        let due = |m: &Machine, since: usize| {
+            since >= CHECKPOINT_INTERVAL && since >= snapshot_bytes(m) / CHECKPOINT_BYTES_PER_EVENT
+        };
+        if self.cursor > last_cp && (heavy || due(&self.machine, self.cursor - last_cp)) {
             self.checkpoints.push((self.cursor, self.machine.snapshot()));
         }
         true
@@ -353,11 +378,34 @@ impl Debugger {
             .collect()
     }
 
-    /// The state table after `n` events (restores and replays on a copy).
+    /// The state table after `n` events: replays a copy of the nearest machine at or
+    /// before `n` (the current one, or a checkpoint) — never a copy of the whole debugger,
+    /// whose trace and checkpoints can be hundreds of MB at 100k instructions.
     pub fn state_at(&self, n: usize) -> Vec<(u32, String)> {
-        let mut d = self.clone_light();
-        d.goto(n);
-        d.state_value_map()
+        if n == self.cursor {
+            return self.state_value_map();
+        }
+        let (mut k, mut m) = if n > self.cursor {
+            (self.cursor, self.machine.clone())
+        } else {
+            let i = self.checkpoints.partition_point(|c| c.0 <= n).saturating_sub(1);
+            match self.checkpoints.get(i) {
+                Some((k, m)) => (*k, m.clone()),
+                None => return Vec::new(),
+            }
+        };
+        while k < n && m.step().is_some() {
+            k += 1;
+        }
+        crate::engine::query::state_table(&m).into_iter().filter_map(|f| f.value.map(|v| (f.offset, v))).collect()
+    }
+
+    /// The machine at the end of the pipeline, stepped on a copy of the current one (no
+    /// trace, no checkpoints).
+    fn machine_at_end(&self) -> Machine {
+        let mut m = self.machine.clone();
+        while m.step().is_some() {}
+        m
     }
 
     /// A copy that shares the trace but no breakpoints, for side computations.
@@ -436,16 +484,12 @@ impl Debugger {
 
     /// Records the final results of the current run (for `diff runs`).
     fn run_to_end_summary(&mut self) {
-        let mut d = self.clone_light();
-        d.run_to_end();
-        self.previous_run = Some(summary(&d.machine, "before"));
+        self.previous_run = Some(summary(&self.machine_at_end(), "before"));
     }
 
     /// A summary of the run as it stands at the end (runs a copy to the end).
     pub fn summary_now(&self, label: &str) -> RunSummary {
-        let mut d = self.clone_light();
-        d.run_to_end();
-        summary(&d.machine, label)
+        summary(&self.machine_at_end(), label)
     }
 }
 

@@ -272,7 +272,7 @@ pub fn histogram(m: &Machine) -> Option<HistView> {
 
 /// Attempts so far of function `fi`.
 pub fn attempts(m: &Machine, fi: usize) -> Vec<AttemptRecord> {
-    alloc_of(m, fi).map(|a| a.records.clone()).unwrap_or_default()
+    alloc_of(m, fi).map(|a| a.records.to_vec()).unwrap_or_default()
 }
 
 /// What `print %vreg` shows.

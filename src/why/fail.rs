@@ -26,7 +26,7 @@ pub fn explain(cx: &Ctx, fi: usize, class: Option<RegClass>) -> Explanation {
     };
     let f = &a.func;
     let mut classes: Vec<RegClass> = Vec::new();
-    for r in &a.records {
+    for r in a.records.iter() {
         if !classes.contains(&r.class) && class.is_none_or(|c| c == r.class) {
             classes.push(r.class);
         }

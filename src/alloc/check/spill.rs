@@ -50,7 +50,7 @@ fn meet(a: Word, b: Word) -> Word {
 }
 
 /// A spill instruction as the checker reads it.
-enum SpillOp {
+pub(super) enum SpillOp {
     Store {
         slot: MemSlot,
         value: Option<RegRef>,
@@ -65,10 +65,8 @@ enum SpillOp {
     },
 }
 
-fn classify(inst: &Inst) -> Option<SpillOp> {
-    if !inst.has_mod("SPILL") {
-        return None;
-    }
+pub(super) fn classify(inst: &Inst) -> Option<SpillOp> {
+    // The mnemonic first: it rules out almost every instruction without splitting mods.
     let (store, shared) = match inst.op.mnemonic() {
         "STL" => (true, false),
         "STS" => (true, true),
@@ -76,6 +74,9 @@ fn classify(inst: &Inst) -> Option<SpillOp> {
         "LDS" => (false, true),
         _ => return None,
     };
+    if !inst.has_mod("SPILL") {
+        return None;
+    }
     let mem = inst.operands.iter().find_map(|o| match o {
         Operand::Mem(m) => Some(m.offset),
         _ => None,
@@ -95,16 +96,16 @@ fn classify(inst: &Inst) -> Option<SpillOp> {
 /// Largest slot the checker models, in bytes (a 16-register vector is 64).
 const MAX_SLOT_BYTES: u32 = 4096;
 
-struct Spills<'a> {
-    ctx: &'a Ctx<'a>,
-    vals: &'a Values,
-    infos: &'a [SpillSlotInfo],
+pub(super) struct Spills<'a> {
+    pub ctx: &'a Ctx<'a>,
+    pub vals: &'a Values,
+    pub infos: &'a [SpillSlotInfo],
     /// (shared, byte offset) -> word index.
-    words: BTreeMap<(bool, i64), u32>,
+    pub words: BTreeMap<(bool, i64), u32>,
     /// Temporary -> index of its spill info.
-    temp_of: BTreeMap<u32, usize>,
+    pub temp_of: BTreeMap<u32, usize>,
     /// Spilled vreg -> index of its spill info.
-    spilled: BTreeMap<u32, usize>,
+    pub spilled: BTreeMap<u32, usize>,
     /// Alias root -> the words spill stores of it write (the words a def must clobber).
     watch: BTreeMap<u32, Vec<u32>>,
 }
@@ -161,29 +162,26 @@ pub(super) fn check(ctx: &Ctx, graph: &Cfg, infos: &[SpillSlotInfo], vals: &Valu
             s.words.entry((info.shared, info.offset as i64 + 4 * k as i64)).or_insert(next);
         }
     }
-    // Which words each value can be in: every word a spill store of it writes.
-    for blk in &f.blocks {
-        for inst in &blk.insts {
-            if let Some(SpillOp::Store { slot, value: Some(r) }) = classify(inst)
-                && let Some(&root) = vals.root.get(r.vreg.index())
-            {
-                for (_, addr) in s.store_words(slot, r) {
-                    if let Some(&w) = s.words.get(&(slot.shared, addr)) {
-                        let list = s.watch.entry(root).or_default();
-                        if !list.contains(&w) {
-                            list.push(w);
-                        }
-                    }
-                }
+    // The bitvector pass settles the common case; only when it finds something does the
+    // exact lattice solve run, to say what a reload found instead of its value.
+    let fast = super::avail::all_reloads_ok(&s, graph);
+    let exact = |s: &mut Spills, errors: &mut Vec<CheckError>| {
+        s.build_watch();
+        let ins = s.solve(graph, errors);
+        for (b, state) in ins.into_iter().enumerate() {
+            if let Some(mut state) = state {
+                s.transfer(b, &mut state, Some(errors));
             }
         }
+    };
+    if cfg!(debug_assertions) && fast && f.blocks.len() * s.words.len() <= 1 << 20 {
+        // The fast pass must never hide what the exact solve reports.
+        let mut missed = Vec::new();
+        exact(&mut s, &mut missed);
+        debug_assert!(missed.is_empty(), "spill fast path missed {missed:?}");
     }
-
-    let ins = s.solve(graph, errors);
-    for (b, state) in ins.into_iter().enumerate() {
-        if let Some(mut state) = state {
-            s.transfer(b, &mut state, Some(errors));
-        }
+    if !fast {
+        exact(&mut s, errors);
     }
     s.temporaries(errors);
 }
@@ -193,8 +191,30 @@ fn malformed(what: String) -> CheckError {
 }
 
 impl Spills<'_> {
+    /// Which words each value can be in: every word a spill store of it writes (what a
+    /// def must clobber in the exact solve).
+    fn build_watch(&mut self) {
+        if !self.watch.is_empty() {
+            return;
+        }
+        for inst in self.ctx.f.blocks.iter().flat_map(|b| &b.insts) {
+            if let Some(SpillOp::Store { slot, value: Some(r) }) = classify(inst)
+                && let Some(&root) = self.vals.root.get(r.vreg.index())
+            {
+                for (_, addr) in self.store_words(slot, r) {
+                    if let Some(&w) = self.words.get(&(slot.shared, addr)) {
+                        let list = self.watch.entry(root).or_default();
+                        if !list.contains(&w) {
+                            list.push(w);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// The (component, address) pairs a store of `r` at `slot` writes.
-    fn store_words(&self, slot: MemSlot, r: RegRef) -> Vec<(u8, i64)> {
+    pub(super) fn store_words(&self, slot: MemSlot, r: RegRef) -> Vec<(u8, i64)> {
         let width = self.ctx.f.vregs.get(r.vreg.index()).map_or(1, |v| v.width.max(1));
         match r.comp {
             Some(c) => vec![(c, slot.offset)],
@@ -396,18 +416,26 @@ impl Spills<'_> {
     /// same block (seed 003: "a reload before each use into a fresh short-lived vreg").
     fn temporaries(&self, errors: &mut Vec<CheckError>) {
         let ctx = self.ctx;
-        let mut defs: BTreeMap<u32, Vec<(usize, usize)>> = BTreeMap::new();
-        let mut uses: BTreeMap<u32, Vec<(usize, usize)>> = BTreeMap::new();
+        // Indexed by vreg id (temporaries are in range: `check` reported the others).
+        let n = ctx.f.vregs.len();
+        let mut is_temp = vec![false; n];
+        for &t in self.temp_of.keys() {
+            if let Some(x) = is_temp.get_mut(t as usize) {
+                *x = true;
+            }
+        }
+        let mut defs: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
+        let mut uses: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
         for (b, blk) in ctx.f.blocks.iter().enumerate() {
             for (i, inst) in blk.insts.iter().enumerate() {
                 inst.for_each_def(|r| {
-                    if self.temp_of.contains_key(&r.vreg.0) {
-                        defs.entry(r.vreg.0).or_default().push((b, i));
+                    if is_temp.get(r.vreg.index()).copied().unwrap_or(false) {
+                        defs[r.vreg.index()].push((b, i));
                     }
                 });
                 inst.for_each_use(|r| {
-                    if self.temp_of.contains_key(&r.vreg.0) {
-                        let list = uses.entry(r.vreg.0).or_default();
+                    if is_temp.get(r.vreg.index()).copied().unwrap_or(false) {
+                        let list = &mut uses[r.vreg.index()];
                         if list.last() != Some(&(b, i)) {
                             list.push((b, i));
                         }
@@ -416,27 +444,28 @@ impl Spills<'_> {
             }
         }
         for (&t, &k) in &self.temp_of {
-            let temp = ctx.named(VRegId(t));
-            let of = ctx.named(self.infos[k].vreg);
-            let d = defs.get(&t).map_or(&[][..], Vec::as_slice);
-            let u = uses.get(&t).map_or(&[][..], Vec::as_slice);
+            // Names only on the error paths (they are strings).
+            let temp = || ctx.named(VRegId(t));
+            let of = || ctx.named(self.infos[k].vreg);
+            let d = defs.get(t as usize).map_or(&[][..], Vec::as_slice);
+            let u = uses.get(t as usize).map_or(&[][..], Vec::as_slice);
             if d.len() != 1 {
                 if let Some(&(b, i)) = d.first().or(u.first())
                     && (d.len() > 1 || !u.is_empty())
                 {
                     let defs = d.len() as u32;
-                    errors.push(CheckError::TempDefs { at: ctx.site(b, i), temp, of, defs });
+                    errors.push(CheckError::TempDefs { at: ctx.site(b, i), temp: temp(), of: of(), defs });
                 }
                 continue;
             }
             let (db, di) = d[0];
             let def_inst = &ctx.f.blocks[db].insts[di];
             if !matches!(classify(def_inst), Some(SpillOp::Reload { .. })) {
-                errors.push(CheckError::TempNotReload { at: ctx.site(db, di), temp: temp.clone(), of: of.clone() });
+                errors.push(CheckError::TempNotReload { at: ctx.site(db, di), temp: temp(), of: of() });
             }
             for &(ub, ui) in u {
                 if ub != db || ui <= di {
-                    let (temp, of, def) = (temp.clone(), of.clone(), ctx.site(db, di));
+                    let (temp, of, def) = (temp(), of(), ctx.site(db, di));
                     errors.push(CheckError::TempUse { at: ctx.site(ub, ui), temp, of, def });
                 }
             }
