@@ -14,6 +14,7 @@ pub mod cli;
 pub mod command;
 pub mod demo;
 pub mod engine;
+pub mod fidelity;
 pub mod fuzzing;
 pub mod ir;
 pub mod knobs;

@@ -9,6 +9,7 @@
 pub mod check;
 pub mod completions;
 pub mod diff_alloc;
+pub mod fidelity;
 pub mod fmt;
 pub mod import;
 pub mod output;
@@ -118,6 +119,8 @@ pub enum Command {
     Screenshots(ScreenshotArgs),
     /// Run the fat-point and Chaitin-Briggs allocators on the same kernels and diff them.
     DiffAlloc(diff_alloc::Args),
+    /// Compare radbg with the real ptxas 13.0.88 on the corpus: register error, spill detection, times.
+    Fidelity(fidelity::Args),
 }
 
 #[derive(Debug, clap::Args)]
@@ -148,6 +151,9 @@ pub struct PipelineArgs {
     /// Run dead-code elimination before allocation.
     #[arg(long)]
     pub dce: bool,
+    /// Switch a pre-allocation stage of imported PTX off (repeatable; `set stage NAME off`).
+    #[arg(long = "disable-stage", value_name = "NAME")]
+    pub disable_stage: Vec<String>,
 }
 
 /// Loads a module and turns pipeline arguments into run options; diagnostics go to
@@ -192,6 +198,7 @@ pub fn run_options(args: &PipelineArgs) -> Result<crate::engine::RunOptions, Str
         opts.knobs.push((crate::ir::KnobKey::Name(info.name.to_string()), crate::knobs::parse_value(v)));
     }
     opts.dce = args.dce;
+    opts.disabled_passes = args.disable_stage.iter().cloned().collect();
     Ok(opts)
 }
 
@@ -209,6 +216,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Run(args)) => run::run(args),
         Some(Command::Replay(args)) => replay::run(args),
         Some(Command::DiffAlloc(args)) => diff_alloc::run(args),
+        Some(Command::Fidelity(args)) => fidelity::run(args),
         Some(Command::Completions(args)) => completions::completions(args),
         Some(Command::Man(args)) => completions::man(args),
         Some(Command::Screenshots(args)) => screenshots(args),
@@ -293,6 +301,9 @@ pub fn start_recording(path: &Path, file: Option<&Path>, pipeline: &PipelineArgs
     }
     if pipeline.dce {
         r.record("set dce on")?;
+    }
+    for st in &pipeline.disable_stage {
+        r.record(&format!("set stage {st} off"))?;
     }
     Ok(r)
 }
