@@ -19,6 +19,7 @@ pub mod fuzzing;
 pub mod ir;
 pub mod knobs;
 pub mod load;
+pub mod prepass;
 pub mod synth;
 pub mod ui;
 pub mod util;

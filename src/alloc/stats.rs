@@ -73,6 +73,12 @@ pub fn registers_used(f: &Function, slot_of: &dyn Fn(crate::ir::VRegId) -> Optio
     top
 }
 
+/// ptxas's `Used N registers` from radbg's one-past-the-highest-register figure `top`:
+/// highest register + 3, the stack pointer R1 counting as used (`alloc::budget::REPORT_EXTRA`).
+pub fn ptxas_reported(top: u32) -> u32 {
+    top.max(crate::alloc::budget::STACK_POINTER as u32 + 1) + crate::alloc::budget::REPORT_EXTRA
+}
+
 /// Named barriers a function uses: one past the highest immediate barrier id of its
 /// BAR instructions (bar 0 when written without one), plus barrier-register vregs.
 pub fn barriers_used(f: &Function) -> u32 {

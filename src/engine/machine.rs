@@ -257,7 +257,10 @@ impl Machine {
                     return Some(Event { func: Some(fi), kind: EventKind::Check { errors } });
                 }
                 Stage::Stats => {
-                    let stats = stats_of(&self.module, fi, self.funcs[fi].alloc.as_deref());
+                    let mut stats = stats_of(&self.module, fi, self.funcs[fi].alloc.as_deref());
+                    if self.opts.stage_on("report") && stats.error.is_none() {
+                        stats.registers = crate::alloc::stats::ptxas_reported(stats.registers);
+                    }
                     let lines = stats.lines(&self.module.sm.to_string(), self.module.options.warn_on_spills);
                     self.funcs[fi].stats = Some(stats);
                     self.next_func(Stage::Stats, Stage::Done);
@@ -288,6 +291,9 @@ impl Machine {
         c.total_threads = budget::block_threads(f).unwrap_or(c.total_threads);
         c.smem_spill = self.module.options.compile_mode == 5;
         stages::abi_config(self, fi, &mut c);
+        if self.opts.stage_on("report") {
+            budget::apply_report_rule(&mut c);
+        }
         c
     }
 }

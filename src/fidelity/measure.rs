@@ -61,7 +61,11 @@ pub fn run_file(name: &str, text: &str, sm: &str, budget: Option<u32>, settings:
     }
     while m.step().is_some() {}
     let millis = t0.elapsed().as_secs_f64() * 1000.0;
-    let source = m.source.clone();
+    // The naive estimate reads the PTX's own live ranges: values the importer assembles
+    // from component defs start where they are assembled (the `components` pass), as
+    // they do in PTX.
+    let mut source = (*m.source).clone();
+    crate::prepass::apply(&mut source, &BTreeSet::new(), &["components"]);
     let mut funcs = Vec::new();
     for (fi, f) in m.module.functions.iter().enumerate() {
         let r = &m.funcs[fi];
