@@ -260,6 +260,7 @@ impl Machine {
                     let mut stats = stats_of(&self.module, fi, self.funcs[fi].alloc.as_deref());
                     if self.opts.stage_on("report") && stats.error.is_none() {
                         stats.registers = crate::alloc::stats::ptxas_reported(stats.registers);
+                        self.add_abi_saves(fi, &mut stats);
                     }
                     let lines = stats.lines(&self.module.sm.to_string(), self.module.options.warn_on_spills);
                     self.funcs[fi].stats = Some(stats);
@@ -278,6 +279,21 @@ impl Machine {
                 }
             }
         }
+    }
+
+    /// The `report` rule's callee-saved traffic of a device function under the ABI
+    /// (`alloc::stats::abi_save_bytes`), added to its spill figures and frame.
+    fn add_abi_saves(&self, fi: usize, stats: &mut FunctionStats) {
+        let f = &self.module.functions[fi];
+        let (Some(a), Some(spec)) = (self.funcs[fi].alloc.as_deref(), f.abi.as_ref()) else { return };
+        if f.kind != FuncKind::Device || !stages::uses_abi(self, fi) {
+            return;
+        }
+        let (preserved, _) = crate::abi::classify::effective_sets(spec, RegFile::R);
+        let bytes = crate::alloc::stats::abi_save_bytes(&a.func, &|v| a.slot_of(v), &preserved);
+        stats.spill_stores += bytes;
+        stats.spill_loads += bytes;
+        stats.stack_frame += bytes;
     }
 
     /// The allocator's inputs for function `fi`.

@@ -16,6 +16,7 @@
 //! `alloc::stats`, switched by the same mechanism.
 
 pub mod components;
+pub mod fold;
 pub mod uniform;
 
 use crate::ir::{Function, Module, Sm};
@@ -37,7 +38,7 @@ pub struct Pass {
 }
 
 /// The passes, in pipeline order.
-pub const PASSES: &[Pass] = &[components::PASS];
+pub const PASSES: &[Pass] = &[components::PASS, fold::PASS];
 
 /// Stage names that switch a fidelity rule rather than a pass (`set stage report off`).
 pub const RULES: &[(&str, &str)] = &[("report", "the `Used N registers` report: highest R + 3, R1 the stack pointer")];
