@@ -107,3 +107,27 @@ fn the_engine_runs_the_stages_only_on_imported_ptx_and_switches_them_off() {
     assert!(off.contains(&"fold: switched off".to_string()), "{off:?}");
     assert!(off.contains(&"report: switched off".to_string()), "{off:?}");
 }
+
+#[test]
+fn sink_interleaves_hoisted_loads_only_as_far_as_the_register_target_needs() {
+    // 16 hoisted 64-bit loads then a reduction chain: peak 34 registers + 3 > 32.
+    let mut body = String::from(".reg .R.x2 %rd<40>\nBB0:\n");
+    for k in 1..=16 {
+        body.push_str(&format!("%rd{k} = LDG.E.U64 [%rd0 + 0x{:x}]\n", 8 * k));
+    }
+    body.push_str("%rd20 = IMNMX.MAX.S64 %rd1, %rd2\n");
+    for k in 3..=16 {
+        body.push_str(&format!("%rd{} = IMNMX.MAX.S64 %rd{}, %rd{k}\n", 18 + k, 17 + k));
+    }
+    body.push_str("STG.E.64 [%rd0], %rd34\nEXIT");
+    let (insts, summary, _) = run_pass("sink", &body);
+    assert!(summary.contains("sunk to their first use") && summary.contains("target 32"), "{summary}");
+    // The last load now sits right before the instruction that first reads it.
+    let at = |needle: &str| insts.iter().position(|i| i.starts_with(needle)).unwrap_or(usize::MAX);
+    assert_eq!(at("%rd16 = LDG"), at("%rd34 = IMNMX") - 1, "{insts:#?}");
+    // A function that already fits is left alone.
+    let small = ".reg .R.x2 %rd<4>\nBB0:\n%rd1 = LDG.E.U64 [%rd0]\n%rd2 = LDG.E.U64 [%rd0 + 0x8]\n\
+                 %rd3 = IMNMX.MAX.S64 %rd1, %rd2\nSTG.E.64 [%rd0], %rd3\nEXIT";
+    let (_, summary, _) = run_pass("sink", small);
+    assert!(summary.starts_with("fits the register target 32"), "{summary}");
+}

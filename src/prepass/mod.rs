@@ -17,6 +17,7 @@
 
 pub mod components;
 pub mod fold;
+pub mod sink;
 pub mod uniform;
 
 use crate::ir::{Function, Module, Sm};
@@ -38,7 +39,7 @@ pub struct Pass {
 }
 
 /// The passes, in pipeline order.
-pub const PASSES: &[Pass] = &[components::PASS, fold::PASS];
+pub const PASSES: &[Pass] = &[components::PASS, fold::PASS, sink::PASS];
 
 /// Stage names that switch a fidelity rule rather than a pass (`set stage report off`).
 pub const RULES: &[(&str, &str)] = &[("report", "the `Used N registers` report: highest R + 3, R1 the stack pointer")];
