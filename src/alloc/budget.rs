@@ -54,6 +54,24 @@ pub struct Budget {
     pub launch_bound: Option<u32>,
 }
 
+/// The stack pointer, R1: ptxas loads it at every entry (`MOV R1, c[0x0][0x28]`) and no
+/// vreg gets it (seed 001; confirmed with nvdisasm on every corpus cubin).
+pub const STACK_POINTER: u16 = 1;
+/// ptxas's `Used N registers` is the highest general register the SASS names + 3
+/// (measured on all 48 corpus kernels × 3 budgets with nvdisasm; ARCHITECTURE.md,
+/// "Fidelity"), so under a budget of N the highest register it may use is R(N-3): the
+/// allocator of imported PTX gets N - 2 registers (R0..R(N-3)) with R1 fixed.
+pub const REPORT_EXTRA: u32 = 2;
+
+/// The `report` rule for imported PTX: the allocator gets `budget - REPORT_EXTRA`
+/// general registers and never R1 (the stack pointer).
+pub fn apply_report_rule(c: &mut crate::alloc::AllocConfig) {
+    c.gpr_budget = c.gpr_budget.saturating_sub(REPORT_EXTRA).max(STACK_POINTER as u32 + 2);
+    if !c.fixed.contains(&(RegFile::R, STACK_POINTER)) {
+        c.fixed.push((RegFile::R, STACK_POINTER));
+    }
+}
+
 /// Threads per block from `.maxntid` / `.reqntid`, if either is given.
 pub fn block_threads(f: &Function) -> Option<u32> {
     let dims = f.maxntid.as_ref().or(f.reqntid.as_ref())?;

@@ -73,6 +73,37 @@ pub fn registers_used(f: &Function, slot_of: &dyn Fn(crate::ir::VRegId) -> Optio
     top
 }
 
+/// ptxas's `Used N registers` from radbg's one-past-the-highest-register figure `top`:
+/// highest register + 3, the stack pointer R1 counting as used (`alloc::budget::REPORT_EXTRA`).
+pub fn ptxas_reported(top: u32) -> u32 {
+    top.max(crate::alloc::budget::STACK_POINTER as u32 + 1) + crate::alloc::budget::REPORT_EXTRA
+}
+
+/// Bytes a device function under the calling convention saves and restores in its
+/// frame, which ptxas's `-v` counts as spill stores and loads. Only a function that
+/// itself calls saves: values live across its calls sit in preserved (callee-saved)
+/// registers, which it must save for its own caller (4 bytes each), and its return
+/// address must survive the inner call (8 bytes). A leaf takes scratch registers above
+/// the preserved range instead of saving (seed 001's default convention: R16–R31
+/// preserved, the rest scratch). Measured on the corpus: the recursive `fib` reports 20
+/// bytes of spill stores and loads at every budget, the leaf device functions 0 even
+/// with a dozen parameters (ARCHITECTURE.md, "Fidelity").
+pub fn abi_save_bytes(f: &Function, slot_of: &dyn Fn(crate::ir::VRegId) -> Option<u16>, preserved: &[u16]) -> u32 {
+    if !f.blocks.iter().flat_map(|b| &b.insts).any(|i| i.info().is(props::CALL)) {
+        return 0;
+    }
+    let mut used = std::collections::BTreeSet::new();
+    for (i, v) in f.vregs.iter().enumerate() {
+        if v.file() != RegFile::R {
+            continue;
+        }
+        if let Some(s) = slot_of(crate::ir::VRegId::new(i)) {
+            used.extend((s..s + v.width as u16).filter(|r| preserved.contains(r)));
+        }
+    }
+    4 * used.len() as u32 + 8
+}
+
 /// Named barriers a function uses: one past the highest immediate barrier id of its
 /// BAR instructions (bar 0 when written without one), plus barrier-register vregs.
 pub fn barriers_used(f: &Function) -> u32 {

@@ -191,12 +191,67 @@ pub struct Liveness {
     single_def: Vec<bool>,
     /// Per block: the block-local vregs it kills (they have no bit in the dense sets).
     local_kills: Vec<Vec<VRegId>>,
+    /// Per vreg, the component whose def starts the value of a vreg assembled from
+    /// component defs (`NO_COMP` otherwise): see [`comp_kills`].
+    comp_kill: Vec<u8>,
 }
 
 /// Liveness where no predicated def kills, even of a vreg defined once (the
 /// uninitialized-register detector's reading).
 pub fn compute_conservative(f: &Function, cfg: &Cfg, exit_live: &[VRegId]) -> Liveness {
     compute_inner(f, cfg, exit_live, false, usize::MAX, false)
+}
+
+/// No component def of this vreg kills.
+pub const NO_COMP: u8 = u8::MAX;
+
+/// Per vreg: the component whose def kills it, for vregs assembled from component defs
+/// (PTX's `mov.b64 %rd, {%r1, %r2}` and 64-bit constants lower to `.lo`/`.hi` defs, vector
+/// temporaries to `.0`..`.3` defs). A vreg qualifies when it carries `vflags::ASSEMBLED`
+/// (set by the `components` prepass on imported PTX only), has no whole-register def and
+/// each of its components is defined exactly once, all in one block: no older value of it
+/// exists anywhere, so it is dead above the first of those defs in the block (the one
+/// that kills), live from there on. Without this rule such a vreg would be live from
+/// the function's entry, inflating pressure on every imported kernel (issue 13,
+/// "importer precision"). Vregs whose components are redefined (loop-carried) keep the
+/// conservative reading.
+pub fn comp_kills(f: &Function) -> Vec<u8> {
+    let n = f.vregs.len();
+    // Per vreg: defs seen per component (bit set = seen once; `bad` = disqualified).
+    let mut seen = vec![0u32; n];
+    let mut bad = vec![false; n];
+    let mut first: Vec<(usize, u8)> = vec![(usize::MAX, NO_COMP); n];
+    for (b, blk) in f.blocks.iter().enumerate() {
+        for inst in &blk.insts {
+            inst.for_each_def(|r| {
+                let v = r.vreg.index();
+                if v >= n {
+                    return;
+                }
+                match r.comp {
+                    None => bad[v] = true,
+                    Some(c) if c < 32 => {
+                        if seen[v] & (1 << c) != 0 || (first[v].0 != usize::MAX && first[v].0 != b) {
+                            bad[v] = true;
+                        }
+                        seen[v] |= 1 << c;
+                        if first[v].0 == usize::MAX {
+                            first[v] = (b, c);
+                        }
+                    }
+                    Some(_) => bad[v] = true,
+                }
+            });
+        }
+    }
+    (0..n)
+        .map(|v| {
+            let w = f.vregs[v].width as u32;
+            let all = if w >= 32 { u32::MAX } else { (1u32 << w) - 1 };
+            let marked = f.vregs[v].flags & crate::ir::model::vflags::ASSEMBLED != 0;
+            if marked && !bad[v] && w >= 2 && seen[v] == all { first[v].1 } else { NO_COMP }
+        })
+        .collect()
 }
 
 /// Per vreg: whether it has exactly one whole-register definition in `f`.
@@ -295,6 +350,7 @@ fn compute_inner(
         checkpoints: vec![Vec::new(); nblocks],
         single_def,
         local_kills: vec![Vec::new(); nblocks],
+        comp_kill: if single_def_kills { comp_kills(f) } else { vec![NO_COMP; f.vregs.len()] },
     };
     live.gen_kill(f);
     live.seed_exits(cfg);
@@ -367,14 +423,13 @@ impl Liveness {
     /// adds it to gen. (The seed's one-line summary "every source not in kill" is the
     /// forward-scan formulation; scanning backwards, a def clears what uses below it set.)
     fn gen_kill(&mut self, f: &Function) {
-        let Liveness { files, slots, exit_live, single_def, local_kills, .. } = self;
+        let Liveness { files, slots, exit_live, single_def, local_kills, comp_kill, .. } = self;
         for (b, blk) in f.blocks.iter().enumerate() {
             for inst in blk.insts.iter().rev() {
                 {
                     let always = kills(inst);
                     inst.for_each_def(|r| {
-                        if r.comp.is_none()
-                            && (always || single_def[r.vreg.index()])
+                        if def_kills_with(single_def, comp_kill, always, r)
                             && let Some(s) = slot_of(slots, r.vreg)
                         {
                             if s.bit == LOCAL {
@@ -523,8 +578,7 @@ impl Liveness {
     pub fn step_back(&self, inst: &Inst, live: &mut LiveSet, mut changed: impl FnMut(VRegId, bool)) {
         let always = kills(inst);
         inst.for_each_def(|r| {
-            if r.comp.is_none()
-                && (always || self.single_def[r.vreg.index()])
+            if def_kills_with(&self.single_def, &self.comp_kill, always, r)
                 && self.is_tracked(r.vreg)
                 && live.remove(r.vreg)
             {
@@ -550,7 +604,18 @@ impl Liveness {
     /// Whether a def of `r` by `inst` ends the vreg's previous value: a whole-register
     /// def that always executes, or any whole-register def of a vreg defined only once.
     pub fn def_kills(&self, inst: &Inst, r: crate::ir::model::RegRef) -> bool {
-        r.comp.is_none() && (kills(inst) || self.single_def.get(r.vreg.index()).copied().unwrap_or(false))
+        def_kills_with(&self.single_def, &self.comp_kill, kills(inst), r)
+    }
+}
+
+/// The kill rule of one def: a whole-register def that always executes or of a vreg
+/// defined once, or the first component def of an assembled vreg ([`comp_kills`]).
+#[inline]
+fn def_kills_with(single_def: &[bool], comp_kill: &[u8], always: bool, r: crate::ir::model::RegRef) -> bool {
+    let v = r.vreg.index();
+    match r.comp {
+        None => always || single_def.get(v).copied().unwrap_or(false),
+        Some(c) => comp_kill.get(v).is_some_and(|&k| k == c),
     }
 }
 

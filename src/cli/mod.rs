@@ -10,6 +10,7 @@ pub mod check;
 pub mod compare;
 pub mod completions;
 pub mod diff_alloc;
+pub mod fidelity;
 pub mod fmt;
 pub mod import;
 pub mod output;
@@ -127,6 +128,8 @@ pub enum Command {
     Sweep(sweep::Args),
     /// Compare radbg's -v figures with the real ptxas's on a PTX file.
     Compare(compare::Args),
+    /// Compare radbg with the real ptxas 13.0.88 on the corpus: register error, spill detection, times.
+    Fidelity(fidelity::Args),
 }
 
 #[derive(Debug, clap::Args)]
@@ -161,6 +164,9 @@ pub struct PipelineArgs {
     /// Chaitin-Briggs graph colouring (seed 002).
     #[arg(long, value_name = "fatpoint|briggs", value_parser = ["fatpoint", "briggs"])]
     pub allocator: Option<String>,
+    /// Switch a pre-allocation stage of imported PTX off (repeatable; `set stage NAME off`).
+    #[arg(long = "disable-stage", value_name = "NAME")]
+    pub disable_stage: Vec<String>,
 }
 
 /// Loads a module and turns pipeline arguments into run options; diagnostics go to
@@ -209,6 +215,7 @@ pub fn run_options(args: &PipelineArgs) -> Result<crate::engine::RunOptions, Str
         opts.allocator =
             crate::engine::AllocatorKind::from_name(a).ok_or_else(|| format!("--allocator: unknown allocator {a}"))?;
     }
+    opts.disabled_passes = args.disable_stage.iter().cloned().collect();
     Ok(opts)
 }
 
@@ -229,6 +236,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Why(args)) => why::run(args),
         Some(Command::Sweep(args)) => sweep::run(args),
         Some(Command::Compare(args)) => compare::run(args),
+        Some(Command::Fidelity(args)) => fidelity::run(args),
         Some(Command::Completions(args)) => completions::completions(args),
         Some(Command::Man(args)) => completions::man(args),
         Some(Command::Screenshots(args)) => screenshots(args),
@@ -313,6 +321,9 @@ pub fn start_recording(path: &Path, file: Option<&Path>, pipeline: &PipelineArgs
     }
     if pipeline.dce {
         r.record("set dce on")?;
+    }
+    for st in &pipeline.disable_stage {
+        r.record(&format!("set stage {st} off"))?;
     }
     if let Some(a) = pipeline.allocator.as_deref().filter(|a| *a != "fatpoint") {
         r.record(&format!("set allocator {a}"))?;

@@ -277,6 +277,10 @@ impl Machine {
                     if let Some(b) = self.funcs[fi].briggs.as_deref() {
                         crate::engine::briggs::fill_stats(&mut stats, b);
                     }
+                    if self.opts.stage_on("report") && stats.error.is_none() {
+                        stats.registers = crate::alloc::stats::ptxas_reported(stats.registers);
+                        self.add_abi_saves(fi, &mut stats);
+                    }
                     let lines = stats.lines(&self.module.sm.to_string(), self.module.options.warn_on_spills);
                     self.funcs[fi].stats = Some(stats);
                     self.next_func(Stage::Stats, Stage::Done);
@@ -296,6 +300,21 @@ impl Machine {
         }
     }
 
+    /// The `report` rule's callee-saved traffic of a device function under the ABI
+    /// (`alloc::stats::abi_save_bytes`), added to its spill figures and frame.
+    fn add_abi_saves(&self, fi: usize, stats: &mut FunctionStats) {
+        let f = &self.module.functions[fi];
+        let (Some(a), Some(spec)) = (self.funcs[fi].alloc.as_deref(), f.abi.as_ref()) else { return };
+        if f.kind != FuncKind::Device || !stages::uses_abi(self, fi) {
+            return;
+        }
+        let (preserved, _) = crate::abi::classify::effective_sets(spec, RegFile::R);
+        let bytes = crate::alloc::stats::abi_save_bytes(&a.func, &|v| a.slot_of(v), &preserved);
+        stats.spill_stores += bytes;
+        stats.spill_loads += bytes;
+        stats.stack_frame += bytes;
+    }
+
     /// The allocator's inputs for function `fi`.
     pub(crate) fn alloc_config(&self, fi: usize) -> AllocConfig {
         let f = &self.module.functions[fi];
@@ -307,6 +326,9 @@ impl Machine {
         c.total_threads = budget::block_threads(f).unwrap_or(c.total_threads);
         c.smem_spill = self.module.options.compile_mode == 5;
         stages::abi_config(self, fi, &mut c);
+        if self.opts.stage_on("report") {
+            budget::apply_report_rule(&mut c);
+        }
         c
     }
 }

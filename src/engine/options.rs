@@ -51,4 +51,9 @@ impl RunOptions {
     pub fn prepasses_enabled(&self) -> bool {
         self.imported
     }
+    /// Whether the pre-allocation stage or fidelity rule `name` applies: imported PTX
+    /// only, unless switched off.
+    pub fn stage_on(&self, name: &str) -> bool {
+        self.imported && !self.disabled_passes.contains(name)
+    }
 }

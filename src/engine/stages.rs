@@ -12,9 +12,52 @@ use crate::engine::machine::Machine;
 use crate::engine::machine::exit_live;
 use crate::ir::VRegId;
 
-/// The next prepass event, or `None` when the prepasses are done.
-pub fn prepass_step(_m: &mut Machine) -> Option<Event> {
-    None
+/// The next prepass event, or `None` when the prepasses are done: one event per pass
+/// and function (`pos.sub` = pass, `pos.func` = function), or one per pass switched off.
+/// Liveness is computed by the stages after, on the transformed module.
+pub fn prepass_step(m: &mut Machine) -> Option<Event> {
+    loop {
+        let (pi, fi) = (m.pos.sub, m.pos.func);
+        let Some(pass) = crate::prepass::PASSES.get(pi) else {
+            // The fidelity rules applied later (budget, report): one event each, saying
+            // whether they are on.
+            let (name, about) = crate::prepass::RULES.get(pi - crate::prepass::PASSES.len())?;
+            m.pos.sub += 1;
+            let summary = if m.opts.stage_on(name) { format!("on: {about}") } else { "switched off".to_string() };
+            m.prepass_log.push((name.to_string(), summary.clone()));
+            return Some(Event { func: None, kind: EventKind::Prepass { pass: name.to_string(), summary } });
+        };
+        if m.opts.disabled_passes.contains(pass.name) {
+            m.pos.sub += 1;
+            m.pos.func = 0;
+            let summary = "switched off".to_string();
+            m.prepass_log.push((pass.name.to_string(), summary.clone()));
+            return Some(Event { func: None, kind: EventKind::Prepass { pass: pass.name.to_string(), summary } });
+        }
+        if fi >= m.module.functions.len() {
+            m.pos.sub += 1;
+            m.pos.func = 0;
+            continue;
+        }
+        // Advance now, so the position always names an existing function.
+        if fi + 1 < m.module.functions.len() {
+            m.pos.func += 1;
+        } else {
+            m.pos.sub += 1;
+            m.pos.func = 0;
+        }
+        let ctx = crate::prepass::PassCtx {
+            module: &m.module,
+            sm: &m.module.sm,
+            maxrregcount: m.module.options.maxrregcount,
+        };
+        let (g, summary) = (pass.run)(&m.module.functions[fi], &ctx);
+        if g != m.module.functions[fi] {
+            Arc::make_mut(&mut m.module).functions[fi] = g;
+        }
+        m.prepass_log.push((pass.name.to_string(), summary.clone()));
+        return Some(Event { func: Some(fi), kind: EventKind::Prepass { pass: pass.name.to_string(), summary } });
+    }
 }
 
 /// Dead-code elimination (seed 004, OriPerformLiveDead), then liveness recomputed on

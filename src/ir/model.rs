@@ -276,6 +276,10 @@ pub mod vflags {
     pub const PAIR_HI: u64 = 0x800000;
     /// Special handling.
     pub const SPECIAL: u64 = 0x8000000;
+    /// radbg: assembled from component defs, each component defined once in one block;
+    /// liveness starts the value at the first of them (set by the `components` prepass
+    /// on imported PTX, `crate::analysis::liveness::comp_kills`).
+    pub const ASSEMBLED: u64 = 0x1_0000_0000;
     /// Pair mode field, bits 20..21: 0 single, 1 lo half, 3 double width.
     pub const PAIR_MODE_SHIFT: u32 = 20;
     pub const PAIR_MODE_MASK: u64 = 0x300000;
@@ -290,6 +294,7 @@ pub mod vflags {
         (ARCH_LIMITED, "arch-limited"),
         (PAIR_HI, "pair-hi"),
         (SPECIAL, "special"),
+        (ASSEMBLED, "assembled"),
     ];
 }
 

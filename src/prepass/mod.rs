@@ -1,0 +1,62 @@
+//! Pre-allocation stages for imported PTX (issue 13): what ptxas 13.0.88 does to a
+//! function before and around register allocation that changes register pressure,
+//! modelled as passes the debugger steps through (seed 000, "Pipeline Position":
+//! hoisting, ConvertMemoryToRegisterOrUniform, pre-colouring, instruction lowering; and
+//! measured ptxas behaviour where the seeds are silent — ARCHITECTURE.md, "Fidelity").
+//!
+//! Each pass is a function `(&Function, &PassCtx) -> (Function, summary)`; the engine
+//! (`engine::stages::prepass_step`) runs them in [`PASSES`] order, one event per pass
+//! and function, and skips a pass the user switched off (`set stage NAME off`,
+//! `--disable-stage NAME`). The passes run only on modules imported from PTX
+//! (`RunOptions::imported`): the Ori IR kernels of `sessions/` are ptxas's input *after*
+//! these stages and must not change.
+//!
+//! Owns the pass list and the passes; must not know the allocator or the engine.
+//! `report` names no pass here: it is the `Used N registers` rule in `alloc::budget` /
+//! `alloc::stats`, switched by the same mechanism.
+
+pub mod components;
+pub mod fold;
+pub mod sink;
+pub mod uniform;
+
+use crate::ir::{Function, Module, Sm};
+
+/// What a pass may know besides the function: the target and the budget.
+pub struct PassCtx<'a> {
+    pub module: &'a Module,
+    pub sm: &'a Sm,
+    /// `--maxrregcount`, when given.
+    pub maxrregcount: Option<u32>,
+}
+
+/// One pre-allocation pass.
+pub struct Pass {
+    pub name: &'static str,
+    /// One line for `help` and the stage list.
+    pub about: &'static str,
+    pub run: fn(&Function, &PassCtx) -> (Function, String),
+}
+
+/// The passes, in pipeline order.
+pub const PASSES: &[Pass] = &[components::PASS, fold::PASS, sink::PASS];
+
+/// Stage names that switch a fidelity rule rather than a pass (`set stage report off`).
+pub const RULES: &[(&str, &str)] = &[("report", "the `Used N registers` report: highest R + 3, R1 the stack pointer")];
+
+/// Every switchable stage name: the passes, then the rules.
+pub fn stage_names() -> Vec<&'static str> {
+    PASSES.iter().map(|p| p.name).chain(RULES.iter().map(|r| r.0)).collect()
+}
+
+/// Runs every pass not in `disabled` on every function of `m` (for callers outside the
+/// engine, like the fidelity report's naive estimate).
+pub fn apply(m: &mut Module, disabled: &std::collections::BTreeSet<String>, passes: &[&str]) {
+    for p in PASSES.iter().filter(|p| passes.contains(&p.name) && !disabled.contains(p.name)) {
+        for fi in 0..m.functions.len() {
+            let ctx = PassCtx { module: m, sm: &m.sm, maxrregcount: m.options.maxrregcount };
+            let (f, _) = (p.run)(&m.functions[fi], &ctx);
+            m.functions[fi] = f;
+        }
+    }
+}

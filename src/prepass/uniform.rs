@@ -1,0 +1,140 @@
+//! `uniform`: warp-uniform values move from the general file to uniform registers
+//! (sm_75 and later).
+//!
+//! Seed 000, "Pipeline Position", names ConvertMemoryToRegisterOrUniform before
+//! allocation; measured on the corpus with nvdisasm (ARCHITECTURE.md, "Fidelity"):
+//! ptxas keeps kernel parameters (ULDC), values computed only from them and from block
+//! indices (strides, loop bounds, shared-memory bases) in UR registers — up to 35 at
+//! once on the corpus — off the R file.
+//!
+//! A vreg is promoted when it has exactly one def, a whole-register def that always
+//! executes, by an instruction that has a uniform datapath form, and every source is
+//! uniform: an immediate, a constant-bank operand, a symbol (an address), a uniform
+//! special register (`SR_CTAID.*`, `SR_NCTAID.*`, `SR_NTID.*`), or an already-uniform
+//! vreg. Loads other than `LDC`, thread-dependent special registers and anything with
+//! side effects keep their result in R. Promotion stops when the UR file's pressure would
+//! exceed [`UR_LIMIT`] (a prefix of the candidates in program order is promoted).
+
+use crate::analysis::{cfg, liveness};
+use crate::ir::{Function, Operand, Reg, RegClass, RegFile, VRegId};
+use crate::prepass::{Pass, PassCtx};
+
+pub const PASS: Pass = Pass {
+    name: "uniform",
+    about: "warp-uniform values (parameters, block indices, what is computed from them) to UR registers",
+    run,
+};
+
+/// Most UR registers the promoted values may need at once. ptxas's UR file has 63
+/// allocatable registers (seed 000); the corpus peaks at 35 uniform values live at once
+/// (nvdisasm --print-life-ranges), so the pass leaves headroom below the file's size.
+pub const UR_LIMIT: u32 = 40;
+
+/// Mnemonics with a uniform-datapath form (U* SASS instructions on sm_75+): integer
+/// ALU, moves and constant loads. Floating-point arithmetic has no uniform form.
+const UNIFORM_OPS: &[&str] = &[
+    "IADD3", "IMAD", "LDC", "LEA", "LOP3", "MOV", "SEL", "SHF", "SHL", "SHR", "IABS", "IMNMX", "PRMT", "BREV", "FLO",
+    "POPC",
+];
+
+fn uniform_special(s: &str) -> bool {
+    ["SR_CTAID", "SR_NCTAID", "SR_NTID", "SR_NCLUSTERID", "SR_CLUSTERID"].iter().any(|p| s.starts_with(p))
+}
+
+fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
+    if !ctx.sm.has_uniform_registers() {
+        return (f.clone(), format!("{} has no uniform registers", ctx.sm));
+    }
+    let cands = candidates(f);
+    if cands.is_empty() {
+        return (f.clone(), "no warp-uniform value".to_string());
+    }
+    // The longest prefix (in program order) whose UR pressure fits.
+    let (mut lo, mut hi) = (0usize, cands.len());
+    let fits = |k: usize| ur_pressure(&promote(f, &cands[..k])) <= UR_LIMIT;
+    if fits(hi) {
+        lo = hi;
+    } else {
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if fits(mid) { lo = mid } else { hi = mid - 1 }
+        }
+    }
+    let g = promote(f, &cands[..lo]);
+    let words: u32 = cands[..lo].iter().map(|&v| f.vreg(v).width as u32).sum();
+    let names: Vec<&str> = cands[..lo].iter().take(6).map(|&v| f.vreg(v).name.as_str()).collect();
+    let more = if lo > names.len() { format!(" and {} more", lo - names.len()) } else { String::new() };
+    let capped = if lo < cands.len() {
+        format!(" ({} more left in R: UR pressure limit {UR_LIMIT})", cands.len() - lo)
+    } else {
+        String::new()
+    };
+    (g, format!("{lo} warp-uniform vreg(s), {words} register(s), moved to UR: {}{more}{capped}", names.join(", ")))
+}
+
+/// Uniform vregs of the R file, in the program order of their defs.
+fn candidates(f: &Function) -> Vec<VRegId> {
+    let n = f.vregs.len();
+    let mut defs = vec![0u32; n];
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        inst.for_each_def(|r| {
+            if let Some(d) = defs.get_mut(r.vreg.index()) {
+                *d += if r.comp.is_none() { 1 } else { 2 };
+            }
+        });
+    }
+    let mut uniform = vec![false; n];
+    let mut order = Vec::new();
+    // Defs come before uses in layout order for straight-line code; a second sweep
+    // catches values whose sources are defined later in layout (loops).
+    for _ in 0..2 {
+        for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+            if inst.ndefs != 1 || !inst.guard_is_always() || inst.has_side_effects() {
+                continue;
+            }
+            let Some(Operand::Reg(Reg::V(d))) = inst.defs().first() else { continue };
+            let v = d.vreg.index();
+            if d.comp.is_some()
+                || uniform[v]
+                || defs[v] != 1
+                || f.vregs[v].class != RegClass::R
+                || f.vregs[v].alias.is_some()
+                || f.vregs[v].pin.is_some()
+            {
+                continue;
+            }
+            let m = inst.op.mnemonic();
+            let uniform_s2r =
+                m == "S2R" && inst.uses().iter().all(|o| matches!(o, Operand::Special(s) if uniform_special(s)));
+            if !UNIFORM_OPS.contains(&m) && !uniform_s2r {
+                continue;
+            }
+            let ok = inst.uses().iter().all(|o| match o {
+                Operand::Imm(_) | Operand::FImm(_) | Operand::CBank { .. } | Operand::Sym(_) => true,
+                Operand::Special(s) => uniform_special(s),
+                Operand::Reg(Reg::V(r)) => uniform.get(r.vreg.index()).copied().unwrap_or(false),
+                Operand::Reg(Reg::P(p)) => p.is_zero(),
+                Operand::Mem(_) => false,
+            });
+            if ok {
+                uniform[v] = true;
+                order.push(d.vreg);
+            }
+        }
+    }
+    order
+}
+
+fn promote(f: &Function, vs: &[VRegId]) -> Function {
+    let mut g = f.clone();
+    for &v in vs {
+        g.vregs[v.index()].class = RegClass::UR;
+    }
+    g
+}
+
+fn ur_pressure(f: &Function) -> u32 {
+    let c = cfg::build(f, 1.0);
+    let live = liveness::compute(f, &c, &[]);
+    live.max_pressure(f, RegFile::UR).0
+}

@@ -1,0 +1,133 @@
+//! The pre-allocation stages of imported PTX (`src/prepass/`, issue 13): what each pass
+//! does to a small function, and that the engine runs them — one event per pass and
+//! function, `switched off` when disabled — only for imported modules.
+
+use std::collections::BTreeSet;
+
+use radbg::engine::{EventKind, Machine, RunOptions};
+use radbg::ir::{Module, parse_str};
+
+fn module(body: &str) -> Module {
+    parse_str(&format!(".target sm_80\n.entry k {{\n{body}\n}}\n")).expect("test kernel parses")
+}
+
+/// Runs pass `name` on the only function of `body`; returns the printed instructions and
+/// the pass's summary.
+fn run_pass(name: &str, body: &str) -> (Vec<String>, String, Module) {
+    let m = module(body);
+    let pass = radbg::prepass::PASSES.iter().find(|p| p.name == name).expect("pass exists");
+    let ctx = radbg::prepass::PassCtx { module: &m, sm: &m.sm, maxrregcount: None };
+    let (g, summary) = (pass.run)(&m.functions[0], &ctx);
+    let insts = g.blocks.iter().flat_map(|b| &b.insts).map(|i| radbg::ir::print::print_inst(&g, i)).collect();
+    let mut out = m.clone();
+    out.functions[0] = g;
+    (insts, summary, out)
+}
+
+fn check_fold(body: &str, expected: &[&str]) {
+    let (insts, summary, _) = run_pass("fold", body);
+    assert_eq!(insts, expected, "fold of:\n{body}\nsummary: {summary}");
+}
+
+#[test]
+fn fold_puts_parameters_and_constants_into_their_uses() {
+    let decls = ".reg .R %r<4>\n.reg .R.x2 %rd<4>\nBB0:";
+    // A parameter read by arithmetic becomes a constant-bank operand; its LDC goes.
+    check_fold(
+        &format!("{decls}\n%r0 = S2R SR_TID.X\n%r1 = LDC c[0x0][0x160]\n%r2 = IADD3 %r0, %r1\nSTG.E [%rd0], %r2\nEXIT"),
+        &["%r0 = S2R SR_TID.X", "%r2 = IADD3 %r0, c[0x0][0x160]", "STG.E [%rd0], %r2", "EXIT"],
+    );
+    // Through a MOV chain; a use in an address keeps a register (loaded from the bank).
+    check_fold(
+        &format!(
+            "{decls}\n%rd1 = LDC.64 c[0x0][0x160]\n%rd2 = MOV %rd1\n%r0 = LDG.E [%rd2]\n%rd3 = IADD3.S64 %rd2, %rd0\nSTG.E [%rd3], %r0\nEXIT"
+        ),
+        &[
+            "%rd2 = MOV c[0x0][0x160]",
+            "%r0 = LDG.E [%rd2]",
+            "%rd3 = IADD3.S64 c[0x0][0x160], %rd0",
+            "STG.E [%rd3], %r0",
+            "EXIT",
+        ],
+    );
+    // One immediate or constant-bank operand per instruction: the second stays a register.
+    check_fold(
+        &format!("{decls}\n%r0 = S2R SR_TID.X\n%r1 = MOV 7\n%r2 = IADD3 %r0, 5, %r1\nSTG.E [%rd0], %r2\nEXIT"),
+        &["%r0 = S2R SR_TID.X", "%r1 = MOV 7", "%r2 = IADD3 %r0, 5, %r1", "STG.E [%rd0], %r2", "EXIT"],
+    );
+}
+
+#[test]
+fn components_start_assembled_values_where_they_are_assembled() {
+    let body = ".reg .R %r<4>\n.reg .R.x2 %rd<4>\nBB0:\n%r0 = S2R SR_TID.X\n%r1 = S2R SR_TID.Y\n\
+                %rd1.lo = MOV %r0\n%rd1.hi = MOV %r1\nSTG.E.64 [%rd0], %rd1\nEXIT";
+    let live_in = |m: &Module| {
+        let f = &m.functions[0];
+        let c = radbg::analysis::cfg::build(f, 1.0);
+        let l = radbg::analysis::liveness::compute(f, &c, &[]);
+        l.live_in(0).names(f)
+    };
+    let before = module(body);
+    assert!(live_in(&before).contains("%rd1"), "without the pass the pair is live at entry: {}", live_in(&before));
+    let (_, summary, after) = run_pass("components", body);
+    assert!(summary.starts_with("1 vreg(s) assembled"), "{summary}");
+    assert!(!live_in(&after).contains("%rd1"), "after the pass: {}", live_in(&after));
+    // A pair whose half is redefined stays conservative.
+    let body2 = body.replace("%rd1.hi = MOV %r1", "%rd1.hi = MOV %r1\n%rd1.hi = MOV %r0");
+    let (_, summary, _) = run_pass("components", &body2);
+    assert!(summary.starts_with("no vreg"), "{summary}");
+}
+
+fn prepass_events(imported: bool, disabled: &[&str]) -> Vec<String> {
+    let m = module(
+        ".reg .R %r<4>\n.reg .R.x2 %rd<2>\nBB0:\n%r1 = LDC c[0x0][0x160]\n%r2 = IADD3 %r1, 1\nSTG.E [%rd0], %r2\nEXIT",
+    );
+    let opts = RunOptions {
+        imported,
+        disabled_passes: disabled.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>(),
+        ..RunOptions::default()
+    };
+    let mut mach = Machine::new(m, opts);
+    let mut out = Vec::new();
+    while let Some(e) = mach.step() {
+        if let EventKind::Prepass { pass, summary } = &e.kind {
+            out.push(format!("{pass}: {}", summary.split(':').next().unwrap_or("")));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_engine_runs_the_stages_only_on_imported_ptx_and_switches_them_off() {
+    assert!(prepass_events(false, &[]).is_empty());
+    let all = prepass_events(true, &[]);
+    let names: Vec<&str> = all.iter().map(|s| s.split(':').next().unwrap()).collect();
+    assert_eq!(names, radbg::prepass::stage_names(), "{all:?}");
+    let off = prepass_events(true, &["fold", "report"]);
+    assert!(off.contains(&"fold: switched off".to_string()), "{off:?}");
+    assert!(off.contains(&"report: switched off".to_string()), "{off:?}");
+}
+
+#[test]
+fn sink_interleaves_hoisted_loads_only_as_far_as_the_register_target_needs() {
+    // 16 hoisted 64-bit loads then a reduction chain: peak 34 registers + 3 > 32.
+    let mut body = String::from(".reg .R.x2 %rd<40>\nBB0:\n");
+    for k in 1..=16 {
+        body.push_str(&format!("%rd{k} = LDG.E.U64 [%rd0 + 0x{:x}]\n", 8 * k));
+    }
+    body.push_str("%rd20 = IMNMX.MAX.S64 %rd1, %rd2\n");
+    for k in 3..=16 {
+        body.push_str(&format!("%rd{} = IMNMX.MAX.S64 %rd{}, %rd{k}\n", 18 + k, 17 + k));
+    }
+    body.push_str("STG.E.64 [%rd0], %rd34\nEXIT");
+    let (insts, summary, _) = run_pass("sink", &body);
+    assert!(summary.contains("sunk to their first use") && summary.contains("target 32"), "{summary}");
+    // The last load now sits right before the instruction that first reads it.
+    let at = |needle: &str| insts.iter().position(|i| i.starts_with(needle)).unwrap_or(usize::MAX);
+    assert_eq!(at("%rd16 = LDG"), at("%rd34 = IMNMX") - 1, "{insts:#?}");
+    // A function that already fits is left alone.
+    let small = ".reg .R.x2 %rd<4>\nBB0:\n%rd1 = LDG.E.U64 [%rd0]\n%rd2 = LDG.E.U64 [%rd0 + 0x8]\n\
+                 %rd3 = IMNMX.MAX.S64 %rd1, %rd2\nSTG.E.64 [%rd0], %rd3\nEXIT";
+    let (_, summary, _) = run_pass("sink", small);
+    assert!(summary.starts_with("fits the register target 32"), "{summary}");
+}
