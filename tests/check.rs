@@ -539,6 +539,37 @@ fn reload_on_a_path_where_the_slot_was_never_written() {
     );
 }
 
+/// A reload in a block no path from the entry reaches never executes: it is not an error,
+/// whatever the slot holds (found by the allocator's property test: spill code in dead
+/// blocks of a random module was rejected). A reachable reload on a bad path still is.
+#[test]
+fn reloads_in_unreachable_blocks_are_not_checked() {
+    let src = "
+      .reg .R %r1
+      .reg .R %t<2>
+    BB0:
+      %r1 = S2R SR_TID.X
+      STL.SPILL [R1 + 0x8], %r1
+      BRA BB2
+    BB1:
+      %t0 = LDL.SPILL [R1 + 0x8]
+      STG.E [R2], %t0
+      BRA BB0
+    BB2:
+      %t1 = LDL.SPILL [R1 + 0x8]
+      STG.E [R2], %t1
+      EXIT
+    ";
+    let fx = |s: &str| Fixture::new(s).own_registers().spill("%r1", false, 8, 4, "%t0 %t1");
+    check(fx(src), "");
+    // The same reload made reachable by a branch from the entry, before the store.
+    let reachable = src.replace("%r1 = S2R SR_TID.X\n", "%r1 = S2R SR_TID.X\n      @PT BRA BB1\n    BBS:\n");
+    check(
+        fx(&reachable),
+        "point 4 (BB1:0): reload of %t0 (temp of %r1) from local[0x8]: the slot is not written on some path to here",
+    );
+}
+
 #[test]
 fn paths_disagree_on_the_slot() {
     // Both paths write the slot, but with different vregs.

@@ -68,14 +68,15 @@ pub(super) fn all_reloads_ok(s: &Spills, graph: &Cfg) -> bool {
     }
 
     let preds = |b: usize| graph.preds.get(b).map_or(&[][..], Vec::as_slice);
-    let is_root = |b: usize| b == 0 || preds(b).is_empty();
+    // Only the entry is a root: unreachable blocks stay unvisited (top), as in `spill`.
+    let is_root = |b: usize| b == 0;
     let mut order: Vec<usize> = graph.rpo.iter().copied().filter(|&b| b < nb).collect();
     order.extend((0..nb).filter(|&b| !graph.reachable.get(b).copied().unwrap_or(false)));
 
     let mut outs = vec![0u64; nb * words];
     let mut visited = vec![false; nb];
     let mut cur = vec![0u64; words];
-    // The entry state of `b` into `cur` (false: no path from a root reaches it yet).
+    // The entry state of `b` into `cur` (false: no path from the entry reaches it yet).
     let entry = |b: usize, outs: &[u64], visited: &[bool], cur: &mut [u64]| -> bool {
         let mut any = is_root(b);
         cur.fill(if any { 0 } else { !0 });

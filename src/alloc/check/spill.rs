@@ -223,14 +223,16 @@ impl Spills<'_> {
     }
 
     /// Iterates the block transfers to a fixed point; returns each block's entry state
-    /// (`None` for blocks no path from a root reaches: an unreachable cycle).
+    /// (`None` for blocks no path from the entry reaches).
     fn solve(&self, graph: &Cfg, errors: &mut Vec<CheckError>) -> Vec<Option<Vec<Word>>> {
         let nb = self.ctx.f.blocks.len();
         let nw = self.words.len();
         let preds = |b: usize| graph.preds.get(b).map_or(&[][..], Vec::as_slice);
-        // Roots start with every word empty: the entry, and blocks without predecessors
-        // (unreachable code is checked as if it could be entered with empty slots).
-        let is_root = |b: usize| b == 0 || preds(b).is_empty();
+        // Only the entry starts with every word empty. Blocks no path from the entry
+        // reaches keep no state and are not checked: a reload there never executes, so
+        // "every path to it reads what its vreg stored" holds vacuously (checking them
+        // as if entered with empty slots rejected valid spill code in dead blocks).
+        let is_root = |b: usize| b == 0;
         let mut order: Vec<usize> = graph.rpo.iter().copied().filter(|&b| b < nb).collect();
         order.extend((0..nb).filter(|&b| !graph.reachable.get(b).copied().unwrap_or(false)));
 
