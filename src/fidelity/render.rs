@@ -1,5 +1,6 @@
 //! The fidelity report as text tables (`radbg fidelity`) and as JSON (`--json`).
-//! Times are wall clock and vary run to run; every other figure is deterministic.
+//! Times vary run to run (radbg's is its thread's CPU time, ptxas's the `Compile time`
+//! it reported when the corpus was built); every other figure is deterministic.
 //!
 //! Owns presentation only.
 
@@ -70,7 +71,8 @@ pub fn function_table(report: &Report) -> String {
 
 /// Import + pipeline time against ptxas's compile time, per file and budget.
 pub fn time_table(report: &Report) -> String {
-    let mut s = format!("{:<36}  {:>7}  {:>10}  {:>10}  {:>7}\n", "file", "budget", "radbg ms", "ptxas ms", "ratio");
+    let mut s = String::from("radbg: import + whole pipeline, CPU ms of its thread; ptxas: its own `Compile time`\n");
+    s.push_str(&format!("{:<36}  {:>7}  {:>10}  {:>10}  {:>7}\n", "file", "budget", "radbg ms", "ptxas ms", "ratio"));
     for t in &report.times {
         s.push_str(&format!(
             "{:<36}  {:>7}  {:>10.2}  {:>10}  {:>7}\n",
