@@ -41,6 +41,15 @@ pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
     best.map(|(_, c)| c)
 }
 
+/// CPU time the calling thread has run, in seconds, from `/proc/thread-self/schedstat`
+/// (`None` where that file does not exist). Timings reported beside another tool's use
+/// it, so that a machine shared with other work does not inflate radbg's side.
+pub fn thread_cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(ns as f64 / 1e9)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -52,13 +61,4 @@ mod tests {
         assert_eq!(closest("stpe", ["step", "stats", "state"]), Some("step"));
         assert_eq!(closest("zzzzzz", ["step", "stats"]), None);
     }
-}
-
-/// CPU time the calling thread has run, in seconds, from `/proc/thread-self/schedstat`
-/// (`None` where that file does not exist). Timings reported beside another tool's use
-/// it, so that a machine shared with other work does not inflate radbg's side.
-pub fn thread_cpu_seconds() -> Option<f64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
-    Some(ns as f64 / 1e9)
 }
