@@ -15,29 +15,13 @@ use radbg::command::Session;
 use radbg::ui::tui::input::Key;
 use radbg::ui::tui::{App, Theme, shots};
 
-/// splitmix64: a tiny deterministic PRNG (no `rand` dependency).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// A kernel of about `insts` instructions: blocks of 24, a loop back edge every few
 /// blocks, 5000 R vregs reused round-robin, 40 values in flight (so it fits in the
 /// budget of 64 and the first attempt is the interesting one).
 fn kernel(insts: usize, seed: u64) -> String {
     const VREGS: usize = 5000;
     const LIVE: usize = 40;
-    let mut r = Rng(seed);
+    let mut r = radbg::ir::arbitrary::Rng::from_state(seed);
     let mut s = String::new();
     s.push_str(".target sm_90\n.option maxrregcount = 64\n.entry synth {\n  .maxntid 128\n");
     let _ = writeln!(s, "  .reg .R %v<{VREGS}>\n  .reg .R.x2 %a<2>\n  .reg .P %p<2>\nBLK0:");
@@ -55,23 +39,23 @@ fn kernel(insts: usize, seed: u64) -> String {
     while count + 4 < insts {
         let _ = writeln!(s, "BLK{block}:");
         for _ in 0..24 {
-            let a = pool[r.below(pool.len())];
-            let b = pool[r.below(pool.len())];
-            let c = pool[r.below(pool.len())];
-            let op = ops[r.below(ops.len())];
+            let a = pool[r.index(pool.len())];
+            let b = pool[r.index(pool.len())];
+            let c = pool[r.index(pool.len())];
+            let op = ops[r.index(ops.len())];
             let dst = next % VREGS;
             next += 1;
             let _ = writeln!(s, "  %v{dst} = {op} %v{a}, %v{b}, %v{c}");
-            let k = r.below(pool.len());
+            let k = r.index(pool.len());
             pool[k] = dst;
             count += 1;
         }
         if block % 6 == 0 {
-            let a = pool[r.below(pool.len())];
+            let a = pool[r.index(pool.len())];
             let _ = writeln!(s, "  %p0 = ISETP.LT.AND %v{a}, 1000, PT\n  @%p0 BRA BLK{}", block - 2);
             count += 2;
         } else if block % 5 == 0 {
-            let a = pool[r.below(pool.len())];
+            let a = pool[r.index(pool.len())];
             let _ = writeln!(s, "  STG.E [%a0 + 0x100], %v{a}");
             count += 1;
         }

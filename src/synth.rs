@@ -9,6 +9,7 @@
 //! a pool of that many values "in flight" and reads its operands from it, so roughly
 //! that many 32-bit values are live at once.
 
+use crate::ir::arbitrary::Rng;
 use crate::ir::model::{
     Block, FuncKind, Function, Guard, Inst, MemRef, Module, Operand, PhysReg, Reg, RegClass, RegDecl, RegFile, RegRef,
     VReg, VRegId,
@@ -62,25 +63,6 @@ pub fn synthetic_kernel_with(cfg: SynthConfig) -> Module {
     let mut m = Module { sm: Sm::new(90), ..Module::default() };
     m.functions.push(f);
     m
-}
-
-/// splitmix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.next() % n as u64) as usize }
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
 }
 
 struct Gen {
@@ -153,7 +135,7 @@ impl Gen {
         f.blocks.push(Block { label: "BB0".to_string(), insts: Vec::new() });
         Gen {
             f,
-            rng: Rng(cfg.seed ^ 0x005E_ED0F_A11A),
+            rng: Rng::from_state(cfg.seed ^ 0x005E_ED0F_A11A),
             count: 0,
             labels: 1,
             block_len: cfg.block_len.max(2),
@@ -172,7 +154,7 @@ impl Gen {
     }
 
     fn pick(&mut self, range: (usize, usize)) -> VRegId {
-        VRegId::new(range.0 + self.rng.below(range.1 - range.0))
+        VRegId::new(range.0 + self.rng.index(range.1 - range.0))
     }
 
     fn inst(&mut self, i: Inst) {
@@ -201,17 +183,17 @@ impl Gen {
     fn def_r(&mut self) -> VRegId {
         let n = self.r.1 - self.r.0;
         let v = VRegId::new(self.r.0 + self.next_r % n);
-        self.next_r += 1 + self.rng.below(3);
+        self.next_r += 1 + self.rng.index(3);
         v
     }
 
     /// An operand value from the pool, biased toward recent values.
     fn use_r(&mut self) -> Operand {
         if self.pool.is_empty() {
-            return Operand::Imm(self.rng.below(100) as i64);
+            return Operand::Imm(self.rng.index(100) as i64);
         }
         let n = self.pool.len();
-        let k = if self.rng.chance(70) { n - 1 - self.rng.below(n.min(8)) } else { self.rng.below(n) };
+        let k = if self.rng.chance(70) { n - 1 - self.rng.index(n.min(8)) } else { self.rng.index(n) };
         reg(self.pool[k])
     }
 
@@ -221,7 +203,7 @@ impl Gen {
         }
         self.pool.push(v);
         if self.pool.len() > self.max_live {
-            let k = self.rng.below(self.pool.len() / 2 + 1);
+            let k = self.rng.index(self.pool.len() / 2 + 1);
             self.pool.remove(k);
         }
     }
@@ -229,14 +211,14 @@ impl Gen {
     fn addr(&mut self) -> VRegId {
         if self.addrs.is_empty() || self.rng.chance(5) {
             let a = self.pick(self.rd);
-            let off = 0x160 + 8 * self.rng.below(16) as u32;
+            let off = 0x160 + 8 * self.rng.index(16) as u32;
             self.inst(op("LDC", ".64", vec![reg(a)], vec![Operand::CBank { bank: 0, offset: off }]));
             self.addrs.push(a);
             if self.addrs.len() > 6 {
                 self.addrs.remove(0);
             }
         }
-        self.addrs[self.rng.below(self.addrs.len())]
+        self.addrs[self.rng.index(self.addrs.len())]
     }
 
     fn entry(&mut self) {
@@ -256,26 +238,26 @@ impl Gen {
 
     /// One straight-line instruction of a random kind.
     fn body_inst(&mut self) {
-        let k = self.rng.below(100);
+        let k = self.rng.index(100);
         match k {
             0..=39 => {
                 let d = self.def_r();
                 let (a, b) = (self.use_r(), self.use_r());
-                let name = ["IADD3", "FFMA", "IMAD", "LOP3"][self.rng.below(4)];
+                let name = ["IADD3", "FFMA", "IMAD", "LOP3"][self.rng.index(4)];
                 self.inst(op(name, "", vec![reg(d)], vec![a, b, rz()]));
                 self.push_pool(d);
             }
             40..=47 => {
                 let d = self.def_r();
                 let a = self.addr();
-                let off = 4 * self.rng.below(64) as i64;
+                let off = 4 * self.rng.index(64) as i64;
                 self.inst(op("LDG", ".E", vec![reg(d)], vec![mem(a, off)]));
                 self.push_pool(d);
             }
             48..=53 => {
                 let a = self.addr();
                 let v = self.use_r();
-                let off = 4 * self.rng.below(64) as i64;
+                let off = 4 * self.rng.index(64) as i64;
                 self.inst(op("STG", ".E", vec![mem(a, off)], vec![v]));
             }
             54..=59 => {
@@ -295,7 +277,7 @@ impl Gen {
                 let a = self.addr();
                 self.inst(op("LDG", ".E.128", vec![reg(qv)], vec![mem(a, 16)]));
                 let r = self.def_r();
-                let c = self.rng.below(4) as u8;
+                let c = self.rng.index(4) as u8;
                 let x = self.use_r();
                 self.inst(op("FFMA", "", vec![reg(r)], vec![comp(qv, c), comp(qv, 3 - c), x]));
                 self.push_pool(r);
@@ -318,7 +300,7 @@ impl Gen {
             }
             72..=77 => {
                 let u = self.pick(self.ur);
-                let w = self.urs[self.rng.below(self.urs.len())];
+                let w = self.urs[self.rng.index(self.urs.len())];
                 self.inst(op("UIADD3", "", vec![reg(u)], vec![reg(w), Operand::Imm(1), Operand::Imm(0)]));
                 if !self.urs.contains(&u) {
                     self.urs.push(u);
@@ -338,7 +320,7 @@ impl Gen {
     }
 
     fn straight(&mut self, limit: usize) {
-        let n = (self.block_len / 2 + self.rng.below(self.block_len)).max(1);
+        let n = (self.block_len / 2 + self.rng.index(self.block_len)).max(1);
         for _ in 0..n {
             if self.count >= limit {
                 break;
@@ -363,12 +345,12 @@ impl Gen {
     /// A sequence of constructs until `limit` instructions or a random stop. `depth` is
     /// the loop depth, `nest` the structural nesting (bounded so recursion stays shallow).
     fn region(&mut self, limit: usize, depth: u32, nest: u32) {
-        let pieces = 1 + self.rng.below(4);
+        let pieces = 1 + self.rng.index(4);
         for _ in 0..pieces {
             if self.count >= limit {
                 return;
             }
-            let k = self.rng.below(10);
+            let k = self.rng.index(10);
             if k < 3 && depth < self.max_depth && nest < MAX_NEST {
                 self.looped(limit, depth, nest);
             } else if k < 5 && nest < MAX_NEST {

@@ -21,6 +21,15 @@ impl Rng {
     pub fn new(seed: u64) -> Rng {
         Rng(seed ^ 0x5DEE_CE66_D1CE_4E5B)
     }
+    /// A generator whose state is exactly `state` (no seed mixing), for callers that
+    /// fixed their sequences before sharing this type (`synth`, benches).
+    pub fn from_state(state: u64) -> Rng {
+        Rng(state)
+    }
+    /// Uniform in `0..n` as an index (0 when `n == 0`).
+    pub fn index(&mut self, n: usize) -> usize {
+        self.below(n as u64) as usize
+    }
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;

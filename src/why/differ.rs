@@ -97,44 +97,40 @@ impl Outcome {
     fn of(m: &Machine, i: usize) -> Option<Outcome> {
         let fs = &m.funcs[i];
         if let Some(x) = fs.alloc.as_deref() {
-            let spilled_ids: Vec<crate::ir::VRegId> = x.spills.iter().map(|s| s.vreg).collect();
-            let assign = (0..x.original_vregs)
-                .map(|i| {
-                    let v = crate::ir::VRegId::new(i);
-                    let p = if spilled_ids.contains(&v) {
-                        Placement::Spilled
-                    } else {
-                        x.slot_of(v).map_or(Placement::None, Placement::Reg)
-                    };
-                    (x.func.vreg(v).name.clone(), x.func.vreg(v).file(), p)
-                })
-                .collect();
-            let mut spilled: Vec<String> = spilled_ids.iter().map(|&v| x.func.vreg(v).name.clone()).collect();
-            spilled.sort();
+            let spilled: Vec<crate::ir::VRegId> = x.spills.iter().map(|s| s.vreg).collect();
             let peak = x.analysis.live.max_pressure(&x.func, RegFile::R).0;
-            return Some(Outcome { assign, spilled, peak });
+            return Some(Outcome::build(&x.func, x.original_vregs, &spilled, |v| x.slot_of(v), peak));
         }
         // The Chaitin-Briggs machine keeps no liveness of its final IR: solve it here.
         let x = fs.briggs.as_deref()?;
-        let spilled_ids = x.spilled();
-        let original = x.original().vregs.len();
-        let assign = (0..original)
-            .map(|i| {
-                let v = crate::ir::VRegId::new(i);
-                let p = if spilled_ids.contains(&v) {
-                    Placement::Spilled
-                } else {
-                    x.slot_of(v).map_or(Placement::None, Placement::Reg)
-                };
-                (x.original().vreg(v).name.clone(), x.original().vreg(v).file(), p)
-            })
-            .collect();
-        let mut spilled: Vec<String> = spilled_ids.iter().map(|&v| x.original().vreg(v).name.clone()).collect();
-        spilled.sort();
         let cfg = crate::analysis::cfg::build(x.func(), crate::analysis::cfg::loop_weight(&x.config().knobs));
         let live = crate::analysis::liveness::compute(x.func(), &cfg, &x.config().exit_live);
         let peak = live.max_pressure(x.func(), RegFile::R).0;
-        Some(Outcome { assign, spilled, peak })
+        Some(Outcome::build(x.original(), x.original().vregs.len(), &x.spilled(), |v| x.slot_of(v), peak))
+    }
+
+    /// The first `original` vregs of `f` (spill code only appends vregs) with their placement.
+    fn build(
+        f: &crate::ir::Function,
+        original: usize,
+        spilled: &[crate::ir::VRegId],
+        slot_of: impl Fn(crate::ir::VRegId) -> Option<u16>,
+        peak: u32,
+    ) -> Outcome {
+        let assign = (0..original)
+            .map(|i| {
+                let v = crate::ir::VRegId::new(i);
+                let p = if spilled.contains(&v) {
+                    Placement::Spilled
+                } else {
+                    slot_of(v).map_or(Placement::None, Placement::Reg)
+                };
+                (f.vreg(v).name.clone(), f.vreg(v).file(), p)
+            })
+            .collect();
+        let mut names: Vec<String> = spilled.iter().map(|&v| f.vreg(v).name.clone()).collect();
+        names.sort();
+        Outcome { assign, spilled: names, peak }
     }
 }
 
