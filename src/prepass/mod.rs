@@ -16,7 +16,9 @@
 //! `alloc::stats`, switched by the same mechanism.
 
 pub mod components;
+pub mod expand;
 pub mod fold;
+pub mod schedule;
 pub mod sink;
 pub mod uniform;
 
@@ -39,7 +41,7 @@ pub struct Pass {
 }
 
 /// The passes, in pipeline order.
-pub const PASSES: &[Pass] = &[components::PASS, fold::PASS, sink::PASS];
+pub const PASSES: &[Pass] = &[components::PASS, expand::PASS, fold::PASS, sink::PASS, schedule::PASS];
 
 /// Stage names that switch a fidelity rule rather than a pass (`set stage report off`).
 pub const RULES: &[(&str, &str)] = &[("report", "the `Used N registers` report: highest R + 3, R1 the stack pointer")];

@@ -34,14 +34,14 @@ pub fn target(ctx: &PassCtx) -> u32 {
     ctx.maxrregcount.unwrap_or_else(|| REGFILE_PER_SM / (max_warps_per_sm(ctx.sm.version) * 32))
 }
 
-fn peak(f: &Function) -> u32 {
+pub(crate) fn peak(f: &Function) -> u32 {
     let c = cfg::build(f, 1.0);
     liveness::compute(f, &c, &[]).max_pressure(f, RegFile::R).0
 }
 
 /// Whether `inst` may move: one whole-register def, always executes, no side effects,
 /// not control flow; loads only plain ones.
-fn movable(inst: &Inst) -> bool {
+pub(crate) fn movable(inst: &Inst) -> bool {
     let info = inst.info();
     if inst.ndefs != 1 || !inst.guard_is_always() || inst.has_side_effects() {
         return false;

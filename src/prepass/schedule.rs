@@ -1,0 +1,105 @@
+//! `schedule`: loads issued early, up to ptxas's register target (the other direction of
+//! `sink`).
+//!
+//! Measured (ARCHITECTURE.md, "Fidelity", step 6): when the budget leaves room, ptxas
+//! 13.0.88 takes more registers than the PTX order needs — the same PTX reports more
+//! under `--maxrregcount 64` than at the default (conv5x5 32 → 48/55, nbody 32 → 40,
+//! sgemm_4x4 46 → 55), and almost every corpus kernel under the default's occupancy target
+//! of 32 reports close to it (adj_diff 30, block_scan_i32 32, classify 32, nbody 32 against
+//! radbg's 20–26): its list scheduler issues long-latency loads early to cover their
+//! latency, and the values they load stay live until used. The model: top-down, a plain
+//! load (one whole def, always executes, no side effects) moves up in its block to just
+//! after the last instruction it depends on — one defining a source or its destination,
+//! reading its destination, or a store, barrier, call, atomic or side effect (memory
+//! order) — and the pass makes the most such moves (binary search over their count, in
+//! layout order) that keep peak R pressure + 3 within the target `sink` uses. It runs
+//! after `sink`, so a function `sink` had to bring down is left at its target.
+//!
+//! Owns the early-issue rule; must not know the allocator or the engine.
+
+use crate::alloc::budget::REPORT_EXTRA;
+use crate::ir::opcode::props;
+use crate::ir::{Function, Inst};
+use crate::prepass::sink::{movable, peak, target};
+use crate::prepass::{Pass, PassCtx};
+
+pub const PASS: Pass = Pass {
+    name: "schedule",
+    about: "loads issued early (ptxas's latency scheduling) while pressure stays within its register target",
+    run,
+};
+
+/// Whether `later` (a load) must stay after `earlier`.
+fn depends(later: &Inst, earlier: &Inst) -> bool {
+    let ei = earlier.info();
+    if ei.is(props::STORE)
+        || ei.is(props::BARRIER)
+        || ei.is(props::CALL)
+        || ei.is(props::ATOMIC)
+        || ei.is(props::BRANCH)
+        || earlier.has_side_effects()
+    {
+        return true;
+    }
+    let mut srcs = Vec::new();
+    later.for_each_use(|r| srcs.push(r.vreg));
+    let mut dst = Vec::new();
+    later.for_each_def(|r| dst.push(r.vreg));
+    let mut dep = false;
+    earlier.for_each_def(|r| dep |= srcs.contains(&r.vreg) || dst.contains(&r.vreg));
+    earlier.for_each_use(|r| dep |= dst.contains(&r.vreg));
+    dep
+}
+
+/// Moves, top-down, at most `limit` loads of `insts` up to their earliest legal place;
+/// returns how many moved.
+fn hoist_block(insts: &mut Vec<Inst>, limit: usize) -> usize {
+    let mut moved = 0;
+    for i in 0..insts.len() {
+        if moved >= limit {
+            break;
+        }
+        if !insts[i].info().is(props::LOAD) || !movable(&insts[i]) {
+            continue;
+        }
+        let to = (0..i).rev().find(|&j| depends(&insts[i], &insts[j])).map_or(0, |j| j + 1);
+        if to < i {
+            let x = insts.remove(i);
+            insts.insert(to, x);
+            moved += 1;
+        }
+    }
+    moved
+}
+
+/// `f` with at most `k` loads issued early (blocks in layout order); and how many moved.
+fn hoist(f: &Function, k: usize) -> (Function, usize) {
+    let mut g = f.clone();
+    let mut left = k;
+    for blk in &mut g.blocks {
+        left -= hoist_block(&mut blk.insts, left);
+    }
+    (g, k - left)
+}
+
+fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
+    let t = target(ctx);
+    let need = |g: &Function| peak(g) + REPORT_EXTRA + 1;
+    let before = peak(f);
+    if need(f) >= t {
+        return (f.clone(), format!("at the register target {t} already: no load issued early"));
+    }
+    let (_, n) = hoist(f, usize::MAX);
+    // The most moves (layout order) that still fit.
+    let (mut lo, mut hi) = (0usize, n);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if need(&hoist(f, mid).0) <= t { lo = mid } else { hi = mid - 1 }
+    }
+    if lo == 0 {
+        return (f.clone(), format!("no load can be issued early within the register target {t}"));
+    }
+    let (g, moved) = hoist(f, lo);
+    let summary = format!("{moved} load(s) issued early: R peak {before} → {} (target {t})", peak(&g));
+    (g, summary)
+}
