@@ -87,11 +87,16 @@ pub fn fill(input: &FillInput) -> Histogram {
     let n = input.n.min(SLOTS);
     let mut h = Histogram::new(n);
     // Types 0 and 1 from the occupancy: overlap with assigned vregs and physical uses.
+    // One pass over the occupancy for all slots (word-major rows), not one per slot;
+    // `primary` is still all zero here, so it takes the type-0 counts directly.
+    input.occ.add_vreg_conflicts(input.segs, &mut h.primary);
+    let phys = !input.occ.no_phys();
     for s in 0..n {
-        let c = input.occ.vreg_conflicts(s, input.segs);
-        if c > 0 {
-            h.primary[s] += c;
+        if h.primary[s] > 0 {
             h.blocked[s] = Block::VReg;
+        }
+        if !phys {
+            continue;
         }
         let p = input.occ.phys_conflicts(s, input.segs);
         if p > 0 {

@@ -8,8 +8,10 @@
 //! Two layers per slot: `vregs` (assigned virtual registers) and `phys` (physical
 //! operands and call clobbers — what a type-1 Exclude-one constraint forbids).
 
-/// Occupancy: one bitset row of `words` u64 per slot for vregs; physical uses are
-/// rare, so they are kept as a sorted position list per slot.
+/// Occupancy: a bitset of `words` u64 per slot for vregs, stored word-major (all slots'
+/// word `w` side by side) so that a histogram fill, which asks every slot about the
+/// same positions, reads one contiguous run per word instead of one cache line per
+/// slot; physical uses are rare, so they are kept as a sorted position list per slot.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Occupancy {
     pub slots: usize,
@@ -24,17 +26,12 @@ impl Occupancy {
         Occupancy { slots, words, vregs: vec![0; slots * words], phys: vec![Vec::new(); slots] }
     }
 
-    fn row(&self, slot: usize) -> std::ops::Range<usize> {
-        slot * self.words..(slot + 1) * self.words
-    }
-
     /// Marks `slot` as holding a vreg over the runs.
     pub fn occupy(&mut self, slot: usize, segs: &[(u32, u32)]) {
         if slot >= self.slots {
             return;
         }
-        let r = self.row(slot);
-        set_runs(&mut self.vregs[r], segs, true);
+        set_runs(&mut self.vregs, self.slots, slot, self.words, segs, true);
     }
 
     /// Removes a vreg's runs from `slot` (used when an assignment is undone).
@@ -42,8 +39,7 @@ impl Occupancy {
         if slot >= self.slots {
             return;
         }
-        let r = self.row(slot);
-        set_runs(&mut self.vregs[r], segs, false);
+        set_runs(&mut self.vregs, self.slots, slot, self.words, segs, false);
     }
 
     /// Marks a physical use of `slot` at one position (a physical operand or a clobber).
@@ -62,7 +58,40 @@ impl Occupancy {
         if slot >= self.slots {
             return 0;
         }
-        count_runs(&self.vregs[self.row(slot)], segs)
+        let mut c = 0;
+        for_words(segs, |w, m| {
+            if w < self.words {
+                c += (self.vregs[w * self.slots + slot] & m).count_ones();
+            }
+        });
+        c
+    }
+
+    /// Adds to `out[s]` the positions of `segs` at which slot `s` is held by a vreg, for
+    /// every slot `s < out.len()`: `vreg_conflicts` for all slots in one pass over the
+    /// word-major rows (the histogram fill's hot loop).
+    pub fn add_vreg_conflicts(&self, segs: &[(u32, u32)], out: &mut [u32]) {
+        let k = out.len().min(self.slots);
+        let out = &mut out[..k];
+        for_words(segs, |w, m| {
+            if w < self.words {
+                let row = &self.vregs[w * self.slots..w * self.slots + k];
+                if m == u64::MAX {
+                    for (o, &x) in out.iter_mut().zip(row) {
+                        *o += x.count_ones();
+                    }
+                } else {
+                    for (o, &x) in out.iter_mut().zip(row) {
+                        *o += (x & m).count_ones();
+                    }
+                }
+            }
+        });
+    }
+
+    /// Whether no slot has a physical use (the fill can skip asking).
+    pub fn no_phys(&self) -> bool {
+        self.phys.iter().all(|l| l.is_empty())
     }
 
     /// Positions of `segs` at which `slot` is used physically.
@@ -75,8 +104,8 @@ impl Occupancy {
 
     /// Whether `slot` is held by a vreg at `pos`.
     pub fn held_at(&self, slot: usize, pos: u32) -> bool {
-        slot < self.slots && {
-            let w = self.vregs[slot * self.words + (pos as usize >> 6)];
+        slot < self.slots && (pos as usize >> 6) < self.words && {
+            let w = self.vregs[(pos as usize >> 6) * self.slots + slot];
             w >> (pos & 63) & 1 == 1
         }
     }
@@ -103,28 +132,17 @@ fn for_words(segs: &[(u32, u32)], mut f: impl FnMut(usize, u64)) {
     }
 }
 
-fn set_runs(row: &mut [u64], segs: &[(u32, u32)], on: bool) {
-    let n = row.len();
+fn set_runs(vregs: &mut [u64], slots: usize, slot: usize, words: usize, segs: &[(u32, u32)], on: bool) {
     for_words(segs, |w, m| {
-        if w < n {
+        if w < words {
+            let x = &mut vregs[w * slots + slot];
             if on {
-                row[w] |= m;
+                *x |= m;
             } else {
-                row[w] &= !m;
+                *x &= !m;
             }
         }
     });
-}
-
-fn count_runs(row: &[u64], segs: &[(u32, u32)]) -> u32 {
-    let mut c = 0;
-    let n = row.len();
-    for_words(segs, |w, m| {
-        if w < n {
-            c += (row[w] & m).count_ones();
-        }
-    });
-    c
 }
 
 #[cfg(test)]
@@ -144,5 +162,9 @@ mod tests {
         o.occupy_phys(3, 5);
         assert_eq!(o.phys_conflicts(3, &[(0, 10)]), 1);
         assert_eq!(o.vreg_conflicts(9, &[(0, 10)]), 0);
+        o.occupy(0, &[(0, 299)]);
+        let mut all = vec![0; 6];
+        o.add_vreg_conflicts(&[(5, 70), (64, 64)], &mut all);
+        assert_eq!(all, vec![67, 0, 0, 0, 0, 0]);
     }
 }

@@ -64,7 +64,10 @@ pub fn run(
             Axis::Knob(name) => WhatIf::Knob(format!("{name}={v}")),
         };
         crate::why::whatif::apply(&w, &mut opts, &mut m, 0)?;
-        let (mach, _) = crate::why::run_module(m, opts);
+        // Only the finished machine is read: step it without keeping the event trace
+        // (hundreds of MB at 100k instructions, allocated and freed per row).
+        let mut mach = crate::engine::Machine::new(m, opts);
+        while mach.step().is_some() {}
         if let Some(e) = mach.knob_errors.first() {
             return Err(e.clone());
         }
