@@ -7,7 +7,7 @@
 //! instructions carry the `.SPILL` modifier so they can be told from user code, and the
 //! origin (PTX line) of the instruction they serve.
 
-use crate::ir::{Function, Inst, MemRef, Opcode, Operand, Reg, RegRef, VReg, VRegId, vflags};
+use crate::ir::{Function, Inst, MemRef, Opcode, Operand, VReg, VRegId, vflags};
 
 /// The slot-pool configuration of sub_939BD0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -215,31 +215,11 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
 /// Replaces every read of `from` in `inst` (sources, guard, address registers) by `to`,
 /// keeping component selections. Destinations are left alone.
 fn rename_uses(inst: &mut Inst, from: VRegId, to: VRegId) {
-    let fix = |r: &mut Reg| {
-        if let Reg::V(RegRef { vreg, .. }) = r
-            && *vreg == from
-        {
-            *vreg = to;
+    inst.for_each_use_mut(|r| {
+        if r.vreg == from {
+            r.vreg = to;
         }
-    };
-    if let Some(g) = inst.guard.as_mut() {
-        fix(&mut g.reg);
-    }
-    let nd = inst.ndefs as usize;
-    for (i, op) in inst.operands.iter_mut().enumerate() {
-        match op {
-            Operand::Reg(r) if i >= nd => fix(r),
-            Operand::Mem(m) => {
-                if let Some(r) = m.base.as_mut() {
-                    fix(r);
-                }
-                if let Some(r) = m.index.as_mut() {
-                    fix(r);
-                }
-            }
-            _ => {}
-        }
-    }
+    });
 }
 
 /// Whether an instruction is spill code inserted by the allocator.

@@ -653,6 +653,29 @@ impl Inst {
         }
     }
 
+    /// Calls `f` with a mutable reference to every virtual register this instruction
+    /// reads, in the order of [`Inst::for_each_use`] (spill code renames reads with it).
+    pub fn for_each_use_mut(&mut self, mut f: impl FnMut(&mut RegRef)) {
+        if let Some(Guard { reg: Reg::V(r), .. }) = self.guard.as_mut() {
+            f(r);
+        }
+        let nd = self.ndefs as usize;
+        for (i, op) in self.operands.iter_mut().enumerate() {
+            match op {
+                Operand::Reg(Reg::V(r)) if i >= nd => f(r),
+                Operand::Mem(m) => {
+                    if let Some(Reg::V(r)) = m.base.as_mut() {
+                        f(r);
+                    }
+                    if let Some(Reg::V(r)) = m.index.as_mut() {
+                        f(r);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
     /// Calls `f` for every virtual register this instruction writes.
     pub fn for_each_def(&self, mut f: impl FnMut(RegRef)) {
         for op in self.defs() {

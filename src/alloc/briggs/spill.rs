@@ -338,31 +338,11 @@ fn find_remats(f: &Function, ranges: &Ranges, entry_of: &[Option<u32>], entries:
 
 /// Renames every read of a vreg of `group` in `inst` (guard, sources, addresses) to `to`.
 fn rename_uses(inst: &mut Inst, root_of: &dyn Fn(VRegId) -> Option<VRegId>, group: VRegId, to: VRegId) {
-    let fix = |r: &mut Reg| {
-        if let Reg::V(RegRef { vreg, .. }) = r
-            && root_of(*vreg) == Some(group)
-        {
-            *vreg = to;
+    inst.for_each_use_mut(|r| {
+        if root_of(r.vreg) == Some(group) {
+            r.vreg = to;
         }
-    };
-    if let Some(g) = inst.guard.as_mut() {
-        fix(&mut g.reg);
-    }
-    let nd = inst.ndefs as usize;
-    for (i, op) in inst.operands.iter_mut().enumerate() {
-        match op {
-            Operand::Reg(r) if i >= nd => fix(r),
-            Operand::Mem(m) => {
-                if let Some(r) = m.base.as_mut() {
-                    fix(r);
-                }
-                if let Some(r) = m.index.as_mut() {
-                    fix(r);
-                }
-            }
-            _ => {}
-        }
-    }
+    });
 }
 
 /// Renames definitions of alias members of a spilled vreg to the spilled vreg itself.
