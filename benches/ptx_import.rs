@@ -107,41 +107,23 @@ fn measure(name: &str, src: &str, runs: usize) {
 }
 
 fn main() {
-    let home = std::env::var("HOME").unwrap_or_default();
-    let dir = std::env::var("RADBG_CORPUS_CACHE").unwrap_or(format!("{home}/.cache/radbg-corpus")) + "/ptx";
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .map(|d| {
-            d.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "ptx")).collect()
-        })
-        .unwrap_or_default();
-    files.sort();
+    let files = radbg::fidelity::corpus_ptx_files().unwrap_or_default();
     match files.iter().max_by_key(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)) {
         Some(big) => {
             let src = std::fs::read_to_string(big).expect("readable");
             let name = big.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             measure(&format!("largest corpus file {name}"), &src, 10);
         }
-        None => println!("corpus cache {dir} absent: skipping the corpus figure"),
+        None => {
+            println!("corpus cache absent ($RADBG_CORPUS_CACHE or ~/.cache/radbg-corpus): skipping the corpus figure")
+        }
     }
     let generated = generate(3_500_000);
     measure("generated kernel", &generated, 5);
-    pipeline_vs_ptxas("generated kernel", &generated, 3, &home);
+    pipeline_vs_ptxas("generated kernel", &generated, 3);
 }
 
-/// `ptxas` on PATH, else `RADBG_PTXAS`, else the one the corpus build installs.
-fn find_ptxas(home: &str) -> Option<std::path::PathBuf> {
-    let on_path =
-        std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join("ptxas")).find(|c| c.is_file()));
-    on_path
-        .or_else(|| std::env::var_os("RADBG_PTXAS").map(std::path::PathBuf::from))
-        .or_else(|| Some(std::path::PathBuf::from(format!("{home}/.cache/radbg-corpus/root/nvidia/cu13/bin/ptxas"))))
-        .filter(|p| p.is_file())
-}
-
-/// Import + the whole pipeline (every stage, all classes and attempts, the checker), best
-/// of `runs`, and — when ptxas is available — `ptxas -v` on the same text in the same
-/// run, with the ratio (issue 12: at least 20× faster on the generated kernel).
-fn pipeline_vs_ptxas(name: &str, src: &str, runs: usize, home: &str) {
+fn pipeline_vs_ptxas(name: &str, src: &str, runs: usize) {
     let mut best = Duration::MAX;
     let mut best_cpu = u64::MAX;
     let mut regs = 0;
@@ -167,7 +149,9 @@ fn pipeline_vs_ptxas(name: &str, src: &str, runs: usize, home: &str) {
         "{name}: import + whole pipeline {:.0} ms wall, {cpu:.0} ms CPU (best of {runs}), {regs} registers",
         best.as_secs_f64() * 1e3
     );
-    let Some(ptxas) = find_ptxas(home) else {
+    // `RADBG_PTXAS` when set, else `ptxas` on PATH, else the one the corpus build installs.
+    let explicit = std::env::var_os("RADBG_PTXAS").map(std::path::PathBuf::from);
+    let Some(ptxas) = radbg::why::compare::find(explicit.as_deref()) else {
         println!("{name}: ptxas not found (PATH, RADBG_PTXAS): no ratio");
         return;
     };

@@ -11,7 +11,6 @@
 //! builds it; `RADBG_CORPUS_CACHE` points elsewhere).
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use radbg::engine::{Machine, RunOptions};
@@ -22,24 +21,9 @@ use radbg::engine::{Machine, RunOptions};
 /// its reason, and one listed here that starts succeeding must be dropped.
 const KNOWN_FAILURES: &[(&str, u32)] = &[];
 
-fn corpus() -> Option<Vec<PathBuf>> {
-    let dir = match std::env::var("RADBG_CORPUS_CACHE") {
-        Ok(d) => PathBuf::from(d),
-        Err(_) => PathBuf::from(std::env::var("HOME").ok()?).join(".cache/radbg-corpus"),
-    }
-    .join("ptx");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .ok()?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
-        .collect();
-    files.sort();
-    (!files.is_empty()).then_some(files)
-}
-
 #[test]
 fn every_corpus_function_runs_with_the_checker_passing() {
-    let Some(files) = corpus() else {
+    let Some(files) = radbg::fidelity::corpus_ptx_files() else {
         eprintln!("corpus cache absent: skipping (build it with ../shared/corpus/build.sh)");
         return;
     };
@@ -91,7 +75,7 @@ fn every_corpus_function_runs_with_the_checker_passing() {
 
 #[test]
 fn the_repl_runs_a_corpus_file_in_batch() {
-    let Some(files) = corpus() else {
+    let Some(files) = radbg::fidelity::corpus_ptx_files() else {
         eprintln!("corpus cache absent: skipping");
         return;
     };

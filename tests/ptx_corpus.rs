@@ -2,23 +2,6 @@
 //! that re-parses to an equal module, and validates with no errors. Skips (with a
 //! message) when the cache is absent: `../shared/corpus/build.sh` builds it.
 
-use std::path::PathBuf;
-
-fn corpus_files() -> Option<Vec<PathBuf>> {
-    let dir = match std::env::var("RADBG_CORPUS_CACHE") {
-        Ok(d) => PathBuf::from(d),
-        Err(_) => PathBuf::from(std::env::var("HOME").ok()?).join(".cache/radbg-corpus"),
-    }
-    .join("ptx");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .ok()?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
-        .collect();
-    files.sort();
-    Some(files)
-}
-
 /// Imports, prints, re-parses (which validates) and compares one PTX text.
 pub fn round_trip(name: &str, text: &str) -> Result<usize, String> {
     let (m, _) = radbg::ir::ptx::import_str(name, text)?;
@@ -37,7 +20,7 @@ pub fn round_trip(name: &str, text: &str) -> Result<usize, String> {
 
 #[test]
 fn every_corpus_kernel_imports_and_round_trips() {
-    let Some(files) = corpus_files().filter(|f| !f.is_empty()) else {
+    let Some(files) = radbg::fidelity::corpus_ptx_files().filter(|f| !f.is_empty()) else {
         eprintln!("corpus cache absent (run ../shared/corpus/build.sh): skipping the PTX corpus round trip");
         return;
     };

@@ -54,6 +54,19 @@ pub fn default_corpus() -> Option<PathBuf> {
     }
 }
 
+/// The corpus's PTX files (`DIR/ptx/*.ptx` of [`default_corpus`]), sorted; `None` when
+/// the cache is absent or holds none (callers skip, saying so).
+pub fn corpus_ptx_files() -> Option<Vec<PathBuf>> {
+    let dir = default_corpus()?.join("ptx");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+        .collect();
+    files.sort();
+    (!files.is_empty()).then_some(files)
+}
+
 /// One unit of work: a PTX file at an SM and a budget, with the oracle's records for it.
 struct Job {
     file: String,

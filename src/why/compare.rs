@@ -35,9 +35,7 @@ pub fn find(explicit: Option<&Path>) -> Option<String> {
     if runs("ptxas") {
         return Some("ptxas".to_string());
     }
-    let cache = std::env::var_os("RADBG_CORPUS_CACHE")
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache/radbg-corpus")))?;
+    let cache = crate::fidelity::default_corpus()?;
     let exe = cache.join("root/nvidia/cu13/bin/ptxas").display().to_string();
     runs(&exe).then_some(exe)
 }
