@@ -1,8 +1,8 @@
 //! The pipeline machine: every stage of the model, for every function, as one state
 //! machine that [`Machine::step`] advances by one [`Event`].
 //!
-//! Order: (prepass stages for imported PTX) → per function: block rebuild, one event per
-//! liveness sweep of each register file, DCE (when enabled), the uninitialized-register
+//! Order: prepass stages (all of them for imported PTX, `webs` for Ori IR) → per
+//! function: block rebuild, one event per liveness sweep of each register file, DCE (when enabled), the uninitialized-register
 //! check → per function with an ABI spec: one event per ABI check in the seed's order →
 //! call lowering → per function: budget, the allocator's events, the independent
 //! checker, the `-v` statistics → done.
@@ -92,14 +92,13 @@ impl Machine {
         }
         let n = module.functions.len();
         let module = Arc::new(module);
-        let first = if opts.prepasses_enabled() { Stage::Prepass } else { Stage::Cfg };
         Machine {
             opts: Arc::new(opts),
             source: module.clone(),
             module,
             knobs: Arc::new(knobs),
             funcs: vec![FuncResult::default(); n],
-            pos: Pos { stage: first, func: 0, sub: 0 },
+            pos: Pos { stage: Stage::Prepass, func: 0, sub: 0 },
             cur: None,
             cur_briggs: None,
             prepass_log: Vec::new(),

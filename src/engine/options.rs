@@ -48,9 +48,6 @@ pub struct RunOptions {
 }
 
 impl RunOptions {
-    pub fn prepasses_enabled(&self) -> bool {
-        self.imported
-    }
     /// Whether the pre-allocation stage or fidelity rule `name` applies: imported PTX
     /// only, unless switched off.
     pub fn stage_on(&self, name: &str) -> bool {

@@ -14,11 +14,17 @@ use crate::ir::VRegId;
 
 /// The next prepass event, or `None` when the prepasses are done: one event per pass
 /// and function (`pos.sub` = pass, `pos.func` = function), or one per pass switched off.
+/// On Ori IR only the passes marked [`crate::prepass::Pass::ori`] run, and show an event
+/// only when they change a function or are switched off.
 /// Liveness is computed by the stages after, on the transformed module.
 pub fn prepass_step(m: &mut Machine) -> Option<Event> {
     loop {
         let (pi, fi) = (m.pos.sub, m.pos.func);
+        let imported = m.opts.imported;
         let Some(pass) = crate::prepass::PASSES.get(pi) else {
+            if !imported {
+                return None;
+            }
             // The fidelity rules applied later (budget, report): one event each, saying
             // whether they are on.
             let (name, about) = crate::prepass::RULES.get(pi - crate::prepass::PASSES.len())?;
@@ -27,6 +33,11 @@ pub fn prepass_step(m: &mut Machine) -> Option<Event> {
             m.prepass_log.push((name.to_string(), summary.clone()));
             return Some(Event { func: None, kind: EventKind::Prepass { pass: name.to_string(), summary } });
         };
+        if !imported && !pass.ori {
+            m.pos.sub += 1;
+            m.pos.func = 0;
+            continue;
+        }
         if m.opts.disabled_passes.contains(pass.name) {
             m.pos.sub += 1;
             m.pos.func = 0;
@@ -52,8 +63,12 @@ pub fn prepass_step(m: &mut Machine) -> Option<Event> {
             maxrregcount: m.module.options.maxrregcount,
         };
         let (g, summary) = (pass.run)(&m.module.functions[fi], &ctx);
-        if g != m.module.functions[fi] {
+        let changed = g != m.module.functions[fi];
+        if changed {
             Arc::make_mut(&mut m.module).functions[fi] = g;
+        } else if !imported {
+            // On Ori IR a pass that changes nothing stays out of the trace.
+            continue;
         }
         m.prepass_log.push((pass.name.to_string(), summary.clone()));
         return Some(Event { func: Some(fi), kind: EventKind::Prepass { pass: pass.name.to_string(), summary } });

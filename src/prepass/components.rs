@@ -23,6 +23,7 @@ pub const PASS: Pass = Pass {
     name: "components",
     about: "values assembled from .lo/.hi (vector) component defs start where they are assembled",
     run,
+    ori: false,
 };
 
 fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {

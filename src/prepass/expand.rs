@@ -37,6 +37,7 @@ pub const PASS: Pass = Pass {
     name: "expand",
     about: "integer divide/remainder and 64-bit multiply expanded into SASS sequences with their temporaries",
     run,
+    ori: false,
 };
 
 /// What one imported instruction is, for this pass.

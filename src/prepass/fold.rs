@@ -26,6 +26,7 @@ pub const PASS: Pass = Pass {
     name: "fold",
     about: "kernel parameters and constants folded into the instructions that use them (c[0x0][..], immediates)",
     run,
+    ori: false,
 };
 
 fn is_const_operand(o: &Operand) -> bool {

@@ -9,7 +9,8 @@
 //! and function, and skips a pass the user switched off (`set stage NAME off`,
 //! `--disable-stage NAME`). The passes run only on modules imported from PTX
 //! (`RunOptions::imported`): the Ori IR kernels of `sessions/` are ptxas's input *after*
-//! these stages and must not change.
+//! these stages and must not change — except `webs` ([`Pass::ori`]), which only splits a
+//! name reused for unrelated values, something ptxas's own IR never has.
 //!
 //! Owns the pass list and the passes; must not know the allocator or the engine.
 //! `report` names no pass here: it is the `Used N registers` rule in `alloc::budget` /
@@ -21,6 +22,7 @@ pub mod fold;
 pub mod schedule;
 pub mod sink;
 pub mod uniform;
+pub mod webs;
 
 use crate::ir::{Function, Module, Sm};
 
@@ -38,10 +40,14 @@ pub struct Pass {
     /// One line for `help` and the stage list.
     pub about: &'static str,
     pub run: fn(&Function, &PassCtx) -> (Function, String),
+    /// Runs on Ori IR input too (not only on imported PTX): a pass that makes the input
+    /// what ptxas's allocator would be handed anyway (`webs`). On Ori IR its event shows
+    /// only when it changes something or is switched off.
+    pub ori: bool,
 }
 
 /// The passes, in pipeline order.
-pub const PASSES: &[Pass] = &[components::PASS, expand::PASS, fold::PASS, sink::PASS, schedule::PASS];
+pub const PASSES: &[Pass] = &[components::PASS, webs::PASS, expand::PASS, fold::PASS, sink::PASS, schedule::PASS];
 
 /// Stage names that switch a fidelity rule rather than a pass (`set stage report off`).
 pub const RULES: &[(&str, &str)] = &[("report", "the `Used N registers` report: highest R + 3, R1 the stack pointer")];

@@ -27,6 +27,7 @@ pub const PASS: Pass = Pass {
     name: "schedule",
     about: "loads issued early (ptxas's latency scheduling) while pressure stays within its register target",
     run,
+    ori: false,
 };
 
 /// Whether `later` (a load) must stay after `earlier`.

@@ -27,6 +27,7 @@ pub const PASS: Pass = Pass {
     name: "sink",
     about: "hoisted loads sunk toward their first use until pressure fits ptxas's register target",
     run,
+    ori: false,
 };
 
 /// The register target ptxas schedules to: the budget, else full occupancy's count.

@@ -23,6 +23,7 @@ pub const PASS: Pass = Pass {
     name: "uniform",
     about: "warp-uniform values (parameters, block indices, what is computed from them) to UR registers",
     run,
+    ori: false,
 };
 
 /// Most UR registers the promoted values may need at once. ptxas's UR file has 63
