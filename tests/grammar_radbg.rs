@@ -428,6 +428,17 @@ fn every_production_is_defined_and_used() {
     assert!(unused.is_empty(), "grammar: not reachable from 'session': {unused:?}");
 }
 
+/// `knob_name` and `knob_key` are what the catalogue's names and indices look like.
+#[test]
+fn every_knob_fits_knob_key() {
+    let rules = grammar();
+    for k in radbg::knobs::CATALOGUE {
+        assert!(derives(&rules, "knob_name", k.name), "knob name {} is not a knob_name", k.name);
+        let index = k.index.map(|i| i.to_string());
+        assert!(index.iter().all(|i| derives(&rules, "knob_key", i)), "knob index {index:?} is not a knob_key");
+    }
+}
+
 #[test]
 fn table_examples_derive_and_parse() {
     let rules = grammar();
