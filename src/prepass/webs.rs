@@ -258,8 +258,13 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
         let mut top = split.clone();
         top.sort_by_key(|&(v, c)| (std::cmp::Reverse(c), v));
         let names: Vec<String> = top.iter().take(5).map(|&(v, c)| format!("{} ({c})", f.vregs[v].name)).collect();
-        let more = if split.len() > names.len() { format!(" and {} more", split.len() - names.len()) } else { String::new() };
-        format!("{} vreg(s) reused for unrelated values split into {total} webs: {}{more}", split.len(), names.join(", "))
+        let more =
+            if split.len() > names.len() { format!(" and {} more", split.len() - names.len()) } else { String::new() };
+        format!(
+            "{} vreg(s) reused for unrelated values split into {total} webs: {}{more}",
+            split.len(),
+            names.join(", ")
+        )
     };
     (g, summary)
 }
