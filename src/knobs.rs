@@ -104,6 +104,12 @@ pub const MAC_FORCE: u32 = 628;
 pub const MAC_ORDER: u32 = 629;
 pub const PREF_MAC_OPERANDS: u32 = 646;
 pub const EST_LOOP_ITERS: u32 = 623;
+
+/// Whether a knob changes the CFG's block frequencies (the loop weight), so a change
+/// re-runs the pipeline from its first stage rather than from the budget.
+pub fn affects_cfg(info: &KnobInfo) -> bool {
+    info.name == "radbg.LoopWeight" || info.index == Some(EST_LOOP_ITERS)
+}
 pub const SPILL_INST_COUNT: u32 = 635;
 pub const PRECOLOR_REUSE: u32 = 636;
 pub const ABI_COMPAT: u32 = 649;

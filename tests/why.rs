@@ -228,6 +228,38 @@ fn sweep_golden_on_the_demo_kernel() {
     assert!(svg.starts_with("<svg") && svg.contains("polyline"));
 }
 
+/// A sweep runs the stages before the ABI stage once and starts each row from a copy:
+/// every row must equal a fresh, checked run of the whole pipeline at that value
+/// (budget axis, and a knob axis), on kernels with ABI calls, webs and spills.
+#[test]
+fn sweep_rows_equal_fresh_runs() {
+    for name in ["demo.ori", "callgraph.ori", "stencil_loops.ori", "reduction.ori", "abi_7020.ori"] {
+        let (m, o) = load(name);
+        for (axis, values, whatif) in [
+            (why::sweep::Axis::MaxRegCount, vec![16i64, 24, 40, 255], None),
+            (why::sweep::Axis::Knob("RegAllocThresholdForDiscardConflicts".into()), vec![0i64, 50, 100], Some(())),
+        ] {
+            let rows = why::sweep::run(&m, &o, &axis, &values, 2).unwrap();
+            for (row, &v) in rows.iter().zip(&values) {
+                let mut opts = o.clone();
+                match whatif {
+                    None => opts.maxrregcount = Some(v as u32),
+                    Some(()) => opts.knobs.push((
+                        radbg::ir::KnobKey::Name("RegAllocThresholdForDiscardConflicts".into()),
+                        radbg::ir::KnobValue::Int(v),
+                    )),
+                }
+                let (fresh, _) = why::run_module(m.clone(), opts);
+                assert!(
+                    fresh.funcs.iter().all(|f| f.check_errors.as_ref().is_none_or(|e| e.is_empty())),
+                    "{name} at {v}: checker"
+                );
+                assert_eq!(row.funcs, why::whatif::figures(&fresh), "{name} {axis:?} = {v}");
+            }
+        }
+    }
+}
+
 /// `compare` against the real ptxas on a corpus PTX file; skipped cleanly when either is
 /// absent.
 #[test]

@@ -403,11 +403,7 @@ impl Session {
                 let info = k.set_str(text).map_err(|e| e.to_string())?;
                 let (_, v) = text.split_once('=').unwrap_or((text, ""));
                 opts.knobs.push((KnobKey::Name(info.name.to_string()), crate::knobs::parse_value(v)));
-                let from = if info.name == "radbg.LoopWeight" || info.index == Some(crate::knobs::EST_LOOP_ITERS) {
-                    Stage::Prepass
-                } else {
-                    Stage::Budget
-                };
+                let from = if crate::knobs::affects_cfg(&info) { Stage::Prepass } else { Stage::Budget };
                 (from, format!("knob {}={}", info.name, v.trim()))
             }
             Setting::MaxRegCount(n) => {
@@ -455,7 +451,7 @@ impl Session {
         match w {
             DiffWhat::Attempts(class, a, b) => render::diff_attempts(d, fi, *class, *a, *b),
             DiffWhat::Runs => {
-                let before = d.previous_run.clone().ok_or("no earlier run: change a knob or option first (set ...)")?;
+                let before = d.previous_run().ok_or("no earlier run: change a knob or option first (set ...)")?;
                 let after = d.summary_now("after");
                 Ok(render::diff_runs(&before, &after))
             }

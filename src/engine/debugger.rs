@@ -59,8 +59,9 @@ pub struct Debugger {
     cursor: usize,
     pub breakpoints: Vec<Breakpoint>,
     next_bp: u32,
-    /// The final statistics lines of the previous run, kept when options change (for `diff runs`).
-    pub previous_run: Option<RunSummary>,
+    /// The machine as it stood when options last changed (for `diff runs`): run to its
+    /// end only when the diff is asked for, so a knob change costs one re-run, not two.
+    previous: Option<Machine>,
 }
 
 /// What a whole run produced, for diffs between runs.
@@ -109,7 +110,7 @@ impl Debugger {
             cursor: 0,
             breakpoints: Vec::new(),
             next_bp: 1,
-            previous_run: None,
+            previous: None,
         }
     }
 
@@ -438,7 +439,7 @@ impl Debugger {
     pub fn set_options(&mut self, opts: RunOptions, from: Stage) -> Option<String> {
         let old_event = self.current().cloned();
         let old_cursor = self.cursor;
-        self.run_to_end_summary();
+        self.keep_previous_run();
         let restart_at = self.trace.iter().position(|e| e.stage() >= from).unwrap_or(self.trace.len());
         self.opts = opts;
         // A checkpoint before the affected stage with no allocation in progress, or the start.
@@ -483,8 +484,15 @@ impl Debugger {
     }
 
     /// Records the final results of the current run (for `diff runs`).
-    fn run_to_end_summary(&mut self) {
-        self.previous_run = Some(summary(&self.machine_at_end(), "before"));
+    fn keep_previous_run(&mut self) {
+        self.previous = Some(self.machine.snapshot());
+    }
+
+    /// The run before the last option change, as a summary (`None` before any change).
+    pub fn previous_run(&self) -> Option<RunSummary> {
+        let mut m = self.previous.clone()?;
+        while m.step().is_some() {}
+        Some(summary(&m, "before"))
     }
 
     /// A summary of the run as it stands at the end (runs a copy to the end).

@@ -120,6 +120,19 @@ impl Machine {
         self.opts = Arc::new(opts.clone());
     }
 
+    /// Applies run options that take effect from the ABI stage on (`--maxrregcount`,
+    /// knobs other than the loop weight) to a machine that has not reached that stage
+    /// yet: a sweep runs the stages before it once and clones the machine per row.
+    pub fn retarget(&mut self, opts: &RunOptions) {
+        debug_assert!(self.pos.stage <= Stage::Abi, "retarget after the ABI stage started");
+        if opts.maxrregcount != self.module.options.maxrregcount
+            && let Some(n) = opts.maxrregcount
+        {
+            Arc::make_mut(&mut self.module).options.maxrregcount = Some(n);
+        }
+        self.set_options(opts);
+    }
+
     /// One line for an event, naming vregs from the function as it stands now.
     pub fn describe(&self, e: &Event) -> String {
         let f = e.func.filter(|&i| i < self.module.functions.len()).map(|i| crate::engine::query::func_ir(self, i));
@@ -266,6 +279,10 @@ impl Machine {
                     }
                 }
                 Stage::Check => {
+                    if self.opts.skip_check {
+                        self.pos.stage = Stage::Stats;
+                        continue;
+                    }
                     let errors = stages::check(self, fi);
                     self.funcs[fi].check_errors = Some(errors.clone());
                     self.pos.stage = Stage::Stats;

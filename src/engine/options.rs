@@ -45,6 +45,9 @@ pub struct RunOptions {
     pub disabled_passes: BTreeSet<String>,
     /// The module came from PTX: the pre-allocation passes apply.
     pub imported: bool,
+    /// Skip the independent checker (a sweep row reads only the figures; every session
+    /// kernel and budget is checked by the tests, and `radbg run` checks any one row).
+    pub skip_check: bool,
 }
 
 impl RunOptions {

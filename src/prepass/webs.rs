@@ -110,6 +110,7 @@ fn compute(f: &Function) -> Webs {
     let mut occ = Vec::new();
     let mut cur = vec![NONE; n];
     let mut touched: Vec<usize> = Vec::new();
+    let mut read: Vec<(usize, u32)> = Vec::new();
     // Per block: the node of each vreg live on entry, and of each vreg defined in it as
     // it leaves (both sorted by vreg), for the joins at block boundaries.
     let mut entry: Vec<Vec<(VRegId, u32)>> = Vec::with_capacity(f.blocks.len());
@@ -126,7 +127,7 @@ fn compute(f: &Function) -> Webs {
         }
         let mut defined: Vec<VRegId> = Vec::new();
         for inst in &block.insts {
-            let mut read: Vec<(usize, u32)> = Vec::new();
+            read.clear();
             inst.for_each_use(|r| {
                 let v = r.vreg.index();
                 if v >= n {
@@ -215,7 +216,7 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
     // Web representative → vreg, numbering each vreg's webs in layout order of their
     // first occurrence; the first keeps the vreg.
     let mut g = f.clone();
-    let mut web_of: std::collections::BTreeMap<u32, VRegId> = std::collections::BTreeMap::new();
+    let mut web_of: Vec<Option<VRegId>> = vec![None; w.sets.parent.len()];
     let mut count = vec![0u32; n];
     let mut i = 0;
     let occ = std::mem::take(&mut w.occ);
@@ -227,8 +228,8 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
             rename.push(v);
             continue;
         }
-        let root = w.sets.find(node);
-        let id = *web_of.entry(root).or_insert_with(|| {
+        let root = w.sets.find(node) as usize;
+        let id = *web_of[root].get_or_insert_with(|| {
             let k = count[v.index()];
             count[v.index()] += 1;
             if k == 0 {

@@ -56,17 +56,43 @@ pub fn run(
     values: &[i64],
     threads: usize,
 ) -> Result<Vec<Row>, String> {
+    let what = |v: i64| match axis {
+        Axis::MaxRegCount => WhatIf::MaxRegCount(v.clamp(1, 65535) as u32),
+        Axis::Knob(name) => WhatIf::Knob(format!("{name}={v}")),
+    };
+    // The stages before the ABI stage (CFG, liveness, DCE, the uninitialized check, and
+    // on Ori IR the `webs` prepass) do not depend on the budget or on most knobs: run
+    // them once and start every row from a copy. Imported PTX's prepasses schedule to
+    // the budget, and the loop-weight knobs change the CFG: those rows start afresh.
+    let shared = !base.imported
+        && match axis {
+            Axis::MaxRegCount => true,
+            Axis::Knob(name) => crate::knobs::Knobs::new()
+                .set_str(&format!("{name}={}", values.first().copied().unwrap_or(0)))
+                .map(|info| !crate::knobs::affects_cfg(&info))
+                .unwrap_or(false),
+        };
+    let mut base = base.clone();
+    base.skip_check = true;
+    let prefix = shared.then(|| {
+        let mut m = crate::engine::Machine::new(module.clone(), base.clone());
+        while m.pos.stage < crate::engine::Stage::Abi && m.step().is_some() {}
+        m
+    });
     let one = |v: i64| -> Result<Row, String> {
         let mut opts = base.clone();
         let mut m = module.clone();
-        let w = match axis {
-            Axis::MaxRegCount => WhatIf::MaxRegCount(v.clamp(1, 65535) as u32),
-            Axis::Knob(name) => WhatIf::Knob(format!("{name}={v}")),
-        };
-        crate::why::whatif::apply(&w, &mut opts, &mut m, 0)?;
+        crate::why::whatif::apply(&what(v), &mut opts, &mut m, 0)?;
         // Only the finished machine is read: step it without keeping the event trace
         // (hundreds of MB at 100k instructions, allocated and freed per row).
-        let mut mach = crate::engine::Machine::new(m, opts);
+        let mut mach = match &prefix {
+            Some(p) => {
+                let mut mach = p.clone();
+                mach.retarget(&opts);
+                mach
+            }
+            None => crate::engine::Machine::new(m, opts),
+        };
         while mach.step().is_some() {}
         if let Some(e) = mach.knob_errors.first() {
             return Err(e.clone());
