@@ -83,7 +83,7 @@ fn no_argument_debugs_the_embedded_demo_and_a_file_argument_debugs_the_file() {
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        let _ = child.stdin.take().unwrap().write_all(input.as_bytes()); // it may exit before reading
         child.wait_with_output().unwrap()
     };
     // Without a terminal radbg reads commands from standard input (the REPL).

@@ -455,13 +455,26 @@ fn check_all(a: &Allocation) -> Vec<CheckError> {
     // Liveness is recomputed here from the final IR: the checker trusts no range the
     // allocator kept (seed 004, "Iterative Fixed-Point Solver", via crate::analysis).
     let graph = cfg::build(f, 1.0);
-    // No point-query checkpoints: the walk goes block by block from each live-out.
-    let live = liveness::compute_with(f, &graph, a.exit_live, false, usize::MAX);
-    let walk = interfere::walk(&ctx, &live, &vals);
-    errors.extend(walk.errors);
-
-    per_vreg(&ctx, a, &vals, &walk.first_seen, &pins, &mut errors);
-    spill::check(&ctx, &graph, a.spills, &vals, &mut errors);
+    // The spill-slot dataflow needs neither liveness nor the interference walk: it runs
+    // on the second core meanwhile (the errors are sorted below, so the result does not
+    // depend on which finishes first).
+    let spill_errors = std::thread::scope(|scope| {
+        let spills = scope.spawn(|| {
+            let mut e = Vec::new();
+            spill::check(&ctx, &graph, a.spills, &vals, &mut e);
+            e
+        });
+        // No point-query checkpoints: the walk goes block by block from each live-out.
+        let live = liveness::compute_with(f, &graph, a.exit_live, false, usize::MAX);
+        let walk = interfere::walk(&ctx, &live, &vals);
+        errors.extend(walk.errors);
+        per_vreg(&ctx, a, &vals, &walk.first_seen, &pins, &mut errors);
+        spills.join()
+    });
+    match spill_errors {
+        Ok(e) => errors.extend(e),
+        Err(_) => errors.push(CheckError::Malformed { at: None, what: "the spill-slot check panicked".to_string() }),
+    }
 
     // The text breaks ties, so equal reports end up adjacent and the order is total.
     errors.sort_by_cached_key(|e| (e.sort_key(), e.to_string()));

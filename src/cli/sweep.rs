@@ -43,7 +43,7 @@ pub fn run(args: &Args) -> ExitCode {
             Some((n, r)) => sweep::parse_range(r).map(|v| (Axis::Knob(n.trim().to_string()), v)),
             None => Err(format!("--knob {k}: expected NAME=A..B")),
         },
-        (None, Some(b)) => sweep::parse_range(b).map(|v| (Axis::MaxRegCount, v)),
+        (None, Some(b)) => sweep::budget_range(b).map(|v| (Axis::MaxRegCount, v)),
         (None, None) => Ok((Axis::MaxRegCount, sweep::DEFAULT_BUDGETS.iter().map(|&b| b as i64).collect())),
     };
     let (axis, values) = match parsed {

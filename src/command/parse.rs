@@ -395,12 +395,12 @@ fn parse_words(line: &str, w: &[Word]) -> Result<Command, CmdError> {
         "why" => Command::Why(parse_why(line, w, args)?),
         "whatif" => Command::WhatIf(parse_whatif(line, w, args)?),
         "sweep" => {
-            use crate::why::sweep::{Axis, DEFAULT_BUDGETS, parse_range};
+            use crate::why::sweep::{Axis, DEFAULT_BUDGETS, budget_range, parse_range};
             too_many(2)?;
             match (args.first(), args.get(1)) {
                 (None, _) => Command::Sweep(Axis::MaxRegCount, DEFAULT_BUDGETS.iter().map(|&b| b as i64).collect()),
                 (Some(k), Some(r)) if k.text == "maxrregcount" => {
-                    Command::Sweep(Axis::MaxRegCount, parse_range(r.text).map_err(|e| CmdError::at(r, e))?)
+                    Command::Sweep(Axis::MaxRegCount, budget_range(r.text).map_err(|e| CmdError::at(r, e))?)
                 }
                 (Some(k), Some(r)) if k.text == "knob" => {
                     let (name, range) = r
@@ -833,7 +833,13 @@ fn parse_whatif(line: &str, w: &[Word], a: &[Word]) -> Result<crate::why::WhatIf
         return Err(CmdError::at(x, format!("unexpected '{}'", x.text)).hint(format!("usage: {usage}")));
     }
     Ok(match first.text {
-        "maxrregcount" => WhatIf::MaxRegCount(number(val, "a register count", 65535)?),
+        "maxrregcount" => {
+            let n: u32 = number(val, "a register count", 65535)?;
+            if n == 0 {
+                return Err(CmdError::at(val, "maxrregcount must be at least 1"));
+            }
+            WhatIf::MaxRegCount(n)
+        }
         "knob" => WhatIf::Knob(val.text.to_string()),
         "sm" => WhatIf::Sm(val.text.to_string()),
         "launch-bounds" => {

@@ -48,6 +48,15 @@ pub fn parse_range(s: &str) -> Result<Vec<i64>, String> {
     Ok((a..=b).step_by(step as usize).collect())
 }
 
+/// Parses a `--maxrregcount` range: [`parse_range`], every value in 1..=65535.
+pub fn budget_range(s: &str) -> Result<Vec<i64>, String> {
+    let values = parse_range(s)?;
+    if values.first().is_some_and(|&v| v < 1) || values.last().is_some_and(|&v| v > 65535) {
+        return Err(format!("maxrregcount must be at least 1 and at most 65535, found '{s}'"));
+    }
+    Ok(values)
+}
+
 /// Runs the sweep over `values`, on up to `threads` threads.
 pub fn run(
     module: &Module,
