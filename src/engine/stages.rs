@@ -257,3 +257,11 @@ pub fn check_alloc(a: &crate::alloc::FunctionAlloc) -> Result<(), Vec<String>> {
     };
     check::check(&alloc).map_err(|errs| errs.iter().map(|e| e.to_string()).collect())
 }
+
+/// The `report` rule's frame of imported PTX: the `.local` variables a function
+/// addresses come before its spill slots in ptxas's `N bytes stack frame`
+/// (`alloc::stats::frame_bytes`).
+pub fn add_local_frame(m: &Machine, fi: usize, stats: &mut crate::alloc::stats::FunctionStats) {
+    let (local, align) = crate::alloc::stats::local_vars(&m.module.globals, &m.module.functions[fi]);
+    stats.stack_frame = crate::alloc::stats::frame_bytes(local, align, stats.stack_frame);
+}
