@@ -165,3 +165,14 @@ fn the_frame_holds_the_local_arrays_a_function_addresses() {
     check(0, 1, 24, 24);
     check(12, 4, 0, 12);
 }
+
+#[test]
+fn an_entry_that_spills_reports_its_whole_budget() {
+    let check = |reported, stores, budget, want| {
+        assert_eq!(radbg::alloc::stats::spilling_report(reported, stores, budget), want, "{reported} {stores} {budget}")
+    };
+    check(31, 148, 32, 32);
+    check(63, 8, 64, 64);
+    check(28, 0, 64, 28);
+    check(255, 7376, 255, 255);
+}

@@ -104,6 +104,15 @@ pub fn abi_save_bytes(f: &Function, slot_of: &dyn Fn(crate::ir::VRegId) -> Optio
     4 * used.len() as u32 + 8
 }
 
+/// ptxas's `Used N registers` of an entry that spills: its budget. Measured on the
+/// corpus oracle: every one of the 25 entries ptxas spills reports exactly its budget
+/// (15 at `--maxrregcount 32`, 8 at 64, 2 at the default's 255), where radbg's
+/// highest-register figure fell one short under pair alignment (ARCHITECTURE.md,
+/// "Fidelity", step 9).
+pub fn spilling_report(reported: u32, spill_stores: u32, budget: u32) -> u32 {
+    if spill_stores > 0 { reported.max(budget) } else { reported }
+}
+
 /// ptxas's `N bytes stack frame` of a function whose `.local` variables take
 /// `local` bytes at alignment `align` and whose spill slots take `spill` bytes: the
 /// variables, then the spill area, the whole rounded up to the variables' alignment.
