@@ -131,3 +131,48 @@ fn sink_interleaves_hoisted_loads_only_as_far_as_the_register_target_needs() {
     let (_, summary, _) = run_pass("sink", small);
     assert!(summary.starts_with("fits the register target 32"), "{summary}");
 }
+
+/// The `N bytes stack frame` radbg reports for `body` (Ori IR with a `.local` array).
+fn frame_of(body: &str, imported: bool, disabled: &[&str]) -> u32 {
+    let m = parse_str(&format!(
+        ".target sm_80\n.local .align 16 depot[256]\n.local .align 8 other[8]\n.entry k {{\n{body}\n}}\n"
+    ))
+    .expect("test kernel parses");
+    let opts = RunOptions {
+        imported,
+        disabled_passes: disabled.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>(),
+        ..RunOptions::default()
+    };
+    let mut mach = Machine::new(m, opts);
+    while mach.step().is_some() {}
+    mach.funcs[0].stats.as_ref().expect("stats").stack_frame
+}
+
+#[test]
+fn the_frame_holds_the_local_arrays_a_function_addresses() {
+    let body = ".reg .R.x2 %rd<2>\n.reg .R %r<2>\nBB0:\n%rd0 = MOV.U64 depot\n%r0 = S2R SR_TID.X\n\
+                STL [%rd0], %r0\nEXIT";
+    // The 256-byte depot it names; not `other`, which it does not.
+    assert_eq!(frame_of(body, true, &[]), 256);
+    // Ori IR input and the `report` rule switched off keep radbg's spill-only frame.
+    assert_eq!(frame_of(body, false, &[]), 0);
+    assert_eq!(frame_of(body, true, &["report"]), 0);
+    // Variables then spill slots, rounded up to the variables' alignment (local_lut on
+    // sm_90 at 32: 256 + 8 bytes of spills → 272).
+    let check = |local, align, spill, want| assert_eq!(radbg::alloc::stats::frame_bytes(local, align, spill), want);
+    check(256, 16, 0, 256);
+    check(256, 16, 8, 272);
+    check(0, 1, 24, 24);
+    check(12, 4, 0, 12);
+}
+
+#[test]
+fn an_entry_that_spills_reports_its_whole_budget() {
+    let check = |reported, stores, budget, want| {
+        assert_eq!(radbg::alloc::stats::spilling_report(reported, stores, budget), want, "{reported} {stores} {budget}")
+    };
+    check(31, 148, 32, 32);
+    check(63, 8, 64, 64);
+    check(28, 0, 64, 28);
+    check(255, 7376, 255, 255);
+}

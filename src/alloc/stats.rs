@@ -104,6 +104,59 @@ pub fn abi_save_bytes(f: &Function, slot_of: &dyn Fn(crate::ir::VRegId) -> Optio
     4 * used.len() as u32 + 8
 }
 
+/// ptxas's `Used N registers` of an entry that spills: its budget. Measured on the
+/// corpus oracle: every one of the 25 entries ptxas spills reports exactly its budget
+/// (15 at `--maxrregcount 32`, 8 at 64, 2 at the default's 255), where radbg's
+/// highest-register figure fell one short under pair alignment (ARCHITECTURE.md,
+/// "Fidelity", step 9).
+pub fn spilling_report(reported: u32, spill_stores: u32, budget: u32) -> u32 {
+    if spill_stores > 0 { reported.max(budget) } else { reported }
+}
+
+/// ptxas's `N bytes stack frame` of a function whose `.local` variables take
+/// `local` bytes at alignment `align` and whose spill slots take `spill` bytes: the
+/// variables, then the spill area, the whole rounded up to the variables' alignment.
+/// Measured (ARCHITECTURE.md, "Fidelity", step 8): local_lut's 256-byte `.align 16`
+/// depot reports 256 at every budget without spills and 272 with 8 bytes of spill
+/// stores (sm_90, `--maxrregcount 32`).
+pub fn frame_bytes(local: u64, align: u32, spill: u32) -> u32 {
+    let a = align.max(1) as u64;
+    let total = local + spill as u64;
+    if local == 0 {
+        return spill;
+    }
+    u32::try_from(total.div_ceil(a) * a).unwrap_or(u32::MAX)
+}
+
+/// The `.local` variables function `f` addresses (PTX's `__local_depotN`, imported as
+/// module-level `.local` globals): their total size and largest alignment, each
+/// counted once.
+pub fn local_vars(globals: &[crate::ir::model::Global], f: &Function) -> (u64, u32) {
+    let mut named = std::collections::BTreeSet::new();
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        for op in &inst.operands {
+            match op {
+                crate::ir::Operand::Sym(s) => {
+                    named.insert(&**s);
+                }
+                crate::ir::Operand::Mem(m) => {
+                    if let Some(s) = &m.sym {
+                        named.insert(&**s);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut size = 0u64;
+    let mut align = 1u32;
+    for g in globals.iter().filter(|g| g.space == crate::ir::model::Space::Local && named.contains(g.name.as_str())) {
+        size = size.div_ceil(g.align.max(1) as u64) * g.align.max(1) as u64 + g.size;
+        align = align.max(g.align);
+    }
+    (size, align)
+}
+
 /// Named barriers a function uses: one past the highest immediate barrier id of its
 /// BAR instructions (bar 0 when written without one), plus barrier-register vregs.
 pub fn barriers_used(f: &Function) -> u32 {

@@ -296,6 +296,7 @@ impl Machine {
                     if self.opts.stage_on("report") && stats.error.is_none() {
                         stats.registers = crate::alloc::stats::ptxas_reported(stats.registers);
                         self.add_abi_saves(fi, &mut stats);
+                        stages::report_stats(self, fi, &mut stats);
                     }
                     let lines = stats.lines(&self.module.sm.to_string(), self.module.options.warn_on_spills);
                     self.funcs[fi].stats = Some(stats);

@@ -272,3 +272,17 @@ pub fn check_alloc(a: &crate::alloc::FunctionAlloc) -> Result<(), Vec<String>> {
     };
     check::check(&alloc).map_err(|errs| errs.iter().map(|e| e.to_string()).collect())
 }
+
+/// The `report` rule's figures of imported PTX beyond the register count: the `.local`
+/// variables a function addresses come before its spill slots in ptxas's `N bytes
+/// stack frame` (`alloc::stats::frame_bytes`), and an entry that spills reports its
+/// whole budget (`alloc::stats::spilling_report`).
+pub fn report_stats(m: &Machine, fi: usize, stats: &mut crate::alloc::stats::FunctionStats) {
+    let (local, align) = crate::alloc::stats::local_vars(&m.module.globals, &m.module.functions[fi]);
+    stats.stack_frame = crate::alloc::stats::frame_bytes(local, align, stats.stack_frame);
+    if let Some(b) = m.funcs[fi].budget.as_ref()
+        && stats.kind == crate::ir::FuncKind::Entry
+    {
+        stats.registers = crate::alloc::stats::spilling_report(stats.registers, stats.spill_stores, b.gpr);
+    }
+}

@@ -21,6 +21,8 @@ pub struct FuncRun {
     pub registers: u32,
     pub spill_stores: u32,
     pub spill_loads: u32,
+    /// radbg's `N bytes stack frame`.
+    pub stack_frame: u32,
     /// Allocation failure or checker faults, rendered (empty when clean).
     pub faults: Vec<String>,
     /// Peak live general registers of the imported PTX (64-bit counted as 2,
@@ -86,6 +88,7 @@ pub fn run_file(name: &str, text: &str, sm: &str, budget: Option<u32>, settings:
             registers: s.map_or(0, |s| s.registers),
             spill_stores: s.map_or(0, |s| s.spill_stores),
             spill_loads: s.map_or(0, |s| s.spill_loads),
+            stack_frame: s.map_or(0, |s| s.stack_frame),
             faults,
             naive_peak: naive_peak(&source, fi),
         });

@@ -184,9 +184,11 @@ fn row_of(r: &OracleRecord, f: Option<&measure::FuncRun>) -> Row {
         ptxas_regs: if r.kind == OracleKind::Entry { r.registers } else { None },
         ptxas_stores: r.spill_stores,
         ptxas_loads: r.spill_loads,
+        ptxas_frame: r.stack_frame,
         radbg_regs: 0,
         radbg_stores: 0,
         radbg_loads: 0,
+        radbg_frame: 0,
         naive_peak: 0,
         faults: Vec::new(),
     };
@@ -195,6 +197,7 @@ fn row_of(r: &OracleRecord, f: Option<&measure::FuncRun>) -> Row {
             row.radbg_regs = f.registers;
             row.radbg_stores = f.spill_stores;
             row.radbg_loads = f.spill_loads;
+            row.radbg_frame = f.stack_frame;
             row.naive_peak = f.naive_peak;
             row.faults = f.faults.clone();
         }

@@ -27,6 +27,8 @@ pub struct OracleRecord {
     pub registers: Option<u32>,
     pub spill_stores: u32,
     pub spill_loads: u32,
+    /// `N bytes stack frame` (0 when the record has none).
+    pub stack_frame: u32,
     /// ptxas's own compile time for the whole file at this budget, when it printed one.
     pub compile_ms: Option<f64>,
 }
@@ -71,6 +73,7 @@ fn record(r: &Value) -> Result<OracleRecord, String> {
         registers: if kind == OracleKind::Entry { n("registers")? } else { None },
         spill_stores: n("spill_stores")?.unwrap_or(0),
         spill_loads: n("spill_loads")?.unwrap_or(0),
+        stack_frame: n("stack_frame")?.unwrap_or(0),
         compile_ms: r.get("compile_ms").and_then(Value::as_f64),
     })
 }

@@ -12,11 +12,11 @@ use crate::fidelity::{Report, TimeRow};
 /// The summary table: one line per budget, radbg beside the naive estimate.
 pub fn summary_table(report: &Report) -> String {
     let mut s = String::new();
-    s.push_str("budget  | fns (entries) | reg err median   | reg err p90      | spill balanced accuracy (TP/FN/FP/TN)     | spill bytes |err| | faults\n");
-    s.push_str("        |               | radbg    naive   | radbg    naive   | radbg                 naive               | radbg / ptxas total |\n");
+    s.push_str("budget  | fns (entries) | reg err median   | reg err p90      | spill balanced accuracy (TP/FN/FP/TN)     | spill bytes |err| | frames | faults\n");
+    s.push_str("        |               | radbg    naive   | radbg    naive   | radbg                 naive               | radbg / ptxas total | exact  |\n");
     for b in &report.summaries {
         s.push_str(&format!(
-            "{:<7} | {:>3} ({:>3})     | {:>5.1} %  {:>5.1} % | {:>5.1} %  {:>5.1} % | {:<21} {:<19} | {:>8} / {:<8} | {}\n",
+            "{:<7} | {:>3} ({:>3})     | {:>5.1} %  {:>5.1} % | {:>5.1} %  {:>5.1} % | {:<21} {:<19} | {:>8} / {:<8} | {:>6} | {}\n",
             budget_label(b.budget),
             b.functions,
             b.entries,
@@ -28,6 +28,7 @@ pub fn summary_table(report: &Report) -> String {
             ba(&b.naive.spill),
             b.spill_bytes_abs,
             b.spill_bytes_ptxas,
+            b.frames_exact,
             b.faults,
         ));
     }
@@ -137,6 +138,7 @@ pub fn summaries_json(s: &[BudgetSummary]) -> Value {
                 "naive": figures_json(&b.naive),
                 "spill_bytes_abs": b.spill_bytes_abs,
                 "spill_bytes_ptxas": b.spill_bytes_ptxas,
+                "frames_exact": b.frames_exact,
                 "faults": b.faults,
             }),
         );
@@ -148,8 +150,8 @@ fn row_json(r: &Row) -> Value {
     json!({
         "file": r.file, "function": r.function, "sm": r.sm, "budget": r.budget,
         "kind": match r.kind { crate::fidelity::oracle::OracleKind::Entry => "entry", _ => "func" },
-        "ptxas": {"registers": r.ptxas_regs, "spill_stores": r.ptxas_stores, "spill_loads": r.ptxas_loads},
-        "radbg": {"registers": r.radbg_regs, "spill_stores": r.radbg_stores, "spill_loads": r.radbg_loads},
+        "ptxas": {"registers": r.ptxas_regs, "spill_stores": r.ptxas_stores, "spill_loads": r.ptxas_loads, "stack_frame": r.ptxas_frame},
+        "radbg": {"registers": r.radbg_regs, "spill_stores": r.radbg_stores, "spill_loads": r.radbg_loads, "stack_frame": r.radbg_frame},
         "naive": {"peak": r.naive_peak, "registers": r.naive_regs(), "spills": r.naive_spills()},
         "faults": r.faults,
     })

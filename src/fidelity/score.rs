@@ -23,9 +23,12 @@ pub struct Row {
     pub ptxas_regs: Option<u32>,
     pub ptxas_stores: u32,
     pub ptxas_loads: u32,
+    /// `N bytes stack frame`: `.local` variables and spill slots.
+    pub ptxas_frame: u32,
     pub radbg_regs: u32,
     pub radbg_stores: u32,
     pub radbg_loads: u32,
+    pub radbg_frame: u32,
     /// Peak live general registers of the imported PTX.
     pub naive_peak: u32,
     /// Allocation failures and checker faults (the row is still scored).
@@ -104,6 +107,8 @@ pub struct BudgetSummary {
     pub spill_bytes_abs: u64,
     /// ptxas's own spill stores + loads over the same functions, bytes (the scale).
     pub spill_bytes_ptxas: u64,
+    /// Functions whose stack frame radbg gives to the byte.
+    pub frames_exact: usize,
     /// Rows with an allocation failure or checker fault.
     pub faults: usize,
 }
@@ -157,6 +162,9 @@ fn summarize_budget<'a>(budget: Option<u32>, rows: impl Iterator<Item = &'a Row>
         let d = |a: u32, b: u32| (a as i64 - b as i64).unsigned_abs();
         s.spill_bytes_abs += d(r.radbg_stores, r.ptxas_stores) + d(r.radbg_loads, r.ptxas_loads);
         s.spill_bytes_ptxas += r.ptxas_stores as u64 + r.ptxas_loads as u64;
+        if r.radbg_frame == r.ptxas_frame {
+            s.frames_exact += 1;
+        }
         if !r.faults.is_empty() {
             s.faults += 1;
         }

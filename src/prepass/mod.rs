@@ -19,6 +19,7 @@
 pub mod components;
 pub mod expand;
 pub mod fold;
+pub mod list;
 pub mod schedule;
 pub mod sink;
 pub mod uniform;
