@@ -403,7 +403,7 @@ impl Session {
                 let info = k.set_str(text).map_err(|e| e.to_string())?;
                 let (_, v) = text.split_once('=').unwrap_or((text, ""));
                 opts.knobs.push((KnobKey::Name(info.name.to_string()), crate::knobs::parse_value(v)));
-                let from = if crate::knobs::affects_cfg(&info) { Stage::Prepass } else { Stage::Budget };
+                let from = if crate::knobs::affects_cfg(info) { Stage::Prepass } else { Stage::Budget };
                 (from, format!("knob {}={}", info.name, v.trim()))
             }
             Setting::MaxRegCount(n) => {

@@ -78,7 +78,7 @@ pub fn run(
             Axis::MaxRegCount => true,
             Axis::Knob(name) => crate::knobs::Knobs::new()
                 .set_str(&format!("{name}={}", values.first().copied().unwrap_or(0)))
-                .map(|info| !crate::knobs::affects_cfg(&info))
+                .map(|info| !crate::knobs::affects_cfg(info))
                 .unwrap_or(false),
         };
     let mut base = base.clone();
