@@ -77,12 +77,7 @@ fn hoist_block(insts: &mut Vec<Inst>, limit: usize) -> usize {
 
 /// `f` with at most `k` loads issued early (blocks in layout order); and how many moved.
 fn hoist(f: &Function, k: usize) -> (Function, usize) {
-    let mut g = f.clone();
-    let mut left = k;
-    for blk in &mut g.blocks {
-        left -= hoist_block(&mut blk.insts, left);
-    }
-    (g, k - left)
+    crate::prepass::moves_per_block(f, k, hoist_block)
 }
 
 fn p_peak(f: &Function) -> u32 {

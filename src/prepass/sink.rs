@@ -99,12 +99,7 @@ fn sink_block(insts: &mut Vec<Inst>, limit: usize) -> usize {
 
 /// `f` with at most `k` instructions sunk (blocks in layout order); and how many moved.
 fn sink(f: &Function, k: usize) -> (Function, usize) {
-    let mut g = f.clone();
-    let mut left = k;
-    for blk in &mut g.blocks {
-        left -= sink_block(&mut blk.insts, left);
-    }
-    (g, k - left)
+    crate::prepass::moves_per_block(f, k, sink_block)
 }
 
 fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {

@@ -68,10 +68,10 @@ impl Sets {
 }
 
 /// The webs of `f`: for every register occurrence, in the order of
-/// [`for_each_occurrence`], the web's representative node; and per vreg whether it may
+/// [`for_each_occurrence`], its vreg and its value's node; and per vreg whether it may
 /// be split.
 struct Webs {
-    occ: Vec<u32>,
+    occ: Vec<(VRegId, u32)>,
     sets: Sets,
     splittable: Vec<bool>,
 }
@@ -131,7 +131,7 @@ fn compute(f: &Function) -> Webs {
             inst.for_each_use(|r| {
                 let v = r.vreg.index();
                 if v >= n {
-                    occ.push(NONE);
+                    occ.push((r.vreg, NONE));
                     return;
                 }
                 if cur[v] == NONE {
@@ -139,14 +139,14 @@ fn compute(f: &Function) -> Webs {
                     cur[v] = sets.add();
                     touched.push(v);
                 }
-                occ.push(cur[v]);
+                occ.push((r.vreg, cur[v]));
                 read.push((v, cur[v]));
             });
             let always = liveness::kills(inst);
             inst.for_each_def(|r| {
                 let v = r.vreg.index();
                 if v >= n {
-                    occ.push(NONE);
+                    occ.push((r.vreg, NONE));
                     return;
                 }
                 let kills = match r.comp {
@@ -167,7 +167,7 @@ fn compute(f: &Function) -> Webs {
                 }
                 cur[v] = node;
                 defined.push(r.vreg);
-                occ.push(node);
+                occ.push((r.vreg, node));
             });
         }
         defined.sort_unstable();
@@ -221,9 +221,7 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
     let mut i = 0;
     let occ = std::mem::take(&mut w.occ);
     let mut rename: Vec<VRegId> = Vec::with_capacity(occ.len());
-    let mut visit_order: Vec<VRegId> = Vec::with_capacity(occ.len());
-    for_each_occurrence(&mut g, |r| visit_order.push(r.vreg));
-    for (&node, &v) in occ.iter().zip(&visit_order) {
+    for &(v, node) in &occ {
         if node == NONE || !w.splittable.get(v.index()).copied().unwrap_or(false) {
             rename.push(v);
             continue;
