@@ -27,6 +27,7 @@
 mod avail;
 mod interfere;
 mod spill;
+mod words;
 
 pub use interfere::MAX_OVERLAPS;
 

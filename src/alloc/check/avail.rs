@@ -16,9 +16,12 @@
 //! runs the exact lattice solve, which words the errors. The answer `true` therefore
 //! promises only that the exact solve would report nothing.
 
+use std::collections::HashMap;
+
+use super::MemSlot;
 use super::spill::{SpillOp, Spills, classify};
 use crate::analysis::Cfg;
-use crate::ir::model::Inst;
+use crate::ir::model::{Inst, RegRef};
 
 /// A fact's change: (fact, holds afterwards).
 type Effect = (u32, bool);
@@ -28,12 +31,14 @@ type Effect = (u32, bool);
 #[derive(Clone, Copy)]
 enum Item {
     Set(u32, bool),
-    Reload(u32),
+    Reload { slot: MemSlot, dest: Option<RegRef> },
 }
 
 struct Facts {
-    /// (word, root, component) -> fact id.
-    ids: std::collections::BTreeMap<(u32, u32, u8), u32>,
+    /// (word, root, component) -> fact id. Ids are handed out in instruction order and
+    /// the map is only looked up, never iterated, so its order cannot show; a hash map
+    /// because every spill store and reload looks a fact up.
+    ids: HashMap<(u32, u32, u8), u32>,
     /// Per word: its facts.
     of_word: Vec<Vec<u32>>,
     /// Per root (indexed by vreg id): its facts with their component.
@@ -55,10 +60,10 @@ pub(super) fn all_reloads_ok(s: &Spills, graph: &Cfg) -> bool {
     let mut effects: Vec<Vec<Item>> = Vec::with_capacity(nb);
     for blk in &f.blocks {
         let mut list = Vec::new();
-        for (i, inst) in blk.insts.iter().enumerate() {
+        for inst in &blk.insts {
             let op = classify(inst);
-            if matches!(op, Some(SpillOp::Reload { .. })) {
-                list.push(Item::Reload(i as u32));
+            if let Some(SpillOp::Reload { slot, dest }) = op {
+                list.push(Item::Reload { slot, dest });
             }
             if !inst_effects(s, &facts, inst, op, &mut |(fact, on)| list.push(Item::Set(fact, on))) {
                 return false;
@@ -133,10 +138,7 @@ pub(super) fn all_reloads_ok(s: &Spills, graph: &Cfg) -> bool {
                     let (i, m) = ((fact >> 6) as usize, 1u64 << (fact & 63));
                     if on { cur[i] |= m } else { cur[i] &= !m }
                 }
-                Item::Reload(i) => {
-                    let Some(SpillOp::Reload { slot, dest }) = classify(&f.blocks[b].insts[i as usize]) else {
-                        return false;
-                    };
+                Item::Reload { slot, dest } => {
                     if !reload_ok(s, &facts, slot, dest, &cur) {
                         return false;
                     }
@@ -149,7 +151,7 @@ pub(super) fn all_reloads_ok(s: &Spills, graph: &Cfg) -> bool {
 
 fn collect_facts(s: &Spills) -> Option<Facts> {
     let f = s.ctx.f;
-    let mut ids = std::collections::BTreeMap::new();
+    let mut ids = HashMap::new();
     let mut of_word: Vec<Vec<u32>> = vec![Vec::new(); s.words.len()];
     let mut of_root: Vec<Vec<(u32, u8)>> = vec![Vec::new(); f.vregs.len()];
     for inst in f.blocks.iter().flat_map(|b| &b.insts) {
@@ -157,7 +159,7 @@ fn collect_facts(s: &Spills) -> Option<Facts> {
             Some(SpillOp::Store { slot, value: Some(r) }) => {
                 let Some(&root) = s.vals.root.get(r.vreg.index()) else { continue };
                 for (c, addr) in s.store_words(slot, r) {
-                    let &w = s.words.get(&(slot.shared, addr))?;
+                    let w = s.words.get(slot.shared, addr)?;
                     let next = ids.len() as u32;
                     let id = *ids.entry((w, root, c)).or_insert(next);
                     if id == next {
@@ -196,7 +198,7 @@ fn inst_effects(s: &Spills, facts: &Facts, inst: &Inst, op: Option<SpillOp>, pus
     match (value, root) {
         (Some(r), Some(root)) => {
             for (c, addr) in s.store_words(slot, r) {
-                let Some(&w) = s.words.get(&(slot.shared, addr)) else { return false };
+                let Some(w) = s.words.get(slot.shared, addr) else { return false };
                 let Some(&id) = facts.ids.get(&(w, root, c)) else { return false };
                 for &other in &facts.of_word[w as usize] {
                     push((other, false));
@@ -205,7 +207,7 @@ fn inst_effects(s: &Spills, facts: &Facts, inst: &Inst, op: Option<SpillOp>, pus
             }
         }
         _ => {
-            let Some(&w) = s.words.get(&(slot.shared, slot.offset)) else { return false };
+            let Some(w) = s.words.get(slot.shared, slot.offset) else { return false };
             for &other in &facts.of_word[w as usize] {
                 push((other, false));
             }
@@ -215,17 +217,11 @@ fn inst_effects(s: &Spills, facts: &Facts, inst: &Inst, op: Option<SpillOp>, pus
 }
 
 /// The reload check of `Spills::check_reload`, answering only whether it passes.
-fn reload_ok(
-    s: &Spills,
-    facts: &Facts,
-    slot: super::MemSlot,
-    dest: Option<crate::ir::model::RegRef>,
-    state: &[u64],
-) -> bool {
+fn reload_ok(s: &Spills, facts: &Facts, slot: MemSlot, dest: Option<RegRef>, state: &[u64]) -> bool {
     let f = s.ctx.f;
     let Some(dest) = dest.filter(|d| d.vreg.index() < f.vregs.len()) else { return false };
     let t = dest.vreg;
-    let Some(&k) = s.temp_of.get(&t.0).or_else(|| s.spilled.get(&t.0)) else { return false };
+    let Some(k) = s.reload_info(t) else { return false };
     let info = &s.infos[k];
     let want = s.vals.root[info.vreg.index()];
     let t_width = f.vregs[t.index()].width.max(1);
@@ -234,7 +230,7 @@ fn reload_ok(
     let region = info.offset as i64..info.offset as i64 + info.bytes.max(4) as i64;
     for j in 0..n {
         let addr = slot.offset.saturating_add(4 * j as i64);
-        let Some(&w) = s.words.get(&(slot.shared, addr)) else { return false };
+        let Some(w) = s.words.get(slot.shared, addr) else { return false };
         let comp = if mirror {
             dest.comp.unwrap_or(0).saturating_add(j)
         } else if info.shared == slot.shared && region.contains(&addr) {

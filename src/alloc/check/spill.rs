@@ -22,6 +22,7 @@
 
 use std::collections::BTreeMap;
 
+use super::words::WordIndex;
 use super::{CheckError, Ctx, MemSlot, SlotContent, SpillSlotInfo, Values};
 use crate::analysis::Cfg;
 use crate::ir::model::{Inst, Operand, RegRef, VRegId};
@@ -93,6 +94,9 @@ pub(super) fn classify(inst: &Inst) -> Option<SpillOp> {
     })
 }
 
+/// `Spills::temp_of` / `spilled` of a vreg with no spill info.
+const NO_INFO: u32 = u32::MAX;
+
 /// Largest slot the checker models, in bytes (a 16-register vector is 64).
 const MAX_SLOT_BYTES: u32 = 4096;
 
@@ -101,11 +105,12 @@ pub(super) struct Spills<'a> {
     pub vals: &'a Values,
     pub infos: &'a [SpillSlotInfo],
     /// (shared, byte offset) -> word index.
-    pub words: BTreeMap<(bool, i64), u32>,
-    /// Temporary -> index of its spill info.
-    pub temp_of: BTreeMap<u32, usize>,
-    /// Spilled vreg -> index of its spill info.
-    pub spilled: BTreeMap<u32, usize>,
+    pub words: WordIndex,
+    /// Per vreg id: the index of the spill info it is a reload temporary of (`NO_INFO`
+    /// when none). Vectors, not maps: every reload looks its destination up.
+    temp_of: Vec<u32>,
+    /// Per vreg id: the index of its own spill info (`NO_INFO` when not spilled).
+    spilled: Vec<u32>,
     /// Alias root -> the words spill stores of it write (the words a def must clobber).
     watch: BTreeMap<u32, Vec<u32>>,
 }
@@ -117,9 +122,9 @@ pub(super) fn check(ctx: &Ctx, graph: &Cfg, infos: &[SpillSlotInfo], vals: &Valu
         ctx,
         vals,
         infos,
-        words: BTreeMap::new(),
-        temp_of: BTreeMap::new(),
-        spilled: BTreeMap::new(),
+        words: WordIndex::default(),
+        temp_of: vec![NO_INFO; n],
+        spilled: vec![NO_INFO; n],
         watch: BTreeMap::new(),
     };
     for (k, info) in infos.iter().enumerate() {
@@ -127,7 +132,9 @@ pub(super) fn check(ctx: &Ctx, graph: &Cfg, infos: &[SpillSlotInfo], vals: &Valu
             errors.push(malformed(format!("spill slot {k} is for vreg#{}, which does not exist", info.vreg.0)));
             continue;
         }
-        s.spilled.entry(info.vreg.0).or_insert(k);
+        if s.spilled[info.vreg.index()] == NO_INFO {
+            s.spilled[info.vreg.index()] = k as u32;
+        }
         for &t in &info.temps {
             if t.index() >= n {
                 errors.push(malformed(format!(
@@ -135,7 +142,7 @@ pub(super) fn check(ctx: &Ctx, graph: &Cfg, infos: &[SpillSlotInfo], vals: &Valu
                     t.0,
                     ctx.named(info.vreg)
                 )));
-            } else if let Some(&other) = s.temp_of.get(&t.0) {
+            } else if let Some(other) = s.temp_info(t) {
                 if infos[other].vreg != info.vreg {
                     errors.push(malformed(format!(
                         "{} is a reload temporary of both {} and {}",
@@ -145,7 +152,7 @@ pub(super) fn check(ctx: &Ctx, graph: &Cfg, infos: &[SpillSlotInfo], vals: &Valu
                     )));
                 }
             } else {
-                s.temp_of.insert(t.0, k);
+                s.temp_of[t.index()] = k as u32;
             }
         }
         let mut bytes = if info.bytes == 0 { 4 * f.vregs[info.vreg.index()].width.max(1) as u32 } else { info.bytes };
@@ -158,8 +165,7 @@ pub(super) fn check(ctx: &Ctx, graph: &Cfg, infos: &[SpillSlotInfo], vals: &Valu
             bytes = MAX_SLOT_BYTES;
         }
         for k in 0..bytes.div_ceil(4) {
-            let next = s.words.len() as u32;
-            s.words.entry((info.shared, info.offset as i64 + 4 * k as i64)).or_insert(next);
+            s.words.insert(info.shared, info.offset as i64 + 4 * k as i64);
         }
     }
     // The bitvector pass settles the common case; only when it finds something does the
@@ -202,7 +208,7 @@ impl Spills<'_> {
                 && let Some(&root) = self.vals.root.get(r.vreg.index())
             {
                 for (_, addr) in self.store_words(slot, r) {
-                    if let Some(&w) = self.words.get(&(slot.shared, addr)) {
+                    if let Some(w) = self.words.get(slot.shared, addr) {
                         let list = self.watch.entry(root).or_default();
                         if !list.contains(&w) {
                             list.push(w);
@@ -214,12 +220,24 @@ impl Spills<'_> {
     }
 
     /// The (component, address) pairs a store of `r` at `slot` writes.
-    pub(super) fn store_words(&self, slot: MemSlot, r: RegRef) -> Vec<(u8, i64)> {
+    pub(super) fn store_words(&self, slot: MemSlot, r: RegRef) -> impl Iterator<Item = (u8, i64)> + use<> {
         let width = self.ctx.f.vregs.get(r.vreg.index()).map_or(1, |v| v.width.max(1));
-        match r.comp {
-            Some(c) => vec![(c, slot.offset)],
-            None => (0..width).map(|k| (k, slot.offset.saturating_add(4 * k as i64))).collect(),
-        }
+        let n = if r.comp.is_some() { 1 } else { width };
+        (0..n).map(move |k| match r.comp {
+            Some(c) => (c, slot.offset),
+            None => (k, slot.offset.saturating_add(4 * k as i64)),
+        })
+    }
+
+    /// The spill info a reload temporary belongs to.
+    pub(super) fn temp_info(&self, t: VRegId) -> Option<usize> {
+        self.temp_of.get(t.index()).copied().filter(|&k| k != NO_INFO).map(|k| k as usize)
+    }
+
+    /// The spill info a reload into `t` reads: `t`'s as a temporary, else its own (a
+    /// spilled vreg reloaded into itself).
+    pub(super) fn reload_info(&self, t: VRegId) -> Option<usize> {
+        self.temp_info(t).or_else(|| self.spilled.get(t.index()).copied().filter(|&k| k != NO_INFO).map(|k| k as usize))
     }
 
     /// Iterates the block transfers to a fixed point; returns each block's entry state
@@ -341,8 +359,8 @@ impl Spills<'_> {
         };
         let mut stray = None;
         for (word, addr) in targets {
-            match self.words.get(&(slot.shared, addr)) {
-                Some(&w) => state[w as usize] = word,
+            match self.words.get(slot.shared, addr) {
+                Some(w) => state[w as usize] = word,
                 None => stray = stray.or(Some(addr)),
             }
         }
@@ -371,7 +389,7 @@ impl Spills<'_> {
             return;
         };
         let t = dest.vreg;
-        let Some(&k) = self.temp_of.get(&t.0).or_else(|| self.spilled.get(&t.0)) else {
+        let Some(k) = self.reload_info(t) else {
             errors.push(CheckError::ReloadNotTemp { at, vreg: ctx.named(t) });
             return;
         };
@@ -383,7 +401,7 @@ impl Spills<'_> {
         let region = info.offset as i64..info.offset as i64 + info.bytes.max(4) as i64;
         for j in 0..n {
             let addr = slot.offset.saturating_add(4 * j as i64);
-            let Some(&w) = self.words.get(&(slot.shared, addr)) else {
+            let Some(w) = self.words.get(slot.shared, addr) else {
                 let slot = MemSlot { shared: slot.shared, offset: addr };
                 errors.push(CheckError::StraySpill { at, store: false, slot });
                 return;
@@ -418,58 +436,76 @@ impl Spills<'_> {
     /// same block (seed 003: "a reload before each use into a fresh short-lived vreg").
     fn temporaries(&self, errors: &mut Vec<CheckError>) {
         let ctx = self.ctx;
-        // Indexed by vreg id (temporaries are in range: `check` reported the others).
+        // One walk, flat per-vreg arrays (no list per temporary): the def count, the first
+        // def's site and the first use's site; a use not preceded by a def in its own
+        // block is kept as a suspect and judged once the def count is known. The caller
+        // sorts the errors, so their order here does not show.
+        const UNSET: (u32, u32) = (u32::MAX, u32::MAX);
         let n = ctx.f.vregs.len();
-        let mut is_temp = vec![false; n];
-        for &t in self.temp_of.keys() {
-            if let Some(x) = is_temp.get_mut(t as usize) {
-                *x = true;
-            }
-        }
-        let mut defs: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
-        let mut uses: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
+        let mut ndefs = vec![0u32; n];
+        let mut def_at = vec![UNSET; n];
+        let mut first_use = vec![UNSET; n];
+        let mut suspects: Vec<(VRegId, u32, u32)> = Vec::new();
         for (b, blk) in ctx.f.blocks.iter().enumerate() {
+            let b = b as u32;
             for (i, inst) in blk.insts.iter().enumerate() {
-                inst.for_each_def(|r| {
-                    if is_temp.get(r.vreg.index()).copied().unwrap_or(false) {
-                        defs[r.vreg.index()].push((b, i));
+                let i = i as u32;
+                inst.for_each_use(|r| {
+                    let t = r.vreg.index();
+                    if self.temp_info(r.vreg).is_none() {
+                        return;
+                    }
+                    if first_use[t] == UNSET {
+                        first_use[t] = (b, i);
+                    }
+                    if def_at[t].0 != b {
+                        suspects.push((r.vreg, b, i));
                     }
                 });
-                inst.for_each_use(|r| {
-                    if is_temp.get(r.vreg.index()).copied().unwrap_or(false) {
-                        let list = &mut uses[r.vreg.index()];
-                        if list.last() != Some(&(b, i)) {
-                            list.push((b, i));
+                inst.for_each_def(|r| {
+                    let t = r.vreg.index();
+                    if self.temp_info(r.vreg).is_some() {
+                        ndefs[t] += 1;
+                        if def_at[t] == UNSET {
+                            def_at[t] = (b, i);
                         }
                     }
                 });
             }
         }
-        for (&t, &k) in &self.temp_of {
+        let site = |(b, i): (u32, u32)| ctx.site(b as usize, i as usize);
+        for t in (0..n).map(VRegId::new) {
+            let Some(k) = self.temp_info(t) else { continue };
             // Names only on the error paths (they are strings).
-            let temp = || ctx.named(VRegId(t));
+            let temp = || ctx.named(t);
             let of = || ctx.named(self.infos[k].vreg);
-            let d = defs.get(t as usize).map_or(&[][..], Vec::as_slice);
-            let u = uses.get(t as usize).map_or(&[][..], Vec::as_slice);
-            if d.len() != 1 {
-                if let Some(&(b, i)) = d.first().or(u.first())
-                    && (d.len() > 1 || !u.is_empty())
-                {
-                    let defs = d.len() as u32;
-                    errors.push(CheckError::TempDefs { at: ctx.site(b, i), temp: temp(), of: of(), defs });
+            let (d, u) = (def_at[t.index()], first_use[t.index()]);
+            match ndefs[t.index()] {
+                1 => {
+                    if !matches!(
+                        classify(&ctx.f.blocks[d.0 as usize].insts[d.1 as usize]),
+                        Some(SpillOp::Reload { .. })
+                    ) {
+                        errors.push(CheckError::TempNotReload { at: site(d), temp: temp(), of: of() });
+                    }
                 }
-                continue;
-            }
-            let (db, di) = d[0];
-            let def_inst = &ctx.f.blocks[db].insts[di];
-            if !matches!(classify(def_inst), Some(SpillOp::Reload { .. })) {
-                errors.push(CheckError::TempNotReload { at: ctx.site(db, di), temp: temp(), of: of() });
-            }
-            for &(ub, ui) in u {
-                if ub != db || ui <= di {
-                    let (temp, of, def) = (temp(), of(), ctx.site(db, di));
-                    errors.push(CheckError::TempUse { at: ctx.site(ub, ui), temp, of, def });
+                0 if u == UNSET => {}
+                defs => {
+                    let at = if d != UNSET { d } else { u };
+                    errors.push(CheckError::TempDefs { at: site(at), temp: temp(), of: of(), defs });
                 }
+            }
+        }
+        for (t, b, i) in suspects {
+            if ndefs[t.index()] == 1 {
+                let k = self.temp_info(t).expect("a temporary");
+                let def = site(def_at[t.index()]);
+                errors.push(CheckError::TempUse {
+                    at: site((b, i)),
+                    temp: ctx.named(t),
+                    of: ctx.named(self.infos[k].vreg),
+                    def,
+                });
             }
         }
     }
