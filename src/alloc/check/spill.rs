@@ -352,9 +352,7 @@ impl Spills<'_> {
     ) {
         let root = value.and_then(|r| self.vals.root.get(r.vreg.index()).copied());
         let targets: Vec<(Word, i64)> = match (value, root) {
-            (Some(r), Some(root)) => {
-                self.store_words(slot, r).into_iter().map(|(c, addr)| (Word::Holds(root, c), addr)).collect()
-            }
+            (Some(r), Some(root)) => self.store_words(slot, r).map(|(c, addr)| (Word::Holds(root, c), addr)).collect(),
             _ => vec![(Word::Overwritten, slot.offset)],
         };
         let mut stray = None;
