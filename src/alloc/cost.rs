@@ -7,7 +7,7 @@
 //! `mult × 2 × base_weight × freq`, with `mult` 2.0 when it is live on both sides of
 //! the call and 1.0 otherwise (uniform registers are exempt).
 
-use crate::alloc::ranges::Ranges;
+use crate::alloc::ranges::{Ranges, group_by_key};
 use crate::ir::{Function, RegFile, VRegId, opcode::props};
 
 /// Per-vreg costs and the program points that reference each vreg (alias roots).
@@ -62,16 +62,19 @@ impl Costs {
                 }
             }
         }
-        pairs.sort_unstable();
-        pairs.dedup();
+        // Pairs arrive in point order, so grouping them by vreg (a stable counting
+        // sort) leaves each vreg's points ascending; an instruction naming a vreg twice
+        // gives adjacent duplicates.
+        let (group_start, points) = group_by_key(&pairs, n, |&(v, p)| (v, p));
         let mut ref_start = vec![0u32; n + 1];
-        let mut refs = Vec::with_capacity(pairs.len());
-        let mut k = 0;
+        let mut refs = Vec::with_capacity(points.len());
         for (v, start) in ref_start.iter_mut().enumerate().take(n) {
             *start = refs.len() as u32;
-            while k < pairs.len() && pairs[k].0 as usize == v {
-                refs.push(pairs[k].1);
-                k += 1;
+            let from = refs.len();
+            for &p in &points[group_start[v] as usize..group_start[v + 1] as usize] {
+                if refs.len() == from || refs.last() != Some(&p) {
+                    refs.push(p);
+                }
             }
         }
         ref_start[n] = refs.len() as u32;

@@ -721,7 +721,7 @@ pub fn interference_index(f: &Function, ranges: &Ranges, file: RegFile) -> Range
 impl FunctionAlloc {
     /// Assigns the next vreg on the stack (sub_957160's loop body + sub_94FDD0).
     fn assign_next(&mut self) -> crate::alloc::event::Assign {
-        let plan = self.plans[self.ci].clone();
+        let (max_regs, budget) = (self.plans[self.ci].max_regs, self.plans[self.ci].budget);
         let occ = self.occupancy();
         let threshold = self.config.knobs.int(knobs::THRESHOLD_DISCARD).clamp(0, u32::MAX as i64) as u32;
         let an = self.analysis.clone();
@@ -735,14 +735,22 @@ impl FunctionAlloc {
         let segs = an.ranges.segments(v);
         let root = &an.ranges.root;
         let slot_of = |t: VRegId| assign_snapshot.get(root[t.index()].index()).copied().flatten();
-        let hist = fatpoint::fill(&fatpoint::FillInput {
-            width,
-            segs,
-            nodes: att.constraints.of(v),
-            occ: &occ,
-            slot_of: &slot_of,
-            n: plan.max_regs as usize,
-        });
+        // The previous vreg's histogram, refilled in place when no checkpoint holds it.
+        let mut hist = match att.last.take().map(Arc::try_unwrap) {
+            Some(Ok((_, h, _))) => h,
+            _ => fatpoint::Histogram::default(),
+        };
+        fatpoint::fill_into(
+            &mut hist,
+            &fatpoint::FillInput {
+                width,
+                segs,
+                nodes: att.constraints.of(v),
+                occ: &occ,
+                slot_of: &slot_of,
+                n: max_regs as usize,
+            },
+        );
         let d = fatpoint::scan(&hist, width, threshold);
         // Release this handle so committing below mutates the occupancy in place
         // instead of copying it (Arc::make_mut copies while another handle lives).
@@ -754,13 +762,13 @@ impl FunctionAlloc {
         match d.slot {
             None => {
                 needs_spill = true;
-                att.used = att.used.max(plan.max_regs);
+                att.used = att.used.max(max_regs);
                 att.needs_spill.push(v);
             }
             Some(s) => {
                 let end = s as u32 + width as u32;
                 att.used = att.used.max(end);
-                if end > plan.budget && !spilled_already {
+                if end > budget && !spilled_already {
                     needs_spill = true;
                     att.needs_spill.push(v);
                 } else {

@@ -54,36 +54,36 @@ pub struct Cand<'a> {
 pub fn choose(pressure: &[u32], target: u32, cands: &[Cand], take_marked: bool) -> Guidance {
     let mut tree = MaxTree::new(pressure);
     let peak_before = tree.max_all();
-    let mut order: Vec<&Cand> = cands.iter().collect();
-    order.sort_by(|a, b| {
-        let ia: u32 = a.interior.iter().map(|&(l, h)| h - l + 1).sum();
-        let ib: u32 = b.interior.iter().map(|&(l, h)| h - l + 1).sum();
-        a.cost.total_cmp(&b.cost).then(ib.cmp(&ia)).then(a.vreg.cmp(&b.vreg))
+    // Interior sizes once per candidate, not once per comparison.
+    let size: Vec<u32> = cands.iter().map(|c| c.interior.iter().map(|&(l, h)| h - l + 1).sum()).collect();
+    let mut order: Vec<usize> = (0..cands.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (ca, cb) = (&cands[a], &cands[b]);
+        ca.cost.total_cmp(&cb.cost).then(size[b].cmp(&size[a])).then(ca.vreg.cmp(&cb.vreg))
     });
-    let queue: Vec<QueueEntry> = order
-        .iter()
-        .map(|c| QueueEntry { vreg: c.vreg, cost: c.cost, interior: c.interior.iter().map(|&(l, h)| h - l + 1).sum() })
-        .collect();
+    let queue: Vec<QueueEntry> =
+        order.iter().map(|&k| QueueEntry { vreg: cands[k].vreg, cost: cands[k].cost, interior: size[k] }).collect();
     // The vregs the attempt marked needs-spill (0x40000) are spilled first when asked
     // (the seed's assignment path turns the mark into spill code on the next visit,
     // seed 003 "Spill Trigger") or when pressure already fits the target.
     let mut chosen: Vec<VRegId> = Vec::new();
     let take_marked = take_marked || tree.max_all() <= target;
-    for c in order.iter().filter(|c| c.needs_spill && take_marked) {
+    let first = |c: &Cand| c.needs_spill && take_marked;
+    for c in order.iter().map(|&k| &cands[k]).filter(|c| first(c)) {
         for &(lo, hi) in c.interior {
-            tree.add(lo, hi, -(c.width as i64));
+            tree.add(lo, hi, -(c.width as i32));
         }
         chosen.push(c.vreg);
     }
     let marked = chosen.len();
-    for c in order.iter().filter(|c| !(c.needs_spill && take_marked)) {
+    for c in order.iter().map(|&k| &cands[k]).filter(|c| !first(c)) {
         if tree.max_all() <= target {
             break;
         }
         let helps = c.interior.iter().any(|&(lo, hi)| tree.max(lo, hi) > target);
         if helps {
             for &(lo, hi) in c.interior {
-                tree.add(lo, hi, -(c.width as i64));
+                tree.add(lo, hi, -(c.width as i32));
             }
             chosen.push(c.vreg);
         }
@@ -92,75 +92,84 @@ pub fn choose(pressure: &[u32], target: u32, cands: &[Cand], take_marked: bool) 
     Guidance { target, queue, chosen, peak_before, peak_after: tree.max_all(), fallback }
 }
 
-/// A segment tree with range add and range max over positions.
+/// A segment tree with range add and range max over positions: a perfect binary tree
+/// over `size` (a power of two) leaves, node `k` holding the max of its subtree
+/// *including* `add[k]`, the amount added to the whole subtree (never pushed down).
 struct MaxTree {
+    size: usize,
     n: usize,
-    max: Vec<i64>,
-    lazy: Vec<i64>,
+    max: Vec<i32>,
+    add: Vec<i32>,
 }
 
 impl MaxTree {
     fn new(values: &[u32]) -> MaxTree {
         let n = values.len().max(1);
-        let mut t = MaxTree { n, max: vec![0; 4 * n], lazy: vec![0; 4 * n] };
-        t.build(1, 0, n - 1, values);
-        t
-    }
-
-    fn build(&mut self, node: usize, l: usize, r: usize, v: &[u32]) {
-        if l == r {
-            self.max[node] = v.get(l).copied().unwrap_or(0) as i64;
-            return;
+        let size = n.next_power_of_two();
+        let mut max = vec![i32::MIN / 2; 2 * size];
+        for (i, &v) in values.iter().enumerate() {
+            max[size + i] = v.min(i32::MAX as u32 / 2) as i32;
         }
-        let m = (l + r) / 2;
-        self.build(2 * node, l, m, v);
-        self.build(2 * node + 1, m + 1, r, v);
-        self.max[node] = self.max[2 * node].max(self.max[2 * node + 1]);
+        if values.is_empty() {
+            max[size] = 0;
+        }
+        for k in (1..size).rev() {
+            max[k] = max[2 * k].max(max[2 * k + 1]);
+        }
+        MaxTree { size, n, max, add: vec![0; 2 * size] }
     }
 
     fn max_all(&self) -> u32 {
         self.max[1].max(0) as u32
     }
 
-    fn add(&mut self, lo: u32, hi: u32, d: i64) {
+    /// Adds `d` to positions `lo..=hi` (clamped to the positions).
+    fn add(&mut self, lo: u32, hi: u32, d: i32) {
         let hi = (hi as usize).min(self.n - 1);
-        if (lo as usize) <= hi {
-            self.add_rec(1, 0, self.n - 1, lo as usize, hi, d);
-        }
-    }
-
-    fn add_rec(&mut self, node: usize, l: usize, r: usize, lo: usize, hi: usize, d: i64) {
-        if hi < l || r < lo {
+        if (lo as usize) > hi {
             return;
         }
+        self.add_rec(1, 0, self.size - 1, lo as usize, hi, d);
+    }
+
+    fn add_rec(&mut self, k: usize, l: usize, r: usize, lo: usize, hi: usize, d: i32) {
         if lo <= l && r <= hi {
-            self.max[node] += d;
-            self.lazy[node] += d;
+            self.max[k] += d;
+            self.add[k] += d;
             return;
         }
         let m = (l + r) / 2;
-        self.add_rec(2 * node, l, m, lo, hi, d);
-        self.add_rec(2 * node + 1, m + 1, r, lo, hi, d);
-        self.max[node] = self.max[2 * node].max(self.max[2 * node + 1]) + self.lazy[node];
+        if lo <= m {
+            self.add_rec(2 * k, l, m, lo, hi, d);
+        }
+        if hi > m {
+            self.add_rec(2 * k + 1, m + 1, r, lo, hi, d);
+        }
+        self.max[k] = self.max[2 * k].max(self.max[2 * k + 1]) + self.add[k];
     }
 
+    /// The highest value over `lo..=hi` (0 for an empty range).
     fn max(&self, lo: u32, hi: u32) -> u32 {
         let hi = (hi as usize).min(self.n - 1);
         if (lo as usize) > hi {
             return 0;
         }
-        self.max_rec(1, 0, self.n - 1, lo as usize, hi).max(0) as u32
+        self.max_rec(1, 0, self.size - 1, lo as usize, hi).max(0) as u32
     }
 
-    fn max_rec(&self, node: usize, l: usize, r: usize, lo: usize, hi: usize) -> i64 {
-        if hi < l || r < lo {
-            return i64::MIN / 2;
-        }
+    fn max_rec(&self, k: usize, l: usize, r: usize, lo: usize, hi: usize) -> i32 {
         if lo <= l && r <= hi {
-            return self.max[node];
+            return self.max[k];
         }
         let m = (l + r) / 2;
-        self.max_rec(2 * node, l, m, lo, hi).max(self.max_rec(2 * node + 1, m + 1, r, lo, hi)) + self.lazy[node]
+        let mut best = i32::MIN / 2;
+        if lo <= m {
+            best = best.max(self.max_rec(2 * k, l, m, lo, hi));
+        }
+        if hi > m {
+            best = best.max(self.max_rec(2 * k + 1, m + 1, r, lo, hi));
+        }
+        best + self.add[k]
     }
 }
 
@@ -194,5 +203,37 @@ mod tests {
         let g = choose(&p, 9, &cands, false);
         assert!(g.fallback);
         assert_eq!(g.chosen, vec![VRegId(3)]);
+    }
+
+    #[test]
+    fn max_tree_matches_a_plain_array() {
+        // Deterministic pseudo-random adds and queries over a length that is no power of two.
+        let mut plain: Vec<i64> = (0..37).map(|i| (i * 7 % 11) as i64).collect();
+        let init: Vec<u32> = plain.iter().map(|&v| v as u32).collect();
+        let mut t = MaxTree::new(&init);
+        let mut x = 12345u64;
+        let mut next = |m: u64| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        for _ in 0..500 {
+            let (a, b) = (next(40) as u32, next(40) as u32);
+            let (lo, hi) = (a.min(b), a.max(b));
+            if next(2) == 0 {
+                let d = next(5) as i32 - 3;
+                t.add(lo, hi, d);
+                for v in plain.iter_mut().take(hi.min(36) as usize + 1).skip(lo as usize) {
+                    *v += d as i64;
+                }
+            } else {
+                let want = if lo > 36 {
+                    0
+                } else {
+                    plain[lo as usize..=hi.min(36) as usize].iter().copied().max().unwrap_or(0).max(0)
+                };
+                assert_eq!(t.max(lo, hi) as i64, want, "max({lo}, {hi})");
+            }
+            assert_eq!(t.max_all() as i64, plain.iter().copied().max().unwrap_or(0).max(0));
+        }
     }
 }

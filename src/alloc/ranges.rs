@@ -97,15 +97,17 @@ impl Ranges {
                 }
             }
         }
-        triples.sort_unstable();
+        // Grouped by root in linear time; a root's runs arrive block by block but
+        // backwards within a block, so each (short) group is sorted on its own.
+        let (group_start, mut runs) = group_by_key(&triples, n, |&(g, lo, hi)| (g, (lo, hi)));
         let mut seg_start = vec![0u32; n + 1];
-        let mut segs: Vec<(u32, u32)> = Vec::with_capacity(triples.len());
-        let mut t = 0;
+        let mut segs: Vec<(u32, u32)> = Vec::with_capacity(runs.len());
         for (v, start) in seg_start.iter_mut().enumerate().take(n) {
             *start = segs.len() as u32;
             let first = segs.len();
-            while t < triples.len() && triples[t].0 as usize == v {
-                let (_, lo, hi) = triples[t];
+            let group = &mut runs[group_start[v] as usize..group_start[v + 1] as usize];
+            group.sort_unstable();
+            for &(lo, hi) in group.iter() {
                 let extend = segs.len() > first && segs.last().is_some_and(|l: &(u32, u32)| lo <= l.1 + 1);
                 if extend {
                     let last = segs.last_mut().expect("non-empty");
@@ -113,7 +115,6 @@ impl Ranges {
                 } else {
                     segs.push((lo, hi));
                 }
-                t += 1;
             }
         }
         seg_start[n] = segs.len() as u32;
@@ -176,6 +177,36 @@ impl Ranges {
         }
         out
     }
+}
+
+/// Groups items by a key below `n` (a vreg id) in linear time, keeping their order within
+/// a group (a stable counting sort): returns where each key's group starts (`n + 1`
+/// entries) and the values. Keys out of range are dropped.
+pub(crate) fn group_by_key<I, T: Copy + Default>(
+    items: &[I],
+    n: usize,
+    split: impl Fn(&I) -> (u32, T),
+) -> (Vec<u32>, Vec<T>) {
+    let mut start = vec![0u32; n + 1];
+    for it in items {
+        let (k, _) = split(it);
+        if (k as usize) < n {
+            start[k as usize + 1] += 1;
+        }
+    }
+    for k in 0..n {
+        start[k + 1] += start[k];
+    }
+    let mut next = start.clone();
+    let mut out = vec![T::default(); start[n] as usize];
+    for it in items {
+        let (k, v) = split(it);
+        if let Some(slot) = next.get_mut(k as usize).filter(|_| (k as usize) < n) {
+            out[*slot as usize] = v;
+            *slot += 1;
+        }
+    }
+    (start, out)
 }
 
 /// The alias root of each vreg: follow `alias` parents; a cycle (rejected by the
