@@ -117,9 +117,28 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
     for &(v, _, _) in spilled {
         f.vregs[v.index()].flags |= vflags::SPILLED;
     }
+    // Per block, how many reloads and stores go in (one cheap walk), so that every
+    // vector grows once: the function can gain tens of thousands of instructions and
+    // temporaries, and growing by doubling copies them repeatedly.
+    let extra: Vec<(usize, usize)> = f
+        .blocks
+        .iter()
+        .map(|blk| {
+            let (mut reloads, mut stores) = (0, 0);
+            for inst in &blk.insts {
+                inst.for_each_use(|r| reloads += index_of(r.vreg).is_some() as usize);
+                inst.for_each_def(|r| stores += index_of(r.vreg).is_some() as usize);
+            }
+            (reloads, stores)
+        })
+        .collect();
+    let temps: usize = extra.iter().map(|e| e.0).sum();
+    f.vregs.reserve(temps);
+    f.decls.reserve(temps);
+    let ops = (Opcode::named("LDL"), Opcode::named("LDS"), Opcode::named("STL"), Opcode::named("STS"));
     for b in 0..f.blocks.len() {
         let old = std::mem::take(&mut f.blocks[b].insts);
-        let mut out = Vec::with_capacity(old.len() + 4);
+        let mut out = Vec::with_capacity(old.len() + extra[b].0 + extra[b].1);
         for mut inst in old {
             // Reloads for the vregs this instruction reads.
             let mut reads: Vec<usize> = Vec::new();
@@ -148,12 +167,12 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
                 if let Some(o) = inst.origin {
                     rec.origins.push(o);
                 }
-                let (op, m) = match rec.mem {
-                    SpillMem::Local => ("LDL", width_mod(width)),
-                    SpillMem::Shared => ("LDS", width_mod(width)),
+                let op = match rec.mem {
+                    SpillMem::Local => ops.0.clone(),
+                    SpillMem::Shared => ops.1.clone(),
                 };
                 let mut ld = Inst::new(
-                    Opcode::named(op),
+                    op,
                     vec![Operand::vreg(t)],
                     vec![Operand::Mem(Box::new(MemRef {
                         base: None,
@@ -162,7 +181,7 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
                         offset: rec.offset as i64,
                     }))],
                 );
-                ld.mods = m.into();
+                ld.mods = width_mod(width).into();
                 ld.origin = inst.origin;
                 out.push(ld);
                 rename_uses(&mut inst, rec.vreg, t);
@@ -182,11 +201,11 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
                 let rec = &mut recs[i];
                 let width = f.vregs[rec.vreg.index()].width;
                 let op = match rec.mem {
-                    SpillMem::Local => "STL",
-                    SpillMem::Shared => "STS",
+                    SpillMem::Local => ops.2.clone(),
+                    SpillMem::Shared => ops.3.clone(),
                 };
                 let mut st = Inst::new(
-                    Opcode::named(op),
+                    op,
                     vec![],
                     vec![
                         Operand::Mem(Box::new(MemRef {

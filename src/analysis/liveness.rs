@@ -217,6 +217,11 @@ pub const NO_COMP: u8 = u8::MAX;
 /// conservative reading.
 pub fn comp_kills(f: &Function) -> Vec<u8> {
     let n = f.vregs.len();
+    // Only marked vregs qualify: without any (Ori IR, or PTX whose importer assembled
+    // nothing) the walk below would find nothing.
+    if !f.vregs.iter().any(|v| v.flags & crate::ir::model::vflags::ASSEMBLED != 0) {
+        return vec![NO_COMP; n];
+    }
     // Per vreg: defs seen per component (bit set = seen once; `bad` = disqualified).
     let mut seen = vec![0u32; n];
     let mut bad = vec![false; n];

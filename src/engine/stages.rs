@@ -65,7 +65,7 @@ pub fn prepass_step(m: &mut Machine) -> Option<Event> {
         let (g, summary) = (pass.run)(&m.module.functions[fi], &ctx);
         let changed = g != m.module.functions[fi];
         if changed {
-            Arc::make_mut(&mut m.module).functions[fi] = g;
+            crate::ir::model::Module::replace_function(&mut m.module, fi, g);
         } else if !imported {
             // On Ori IR a pass that changes nothing stays out of the trace.
             continue;

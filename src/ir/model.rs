@@ -30,6 +30,30 @@ impl Module {
     pub fn function(&self, name: &str) -> Option<usize> {
         self.functions.iter().position(|f| f.name == name)
     }
+
+    /// Replaces function `fi` (ignored when out of range) of a shared module, copying the
+    /// rest but never the function being replaced (`Arc::make_mut` would copy the whole
+    /// module first; the functions are most of it).
+    pub fn replace_function(module: &mut std::sync::Arc<Module>, fi: usize, g: Function) {
+        if fi >= module.functions.len() {
+            return;
+        }
+        if let Some(m) = std::sync::Arc::get_mut(module) {
+            m.functions[fi] = g;
+            return;
+        }
+        let old = &**module;
+        let mut g = Some(g);
+        let functions =
+            old.functions.iter().enumerate().map(|(i, f)| if i == fi { g.take().expect("once") } else { f.clone() });
+        *module = std::sync::Arc::new(Module {
+            sm: old.sm.clone(),
+            options: old.options.clone(),
+            knobs: old.knobs.clone(),
+            globals: old.globals.clone(),
+            functions: functions.collect(),
+        });
+    }
 }
 
 /// Compile options that are command-line flags in ptxas (seed 000, "External Budget Inputs").
