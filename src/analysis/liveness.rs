@@ -46,6 +46,7 @@ use crate::analysis::cfg::Cfg;
 use crate::analysis::liveset::LiveSet;
 use crate::ir::model::{Function, Inst, Layout, RegFile, VRegId};
 use crate::ir::opcode::props;
+use std::sync::OnceLock;
 
 /// Instructions between live-set checkpoints inside a long block: a point query walks
 /// at most this many instructions.
@@ -90,17 +91,10 @@ pub struct FileLiveness {
 impl FileLiveness {
     fn new(file: RegFile, vregs: Vec<VRegId>, nblocks: usize) -> FileLiveness {
         let words = bits::words_for(vregs.len());
-        let z = vec![0u64; words * nblocks];
-        FileLiveness {
-            file,
-            vregs,
-            sweeps: Vec::new(),
-            words,
-            gen_: z.clone(),
-            kill: z.clone(),
-            live_in: z.clone(),
-            live_out: z,
-        }
+        // Four fresh zeroed vectors, not clones of one: zeroed allocations come from
+        // untouched pages, a clone writes every word.
+        let z = || vec![0u64; words * nblocks];
+        FileLiveness { file, vregs, sweeps: Vec::new(), words, gen_: z(), kill: z(), live_in: z(), live_out: z() }
     }
 
     fn range(&self, b: usize) -> std::ops::Range<usize> {
@@ -123,6 +117,20 @@ impl FileLiveness {
         let mut out = Vec::new();
         bits::for_each_one(self.words(which, b), |i| out.push(self.vregs[i]));
         out
+    }
+}
+
+/// The point-query checkpoints of a solve, built lazily. Derived data (a function of the
+/// sets and the IR), so two solves compare equal whether or not theirs are built yet.
+#[derive(Clone, Debug)]
+pub(super) struct Checkpoints {
+    wanted: bool,
+    sets: OnceLock<Vec<Vec<LiveSet>>>,
+}
+
+impl PartialEq for Checkpoints {
+    fn eq(&self, other: &Self) -> bool {
+        self.wanted == other.wanted
     }
 }
 
@@ -184,8 +192,10 @@ pub struct Liveness {
     pub(super) exit_live: LiveSet,
     pub(super) layout: Layout,
     /// Per block: the live set after instruction `(j + 1) * CHECKPOINT_INTERVAL - 1` for
-    /// every chunk `j` but the last (whose end is the block's live-out).
-    pub(super) checkpoints: Vec<Vec<LiveSet>>,
+    /// every chunk `j` but the last (whose end is the block's live-out). Built by the
+    /// first point query that needs them: the allocator and the checker never ask, and
+    /// on a large function they are a copy of the live set every 128 instructions.
+    pub(super) checkpoints: Checkpoints,
     /// Vregs with exactly one whole-register definition in the function: a predicated
     /// def of such a vreg kills too (there is no older value for it to keep).
     single_def: Vec<bool>,
@@ -318,28 +328,26 @@ fn compute_inner(
     let local = block_local(f, exit_live, &single_def);
     let mut slots = vec![Slot { file: NONE, bit: 0 }; nvregs];
     let mut files = Vec::new();
-    for file in LIVENESS_FILES {
-        let mut ids = Vec::new();
-        let mut any = false;
-        for (i, v) in f.vregs.iter().enumerate() {
-            if v.file() == file {
-                any = true;
-                if !local[i] {
-                    ids.push(VRegId::new(i));
-                }
-            }
+    // The vregs of each liveness file, ascending, in one pass over the vregs.
+    let mut of_file: Vec<Vec<usize>> = vec![Vec::new(); LIVENESS_FILES.len()];
+    for (i, v) in f.vregs.iter().enumerate() {
+        if let Some(k) = LIVENESS_FILES.iter().position(|&file| file == v.file()) {
+            of_file[k].push(i);
         }
-        if !any {
+    }
+    for (file, members) in LIVENESS_FILES.into_iter().zip(of_file) {
+        if members.is_empty() {
             continue;
         }
         let fi = files.len() as u8;
-        for (i, v) in f.vregs.iter().enumerate() {
-            if v.file() == file && local[i] {
+        let mut ids = Vec::new();
+        for i in members {
+            if local[i] {
                 slots[i] = Slot { file: fi, bit: LOCAL };
+            } else {
+                slots[i] = Slot { file: fi, bit: ids.len() as u32 };
+                ids.push(VRegId::new(i));
             }
-        }
-        for (bit, v) in ids.iter().enumerate() {
-            slots[v.index()] = Slot { file: fi, bit: bit as u32 };
         }
         files.push(FileLiveness::new(file, ids, nblocks));
     }
@@ -352,7 +360,7 @@ fn compute_inner(
         files,
         exit_live,
         layout: f.layout(),
-        checkpoints: vec![Vec::new(); nblocks],
+        checkpoints: Checkpoints { wanted: checkpoints, sets: OnceLock::new() },
         single_def,
         local_kills: vec![Vec::new(); nblocks],
         comp_kill: if single_def_kills { comp_kills(f) } else { vec![NO_COMP; f.vregs.len()] },
@@ -362,9 +370,6 @@ fn compute_inner(
     let order = solve_order(cfg, nblocks);
     for fl in &mut live.files {
         solve_file(fl, cfg, &order, sweep_limit);
-    }
-    if checkpoints {
-        live.build_checkpoints(f);
     }
     live
 }
@@ -488,9 +493,20 @@ impl Liveness {
         }
     }
 
-    fn build_checkpoints(&mut self, f: &Function) {
+    /// Block `b`'s checkpoints, building every block's on first use (none for a solve
+    /// made without them).
+    pub(super) fn checkpoints_of(&self, f: &Function, b: usize) -> &[LiveSet] {
+        if !self.checkpoints.wanted {
+            return &[];
+        }
+        let all = self.checkpoints.sets.get_or_init(|| self.build_checkpoints(f));
+        all.get(b).map_or(&[], Vec::as_slice)
+    }
+
+    fn build_checkpoints(&self, f: &Function) -> Vec<Vec<LiveSet>> {
         let k = CHECKPOINT_INTERVAL;
-        for (b, blk) in f.blocks.iter().enumerate() {
+        let mut all = vec![Vec::new(); self.nblocks];
+        for (b, blk) in f.blocks.iter().enumerate().take(self.nblocks) {
             let n = blk.insts.len();
             if n <= k {
                 continue;
@@ -504,8 +520,9 @@ impl Liveness {
                 self.step_back(&blk.insts[i], &mut live, |_, _| {});
             }
             cps.reverse();
-            self.checkpoints[b] = cps;
+            all[b] = cps;
         }
+        all
     }
 
     /// Whether `v` takes part in liveness (its file is solved and is not a barrier file).

@@ -52,7 +52,7 @@ impl Liveness {
         let chunk_end = ((j + 1) * k).min(n);
         // Without a checkpoint for this chunk (the last chunk, or a solve made without
         // checkpoints) the walk starts at the block's end.
-        let (mut live, end) = match self.checkpoints.get(b).and_then(|c| c.get(j)) {
+        let (mut live, end) = match self.checkpoints_of(f, b).get(j) {
             Some(cp) if chunk_end < n => (cp.clone(), chunk_end),
             _ => (self.live_out(b), n),
         };
