@@ -155,6 +155,8 @@ pub struct FunctionAlloc {
     pending_prealloc: Vec<VRegId>,
     /// Vreg count of the original function (later ones are reload temporaries).
     pub original_vregs: usize,
+    /// Knob 684 (the fat-point discard threshold), read once: the scan asks per vreg.
+    discard_threshold: u32,
 }
 
 fn class_order() -> [RegClass; 7] {
@@ -200,6 +202,7 @@ impl FunctionAlloc {
         let original_vregs = n;
         let analysis = Arc::new(analyse(&func, &config, &state));
         let threshold = state.spill_cost_threshold;
+        let discard_threshold = config.knobs.int(knobs::THRESHOLD_DISCARD).clamp(0, u32::MAX as i64) as u32;
         FunctionAlloc {
             config,
             func: Arc::new(func),
@@ -222,6 +225,7 @@ impl FunctionAlloc {
             occ: None,
             pending_prealloc: Vec::new(),
             original_vregs,
+            discard_threshold,
         }
     }
 
@@ -723,7 +727,7 @@ impl FunctionAlloc {
     fn assign_next(&mut self) -> crate::alloc::event::Assign {
         let (max_regs, budget) = (self.plans[self.ci].max_regs, self.plans[self.ci].budget);
         let occ = self.occupancy();
-        let threshold = self.config.knobs.int(knobs::THRESHOLD_DISCARD).clamp(0, u32::MAX as i64) as u32;
+        let threshold = self.discard_threshold;
         let an = self.analysis.clone();
         let func = self.func.clone();
         let assign_snapshot = &self.assign;

@@ -245,6 +245,18 @@ pub fn scan(h: &Histogram, width: u8, threshold: u32) -> Decision {
     let mut blocked = 0;
     let mut s = 0;
     while s + w <= n {
+        if w == 1 {
+            // Single registers, most vregs: the same rule without the span loops.
+            if !h.start_ok[s] || h.blocked[s] != Block::Free {
+                blocked += 1;
+            } else if h.soft[s] > threshold {
+                discarded.push(s as u16);
+            } else if best.is_none_or(|(bc, bs, _)| h.soft[s] < bc || (h.soft[s] == bc && h.secondary[s] < bs)) {
+                best = Some((h.soft[s], h.secondary[s], s));
+            }
+            s += 1;
+            continue;
+        }
         let covered = s..s + w;
         if !h.start_ok[s] || covered.clone().any(|r| h.blocked[r] != Block::Free) {
             blocked += 1;

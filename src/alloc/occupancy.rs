@@ -18,12 +18,14 @@ pub struct Occupancy {
     words: usize,
     vregs: Vec<u64>,
     phys: Vec<Vec<u32>>,
+    /// Number of physical uses recorded over all slots (the fill skips asking when 0).
+    phys_count: usize,
 }
 
 impl Occupancy {
     pub fn new(slots: usize, positions: u32) -> Occupancy {
         let words = (positions as usize).div_ceil(64).max(1);
-        Occupancy { slots, words, vregs: vec![0; slots * words], phys: vec![Vec::new(); slots] }
+        Occupancy { slots, words, vregs: vec![0; slots * words], phys: vec![Vec::new(); slots], phys_count: 0 }
     }
 
     /// Marks `slot` as holding a vreg over the runs.
@@ -50,6 +52,7 @@ impl Occupancy {
         let list = &mut self.phys[slot];
         if let Err(i) = list.binary_search(&pos) {
             list.insert(i, pos);
+            self.phys_count += 1;
         }
     }
 
@@ -91,7 +94,7 @@ impl Occupancy {
 
     /// Whether no slot has a physical use (the fill can skip asking).
     pub fn no_phys(&self) -> bool {
-        self.phys.iter().all(|l| l.is_empty())
+        self.phys_count == 0
     }
 
     /// Positions of `segs` at which `slot` is used physically.

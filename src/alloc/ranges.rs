@@ -11,7 +11,7 @@
 //! the group's positions and the group gets one register (seed 000, "Register
 //! Assignment": alias propagation).
 
-use crate::analysis::liveness::Liveness;
+use crate::analysis::liveness::{BlockSet, Liveness};
 use crate::ir::{Function, RegFile, VRegId};
 
 /// Live ranges of every vreg of a function, as sorted, disjoint, inclusive runs.
@@ -49,12 +49,12 @@ impl Ranges {
             // Runs are tracked per vreg and emitted for its alias root: a def of one
             // member of a group must not end the run of another member that is still
             // live (the group's positions are the union of its members').
-            for v in live.live_out(b).iter() {
+            live.for_each_in(b, BlockSet::LiveOut, |v| {
                 if tracked(v) && open_hi[v.index()] == CLOSED {
                     open_hi[v.index()] = 2 * last + 1;
                     open.push(v.0);
                 }
-            }
+            });
             for (i, inst) in block.insts.iter().enumerate().rev() {
                 let p = start + i as u32;
                 let (wpos, rpos) = (2 * p + 1, 2 * p);

@@ -120,18 +120,33 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
     // Per block, how many reloads and stores go in (one cheap walk), so that every
     // vector grows once: the function can gain tens of thousands of instructions and
     // temporaries, and growing by doubling copies them repeatedly.
+    let mut per_rec = vec![0usize; recs.len()];
     let extra: Vec<(usize, usize)> = f
         .blocks
         .iter()
         .map(|blk| {
             let (mut reloads, mut stores) = (0, 0);
             for inst in &blk.insts {
-                inst.for_each_use(|r| reloads += index_of(r.vreg).is_some() as usize);
-                inst.for_each_def(|r| stores += index_of(r.vreg).is_some() as usize);
+                inst.for_each_use(|r| {
+                    if let Some(i) = index_of(r.vreg) {
+                        reloads += 1;
+                        per_rec[i] += 1;
+                    }
+                });
+                inst.for_each_def(|r| {
+                    if let Some(i) = index_of(r.vreg) {
+                        stores += 1;
+                        per_rec[i] += 1;
+                    }
+                });
             }
             (reloads, stores)
         })
         .collect();
+    for (rec, &n) in recs.iter_mut().zip(&per_rec) {
+        rec.temps.reserve(n);
+        rec.origins.reserve(n);
+    }
     let temps: usize = extra.iter().map(|e| e.0).sum();
     f.vregs.reserve(temps);
     f.decls.reserve(temps);
@@ -154,7 +169,7 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
                 // Only what the temporary inherits (no clone of the whole vreg).
                 let (name, class, width) = {
                     let o = &f.vregs[rec.vreg.index()];
-                    (format!("{}$rl{}", o.name, rec.temps.len()), o.class, o.width)
+                    (VReg::derived_name(&o.name, "$rl", rec.temps.len()), o.class, o.width)
                 };
                 let t = VRegId::new(f.vregs.len());
                 let mut tv = VReg::new(name.clone(), class, width, f.decls.len());

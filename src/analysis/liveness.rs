@@ -569,6 +569,14 @@ impl Liveness {
         s
     }
 
+    /// Calls `f` with every vreg of one of block `b`'s sets, file by file (ascending
+    /// within a file), without building a set over all vregs.
+    pub fn for_each_in(&self, b: usize, which: BlockSet, mut f: impl FnMut(VRegId)) {
+        for fl in &self.files {
+            bits::for_each_one(fl.words(which, b), |i| f(fl.vregs[i]));
+        }
+    }
+
     /// Live on entry to block `b` (empty for a block out of range).
     pub fn live_in(&self, b: usize) -> LiveSet {
         self.block_set(b, BlockSet::LiveIn)

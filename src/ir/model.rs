@@ -341,6 +341,27 @@ pub struct VReg {
 }
 
 impl VReg {
+    /// The name of a vreg derived from `base`: `base` + `tag` + `k` (`%r5$rl0`, `%r5$w2`).
+    /// Built by hand: passes derive tens of thousands of names, and `format!` costs
+    /// several times more than the copy.
+    pub fn derived_name(base: &str, tag: &str, k: usize) -> String {
+        let mut digits = [0u8; 20];
+        let (mut n, mut i) = (k, digits.len());
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        let mut s = String::with_capacity(base.len() + tag.len() + digits.len() - i);
+        s.push_str(base);
+        s.push_str(tag);
+        s.extend(digits[i..].iter().map(|&d| d as char));
+        s
+    }
+
     pub fn new(name: String, class: RegClass, width: u8, decl: usize) -> VReg {
         VReg { name, class, width, pin: None, alias: None, flags: 0, decl, origin: None }
     }
@@ -632,7 +653,8 @@ pub struct Inst {
 impl Inst {
     pub fn new(op: Opcode, defs: Vec<Operand>, uses: Vec<Operand>) -> Inst {
         let ndefs = defs.len() as u8;
-        let mut operands = defs;
+        let mut operands = Vec::with_capacity(defs.len() + uses.len());
+        operands.extend(defs);
         operands.extend(uses);
         Inst { guard: None, op, mods: "".into(), operands, ndefs, origin: None }
     }
@@ -736,5 +758,18 @@ impl Inst {
             Some(Guard { reg: Reg::P(p), negated: false }) => p.is_zero(),
             _ => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::VReg;
+
+    #[test]
+    fn derived_names_match_format() {
+        for k in [0usize, 7, 10, 99, 12345, usize::MAX] {
+            assert_eq!(VReg::derived_name("%r5", "$rl", k), format!("%r5$rl{k}"));
+        }
+        assert_eq!(VReg::derived_name("", "", 3), "3");
     }
 }

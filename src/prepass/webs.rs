@@ -234,7 +234,7 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
                 return v;
             }
             let o = &f.vregs[v.index()];
-            let name = format!("{}$w{k}", o.name);
+            let name = VReg::derived_name(&o.name, "$w", k as usize);
             let id = VRegId::new(g.vregs.len());
             let mut nv = VReg::new(name.clone(), o.class, o.width, g.decls.len());
             nv.flags = o.flags;
