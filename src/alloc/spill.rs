@@ -151,9 +151,9 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
     f.vregs.reserve(temps);
     f.decls.reserve(temps);
     let ops = (Opcode::named("LDL"), Opcode::named("LDS"), Opcode::named("STL"), Opcode::named("STS"));
-    for b in 0..f.blocks.len() {
+    for (b, &(reloads, stores)) in extra.iter().enumerate() {
         let old = std::mem::take(&mut f.blocks[b].insts);
-        let mut out = Vec::with_capacity(old.len() + extra[b].0 + extra[b].1);
+        let mut out = Vec::with_capacity(old.len() + reloads + stores);
         for mut inst in old {
             // Reloads for the vregs this instruction reads.
             let mut reads: Vec<usize> = Vec::new();
