@@ -113,14 +113,13 @@ pub fn fill_into(h: &mut Histogram, input: &FillInput) {
     // One pass over the occupancy for all slots (word-major rows), not one per slot;
     // `primary` is still all zero here, so it takes the type-0 counts directly.
     input.occ.add_vreg_conflicts(input.segs, &mut h.primary);
+    for (b, &p) in h.blocked.iter_mut().zip(&h.primary) {
+        if p > 0 {
+            *b = Block::VReg;
+        }
+    }
     let phys = !input.occ.no_phys();
-    for s in 0..n {
-        if h.primary[s] > 0 {
-            h.blocked[s] = Block::VReg;
-        }
-        if !phys {
-            continue;
-        }
+    for s in (0..n).filter(|_| phys) {
         let p = input.occ.phys_conflicts(s, input.segs);
         if p > 0 {
             h.primary[s] += p;
@@ -243,20 +242,26 @@ pub fn scan(h: &Histogram, width: u8, threshold: u32) -> Decision {
     let mut best: Option<(u32, u32, usize)> = None;
     let mut discarded = Vec::new();
     let mut blocked = 0;
+    if w == 1 && [h.start_ok.len(), h.blocked.len(), h.soft.len(), h.secondary.len()].iter().all(|&l| l == n) {
+        // Single registers, most vregs: the rule below without the span loops, over
+        // slices of one known length (no bounds checks in the loop).
+        let (ok, bl, soft, sec) = (&h.start_ok[..n], &h.blocked[..n], &h.soft[..n], &h.secondary[..n]);
+        for s in 0..n {
+            if !ok[s] || bl[s] != Block::Free {
+                blocked += 1;
+            } else if soft[s] > threshold {
+                discarded.push(s as u16);
+            } else if best.is_none_or(|(bc, bs, _)| soft[s] < bc || (soft[s] == bc && sec[s] < bs)) {
+                best = Some((soft[s], sec[s], s));
+            }
+        }
+        return match best {
+            Some((cost, secondary, slot)) => Decision { slot: Some(slot as u16), cost, secondary, discarded, blocked },
+            None => Decision { slot: None, cost: 0, secondary: 0, discarded, blocked },
+        };
+    }
     let mut s = 0;
     while s + w <= n {
-        if w == 1 {
-            // Single registers, most vregs: the same rule without the span loops.
-            if !h.start_ok[s] || h.blocked[s] != Block::Free {
-                blocked += 1;
-            } else if h.soft[s] > threshold {
-                discarded.push(s as u16);
-            } else if best.is_none_or(|(bc, bs, _)| h.soft[s] < bc || (h.soft[s] == bc && h.secondary[s] < bs)) {
-                best = Some((h.soft[s], h.secondary[s], s));
-            }
-            s += 1;
-            continue;
-        }
         let covered = s..s + w;
         if !h.start_ok[s] || covered.clone().any(|r| h.blocked[r] != Block::Free) {
             blocked += 1;
