@@ -7,6 +7,8 @@
 //! Best of several runs. Run with `cargo bench --bench why` (`WHY_BENCH_INSTS=N` to
 //! change the size).
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use radbg::engine::{Debugger, RunOptions};
@@ -54,6 +56,13 @@ fn main() {
     }
     let values: Vec<i64> = (0..16).map(|i| 24 + 8 * i).collect();
     let axis = why::sweep::Axis::MaxRegCount;
+    let cpu0 = common::cpu_ns();
     let (t, rows) = best(1, || why::sweep::run(&module, &RunOptions::default(), &axis, &values, 2).expect("sweep"));
-    println!("sweep of 16 budgets on 2 threads: {:.2?} (target 10 s); {} rows", t, rows.len());
+    let cpu = common::cpu_ns().zip(cpu0).map(|(b, a)| Duration::from_nanos(b.saturating_sub(a)));
+    println!(
+        "sweep of 16 budgets on 2 threads: {:.2?} (target 10 s), {:.2?} CPU over both threads; {} rows",
+        t,
+        cpu.unwrap_or_default(),
+        rows.len()
+    );
 }
