@@ -20,12 +20,16 @@ pub struct Occupancy {
     phys: Vec<Vec<u32>>,
     /// Number of physical uses recorded over all slots (the fill skips asking when 0).
     phys_count: usize,
+    /// One past the highest slot a vreg has occupied: the rows above are all zero, so
+    /// the fill does not count them (the scan bound sits a few registers above the
+    /// budget, where nothing is ever assigned).
+    top: usize,
 }
 
 impl Occupancy {
     pub fn new(slots: usize, positions: u32) -> Occupancy {
         let words = (positions as usize).div_ceil(64).max(1);
-        Occupancy { slots, words, vregs: vec![0; slots * words], phys: vec![Vec::new(); slots], phys_count: 0 }
+        Occupancy { slots, words, vregs: vec![0; slots * words], phys: vec![Vec::new(); slots], phys_count: 0, top: 0 }
     }
 
     /// Marks `slot` as holding a vreg over the runs.
@@ -34,6 +38,7 @@ impl Occupancy {
             return;
         }
         set_runs(&mut self.vregs, self.slots, slot, self.words, segs, true);
+        self.top = self.top.max(slot + 1);
     }
 
     /// Removes a vreg's runs from `slot` (used when an assignment is undone).
@@ -74,7 +79,7 @@ impl Occupancy {
     /// every slot `s < out.len()`: `vreg_conflicts` for all slots in one pass over the
     /// word-major rows (the histogram fill's hot loop).
     pub fn add_vreg_conflicts(&self, segs: &[(u32, u32)], out: &mut [u32]) {
-        let k = out.len().min(self.slots);
+        let k = out.len().min(self.slots).min(self.top);
         let out = &mut out[..k];
         for_words(segs, |w, m| {
             if w < self.words {
