@@ -130,6 +130,9 @@ pub struct Node {
 pub struct Constraints {
     start: Vec<u32>,
     nodes: Vec<Node>,
+    /// Bank-aware mode: slots `0..limit` the bank-parity tie-break may choose among
+    /// (`bank_limit`); `None` otherwise.
+    pub bank_limit: Option<u16>,
 }
 
 impl Constraints {
@@ -290,5 +293,26 @@ pub fn build(f: &Function, ranges: &Ranges, input: &BuildInput) -> Constraints {
         }
     }
     start.push(nodes.len() as u32);
-    Constraints { start, nodes }
+    let bank_limit = (input.bank_aware && input.class.file() == RegFile::R).then(|| {
+        let peak = ranges.pressure(f, RegFile::R, |_| true).into_iter().max().unwrap_or(0);
+        bank_limit(input.sm_version, peak)
+    });
+    Constraints { start, nodes, bank_limit }
+}
+
+/// How far bank-aware allocation may spread a function whose peak R pressure is `peak`:
+/// up to the most registers that keep the resident warps of its packed count (peak +
+/// R1 + the report's 2, `alloc::budget::REPORT_EXTRA`), as slots (one past the highest).
+/// Measured with nvdisasm on the corpus cubins (ARCHITECTURE.md, "Fidelity", step 10):
+/// ptxas's count lies between its packed count (peak live + 2) and that limit on 44 of 46
+/// functions, at the limit on 14 (softmax32 packed 42, 48 = the last count at 42 warps).
+pub fn bank_limit(sm_version: u32, peak: u32) -> u16 {
+    use crate::alloc::budget::{GPR_CAP, REPORT_EXTRA, STACK_POINTER, max_warps};
+    let packed = (peak + STACK_POINTER as u32 + 1 + REPORT_EXTRA).min(GPR_CAP);
+    let warps = max_warps(sm_version, packed);
+    let mut top = packed;
+    while top < GPR_CAP && max_warps(sm_version, top + 1) >= warps {
+        top += 1;
+    }
+    (top - REPORT_EXTRA) as u16
 }

@@ -742,6 +742,7 @@ impl FunctionAlloc {
             occ: &occ,
             slot_of: &slot_of,
             n: plan.max_regs as usize,
+            bank_limit: att.constraints.bank_limit,
         });
         let d = fatpoint::scan(&hist, width, threshold);
         // Release this handle so committing below mutates the occupancy in place
