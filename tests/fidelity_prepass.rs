@@ -207,3 +207,28 @@ fn banks_put_store_data_beside_a_global_address_pair_in_an_odd_register() {
     assert!(off.iter().any(|s| s % 2 == 0), "{off:?}");
     assert!(on.iter().all(|s| s % 2 == 1), "{on:?} (off: {off:?})");
 }
+
+#[test]
+fn schedule_lowers_pressure_over_an_explicit_budget() {
+    // Eight values computed up front, each stored later: 8 live at once + the address pair.
+    let mut body = String::from(".reg .R %r<10>\n.reg .R.x2 %rd<2>\nBB0:\n%r9 = S2R SR_TID.X\n");
+    for k in 0..8 {
+        body.push_str(&format!("%r{k} = IADD3 %r9, {}, 0\n", k + 1));
+    }
+    for k in 0..8 {
+        body.push_str(&format!("STG.E [%rd0 + 0x{:x}], %r{k}\n", 4 * k));
+    }
+    body.push_str("EXIT");
+    let m = module(&body);
+    let pass = radbg::prepass::PASSES.iter().find(|p| p.name == "schedule").expect("pass exists");
+    let peak = |f: &radbg::ir::Function| {
+        let c = radbg::analysis::cfg::build(f, 1.0);
+        radbg::analysis::liveness::compute(f, &c, &[]).max_pressure(f, radbg::ir::RegFile::R).0
+    };
+    let before = peak(&m.functions[0]);
+    // Budget 8: the allocator gets 6 registers; the schedule interleaves values and stores.
+    let ctx = radbg::prepass::PassCtx { module: &m, sm: &m.sm, maxrregcount: Some(8) };
+    let (g, summary) = (pass.run)(&m.functions[0], &ctx);
+    assert!(summary.contains("for pressure over the budget"), "{summary}");
+    assert!(peak(&g) < before, "{} !< {before}: {summary}", peak(&g));
+}
