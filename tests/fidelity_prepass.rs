@@ -176,3 +176,59 @@ fn an_entry_that_spills_reports_its_whole_budget() {
     check(28, 0, 64, 28);
     check(255, 7376, 255, 255);
 }
+
+/// The register radbg gives each of `names` in `body` (sm_90, imported PTX rules on),
+/// with the `banks` rule on or off.
+fn slots_of(body: &str, names: &[&str], banks: bool) -> Vec<u16> {
+    let m = parse_str(&format!(".target sm_90\n.entry k {{\n{body}\n}}\n")).expect("test kernel parses");
+    let disabled: BTreeSet<String> = if banks { BTreeSet::new() } else { ["banks".to_string()].into() };
+    let mut mach = Machine::new(m, RunOptions { imported: true, disabled_passes: disabled, ..RunOptions::default() });
+    while mach.step().is_some() {}
+    let f = &mach.module.functions[0];
+    let a = mach.funcs[0].alloc.as_ref().expect("allocated");
+    names
+        .iter()
+        .map(|n| {
+            let v = f.vregs.iter().position(|v| &*v.name == *n).expect("vreg exists");
+            a.slot_of(radbg::ir::VRegId::new(v)).expect("assigned")
+        })
+        .collect()
+}
+
+#[test]
+fn banks_put_store_data_beside_a_global_address_pair_in_an_odd_register() {
+    // Two values stored through a 64-bit address: packed they take R0 and R2 (R1 is the
+    // stack pointer); with the `banks` rule each goes to an odd register (ptxas: the
+    // scalar data of STG is odd 737 times in 810 in the corpus SASS).
+    let body = ".reg .R %r<4>\n.reg .R.x2 %rd<2>\nBB0:\n%rd0 = LDG.E.64 [%rd1]\n%r0 = S2R SR_TID.X\n\
+                %r1 = IADD3 %r0, 1, 0\nSTG.E [%rd0], %r0\nSTG.E [%rd0 + 0x4], %r1\nEXIT";
+    let off = slots_of(body, &["%r0", "%r1"], false);
+    let on = slots_of(body, &["%r0", "%r1"], true);
+    assert!(off.iter().any(|s| s % 2 == 0), "{off:?}");
+    assert!(on.iter().all(|s| s % 2 == 1), "{on:?} (off: {off:?})");
+}
+
+#[test]
+fn schedule_lowers_pressure_over_the_target() {
+    // Eight values computed up front, each stored later: 8 live at once + the address pair.
+    let mut body = String::from(".reg .R %r<10>\n.reg .R.x2 %rd<2>\nBB0:\n%r9 = S2R SR_TID.X\n");
+    for k in 0..8 {
+        body.push_str(&format!("%r{k} = IADD3 %r9, {}, 0\n", k + 1));
+    }
+    for k in 0..8 {
+        body.push_str(&format!("STG.E [%rd0 + 0x{:x}], %r{k}\n", 4 * k));
+    }
+    body.push_str("EXIT");
+    let m = module(&body);
+    let pass = radbg::prepass::PASSES.iter().find(|p| p.name == "schedule").expect("pass exists");
+    let peak = |f: &radbg::ir::Function| {
+        let c = radbg::analysis::cfg::build(f, 1.0);
+        radbg::analysis::liveness::compute(f, &c, &[]).max_pressure(f, radbg::ir::RegFile::R).0
+    };
+    let before = peak(&m.functions[0]);
+    // Budget 8: the allocator gets 6 registers; the schedule interleaves values and stores.
+    let ctx = radbg::prepass::PassCtx { module: &m, sm: &m.sm, maxrregcount: Some(8) };
+    let (g, summary) = (pass.run)(&m.functions[0], &ctx);
+    assert!(summary.contains("for pressure over the target"), "{summary}");
+    assert!(peak(&g) < before, "{} !< {before}: {summary}", peak(&g));
+}

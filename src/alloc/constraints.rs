@@ -14,8 +14,12 @@
 //! | 8 | Phi-related | operands of a PHI (CSSA) | stride 2 from slot(u)+1: the other parity; soft |
 //! | 9, 10 | (reserved) | never generated | — |
 //! | 11 | Paired-even-parity | bank-aware mode (knob 627), co-sources, 4 banks (sm < 70) | slots in target's bank; soft |
-//! | 12 | Paired-odd-parity | bank-aware mode, co-sources, 2 banks (sm ≥ 70) | slots of target's parity; soft |
-//! | 13 | Paired-parity-group | bank-aware mode, a co-source that is a pair | slots in either bank of the pair; soft |
+//! | 12 | Paired-odd-parity | bank-aware mode, co-sources (a pair: its start), 2 banks (sm ≥ 70) | slots of target's parity; soft |
+//! | 13 | Paired-parity-group | bank-aware mode, a co-source that is a pair, 4 banks (sm < 70) | slots in either bank of the pair; soft |
+//!
+//! Co-sources: the register sources of one instruction, and the 64-bit address pair of a
+//! global/generic memory operand (not shared/local: ptxas narrows those addresses).
+//! Types 11–13 write the bank histogram, a tie-break (`alloc::fatpoint`).
 //! | 14 | Paired-parity-extended | a vreg of width ≥ 4 | start slots not a multiple of 4; hard |
 //! | 15 | Range | a copy (MOV) between same-width vregs, coalescing on (knob 618) | secondary of every slot but slot(u); tie-break only |
 //!
@@ -130,6 +134,9 @@ pub struct Node {
 pub struct Constraints {
     start: Vec<u32>,
     nodes: Vec<Node>,
+    /// Bank-aware mode: slots `0..limit` the bank-parity tie-break may choose among
+    /// (`bank_limit`); `None` otherwise.
+    pub bank_limit: Option<u16>,
 }
 
 impl Constraints {
@@ -239,7 +246,7 @@ pub fn build(f: &Function, ranges: &Ranges, input: &BuildInput) -> Constraints {
                 }
             }
             if input.bank_aware {
-                let srcs: Vec<VRegId> = inst
+                let mut srcs: Vec<VRegId> = inst
                     .uses()
                     .iter()
                     .filter_map(|o| match o {
@@ -247,6 +254,25 @@ pub fn build(f: &Function, ranges: &Ranges, input: &BuildInput) -> Constraints {
                         _ => None,
                     })
                     .collect();
+                // A 64-bit address pair of a global/generic access is read beside the
+                // data (measured: the scalar data of `STG` is in an odd register 737 times
+                // out of 810 in the corpus SASS, beside an even address pair). Shared and
+                // local addresses are not: ptxas narrows them to 32 bits (`STS` data odd
+                // 119 of 292).
+                if !matches!(inst.op.mnemonic(), "STS" | "STL" | "LDS" | "LDL" | "ATOMS") {
+                    for o in &inst.operands {
+                        if let Operand::Mem(m) = o {
+                            for r in [m.base, m.index].into_iter().flatten() {
+                                if let Reg::V(r) = r
+                                    && f.vreg(r.vreg).file() == RegFile::R
+                                    && f.vreg(r.vreg).width >= 2
+                                {
+                                    srcs.push(root(r.vreg));
+                                }
+                            }
+                        }
+                    }
+                }
                 for (i, &a) in srcs.iter().enumerate() {
                     for &b2 in &srcs[i + 1..] {
                         if a == b2 {
@@ -256,7 +282,10 @@ pub fn build(f: &Function, ranges: &Ranges, input: &BuildInput) -> Constraints {
                             if !in_class(x) {
                                 continue;
                             }
-                            let ty = if f.vreg(y).width >= 2 {
+                            // With 2 banks (sm ≥ 70) a pair is read from its even
+                            // register's bank: the other co-source prefers odd (type 12 on
+                            // the pair's start); with 4 banks, either bank of the pair.
+                            let ty = if f.vreg(y).width >= 2 && input.sm_version < 70 {
                                 CType::ParityGroup
                             } else if input.sm_version < 70 {
                                 CType::EvenParity
@@ -290,5 +319,26 @@ pub fn build(f: &Function, ranges: &Ranges, input: &BuildInput) -> Constraints {
         }
     }
     start.push(nodes.len() as u32);
-    Constraints { start, nodes }
+    let bank_limit = (input.bank_aware && input.class.file() == RegFile::R).then(|| {
+        let peak = ranges.pressure(f, RegFile::R, |_| true).into_iter().max().unwrap_or(0);
+        bank_limit(input.sm_version, peak)
+    });
+    Constraints { start, nodes, bank_limit }
+}
+
+/// How far bank-aware allocation may spread a function whose peak R pressure is `peak`:
+/// up to the most registers that keep the resident warps of its packed count (peak +
+/// R1 + the report's 2, `alloc::budget::REPORT_EXTRA`), as slots (one past the highest).
+/// Measured with nvdisasm on the corpus cubins (ARCHITECTURE.md, "Fidelity", step 10):
+/// ptxas's count lies between its packed count (peak live + 2) and that limit on 44 of 46
+/// functions, at the limit on 14 (softmax32 packed 42, 48 = the last count at 42 warps).
+pub fn bank_limit(sm_version: u32, peak: u32) -> u16 {
+    use crate::alloc::budget::{GPR_CAP, REPORT_EXTRA, STACK_POINTER, max_warps};
+    let packed = (peak + STACK_POINTER as u32 + 1 + REPORT_EXTRA).min(GPR_CAP);
+    let warps = max_warps(sm_version, packed);
+    let mut top = packed;
+    while top < GPR_CAP && max_warps(sm_version, top + 1) >= warps {
+        top += 1;
+    }
+    (top - REPORT_EXTRA) as u16
 }

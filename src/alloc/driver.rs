@@ -753,6 +753,7 @@ impl FunctionAlloc {
                 occ: &occ,
                 slot_of: &slot_of,
                 n: max_regs as usize,
+                bank_limit: att.constraints.bank_limit,
             },
         );
         let d = fatpoint::scan(&hist, width, threshold);

@@ -10,6 +10,17 @@
 //! the threshold — hard weights go to a separate blocked mask, so raising knob 684
 //! cannot make an allocation invalid. Pairs start on even slots, quads and wider on
 //! multiples of four.
+//!
+//! The bank-parity nodes (types 11–13, bank-aware mode, knob 627) write their own
+//! histogram, `bank`, which the scan reads as the first tie-break among slots of equal
+//! primary cost *below a limit* — the budget, and the most registers that keep the
+//! occupancy of the function's packed count (`constraints::bank_limit`) — not into the
+//! primary cost as the seed's table has it. Measured on the corpus (ARCHITECTURE.md,
+//! "Fidelity", step 10): ptxas 13.0.88 names registers above its own peak live (odd
+//! registers only, even ones left free: bank spreading) but never past that limit on 44
+//! of 46 functions; as primary cost the parity weights (block frequencies) pass the
+//! discard threshold in loops and push values above the budget, and the corpus spilled
+//! where ptxas does not.
 
 use crate::alloc::constraints::{CType, Node, Target};
 use crate::alloc::occupancy::Occupancy;
@@ -36,6 +47,11 @@ pub struct Histogram {
     /// minimises (hard weights block instead).
     pub soft: Vec<u32>,
     pub secondary: Vec<u32>,
+    /// Bank-parity weights (types 11–13): a tie-break below `limit` only.
+    pub bank: Vec<u32>,
+    /// Slots `0..limit` are within the budget (the scan bound `n` is budget + 7 outside
+    /// the CSSA modes, `max_regs`); the bank tie-break applies there only.
+    pub limit: usize,
     /// Per register: why it cannot hold any part of the vreg.
     pub blocked: Vec<Block>,
     /// Per start slot: false where a start-slot node (types 2, 3, 5, 6, 7, 14) forbids it.
@@ -48,6 +64,8 @@ impl Histogram {
             primary: Vec::new(),
             soft: Vec::new(),
             secondary: Vec::new(),
+            bank: Vec::new(),
+            limit: 0,
             blocked: Vec::new(),
             start_ok: Vec::new(),
         };
@@ -65,6 +83,8 @@ impl Histogram {
         refill(&mut self.primary, n, 0);
         refill(&mut self.soft, n, 0);
         refill(&mut self.secondary, n, 0);
+        refill(&mut self.bank, n, 0);
+        self.limit = n.saturating_sub(7);
         refill(&mut self.blocked, n, Block::Free);
         refill(&mut self.start_ok, n, true);
     }
@@ -96,6 +116,9 @@ pub struct FillInput<'a> {
     pub slot_of: &'a dyn Fn(crate::ir::VRegId) -> Option<u16>,
     /// Number of slots to fill (maxRegs).
     pub n: usize,
+    /// Bank-aware mode: the slots the bank tie-break may choose among
+    /// (`constraints::bank_limit`), besides the budget.
+    pub bank_limit: Option<u16>,
 }
 
 /// Fills the histograms (sub_957020 in the seed's pseudocode).
@@ -109,6 +132,9 @@ pub fn fill(input: &FillInput) -> Histogram {
 pub fn fill_into(h: &mut Histogram, input: &FillInput) {
     let n = input.n.min(SLOTS);
     h.reset(n);
+    if let Some(l) = input.bank_limit {
+        h.limit = h.limit.min(l as usize);
+    }
     // Types 0 and 1 from the occupancy: overlap with assigned vregs and physical uses.
     // One pass over the occupancy for all slots (word-major rows), not one per slot;
     // `primary` is still all zero here, so it takes the type-0 counts directly.
@@ -185,24 +211,21 @@ pub fn fill_into(h: &mut Histogram, input: &FillInput) {
             CType::EvenParity => {
                 if let Some(t) = target_slot {
                     for s in (t % 4..n).step_by(4) {
-                        h.primary[s] += nd.weight;
-                        h.soft[s] += nd.weight;
+                        h.bank[s] += nd.weight;
                     }
                 }
             }
             CType::OddParity => {
                 if let Some(t) = target_slot {
                     for s in (t % 2..n).step_by(2) {
-                        h.primary[s] += nd.weight;
-                        h.soft[s] += nd.weight;
+                        h.bank[s] += nd.weight;
                     }
                 }
             }
             CType::ParityGroup => {
                 if let Some(t) = target_slot {
                     for s in (0..n).filter(|s| s % 4 == t % 4 || s % 4 == (t + 1) % 4) {
-                        h.primary[s] += nd.weight;
-                        h.soft[s] += nd.weight;
+                        h.bank[s] += nd.weight;
                     }
                 }
             }
@@ -239,10 +262,14 @@ pub fn scan(h: &Histogram, width: u8, threshold: u32) -> Decision {
     let n = h.primary.len();
     let w = width.max(1) as usize;
     let align = alignment(width) as usize;
-    let mut best: Option<(u32, u32, usize)> = None;
+    // Bank weights order slots below the limit only (module doc); without any, the
+    // seed's rule exactly.
+    let banked = h.bank.iter().any(|&b| b > 0);
+    let mut best: Option<(u32, u32, u32, usize)> = None;
     let mut discarded = Vec::new();
     let mut blocked = 0;
-    if w == 1 && [h.start_ok.len(), h.blocked.len(), h.soft.len(), h.secondary.len()].iter().all(|&l| l == n) {
+    if w == 1 && !banked && [h.start_ok.len(), h.blocked.len(), h.soft.len(), h.secondary.len()].iter().all(|&l| l == n)
+    {
         // Single registers, most vregs: the rule below without the span loops, over
         // slices of one known length (no bounds checks in the loop).
         let (ok, bl, soft, sec) = (&h.start_ok[..n], &h.blocked[..n], &h.soft[..n], &h.secondary[..n]);
@@ -251,12 +278,14 @@ pub fn scan(h: &Histogram, width: u8, threshold: u32) -> Decision {
                 blocked += 1;
             } else if soft[s] > threshold {
                 discarded.push(s as u16);
-            } else if best.is_none_or(|(bc, bs, _)| soft[s] < bc || (soft[s] == bc && sec[s] < bs)) {
-                best = Some((soft[s], sec[s], s));
+            } else if best.is_none_or(|(bc, _, bs, _)| soft[s] < bc || (soft[s] == bc && sec[s] < bs)) {
+                best = Some((soft[s], 0, sec[s], s));
             }
         }
         return match best {
-            Some((cost, secondary, slot)) => Decision { slot: Some(slot as u16), cost, secondary, discarded, blocked },
+            Some((cost, _, secondary, slot)) => {
+                Decision { slot: Some(slot as u16), cost, secondary, discarded, blocked }
+            }
             None => Decision { slot: None, cost: 0, secondary: 0, discarded, blocked },
         };
     }
@@ -274,18 +303,23 @@ pub fn scan(h: &Histogram, width: u8, threshold: u32) -> Decision {
             s += align;
             continue;
         }
+        let bank: u32 = match (banked, s + w <= h.limit) {
+            (false, _) => 0,
+            (true, true) => covered.clone().map(|r| h.bank[r]).sum(),
+            (true, false) => u32::MAX,
+        };
         let sec: u32 = covered.map(|r| h.secondary[r]).sum();
         let better = match best {
             None => true,
-            Some((bc, bs, _)) => cost < bc || (cost == bc && sec < bs),
+            Some((bc, bb, bs, _)) => (cost, bank, sec) < (bc, bb, bs),
         };
         if better {
-            best = Some((cost, sec, s));
+            best = Some((cost, bank, sec, s));
         }
         s += align;
     }
     match best {
-        Some((cost, secondary, slot)) => Decision { slot: Some(slot as u16), cost, secondary, discarded, blocked },
+        Some((cost, _, secondary, slot)) => Decision { slot: Some(slot as u16), cost, secondary, discarded, blocked },
         None => Decision { slot: None, cost: 0, secondary: 0, discarded, blocked },
     }
 }
@@ -332,6 +366,35 @@ mod tests {
     }
 
     #[test]
+    fn bank_weights_break_ties_below_the_limit_only() {
+        let mut h = hist(12);
+        h.limit = 4;
+        // Slots 0 and 2 share a bank with a co-source: the free slot 1 wins over slot 0.
+        h.bank = vec![3, 0, 3, 0, 3, 0, 3, 0, 3, 0, 3, 0];
+        assert_eq!(scan(&h, 1, 50).slot, Some(1));
+        // Below the limit only: with 0..4 taken, the lowest slot, whatever its bank.
+        for s in 0..4 {
+            h.blocked[s] = Block::VReg;
+        }
+        assert_eq!(scan(&h, 1, 50).slot, Some(4));
+        // The primary cost still comes first.
+        let mut h = hist(4);
+        h.bank = vec![0, 5, 0, 5];
+        h.soft = vec![2, 0, 2, 0];
+        assert_eq!(scan(&h, 1, 50).slot, Some(1));
+    }
+
+    #[test]
+    fn bank_limit_is_the_last_count_at_the_packed_occupancy() {
+        use crate::alloc::constraints::bank_limit;
+        // softmax32: peak 39 live + R1 + 2 = 42 registers, 42 warps up to 48; slots R0..R45.
+        assert_eq!(bank_limit(80, 39), 46);
+        // Anything that fits full occupancy (64 warps) may spread to 32 registers.
+        assert_eq!(bank_limit(80, 10), 30);
+        assert_eq!(bank_limit(90, 300), 253);
+    }
+
+    #[test]
     fn fill_applies_node_types() {
         let occ = Occupancy::new(8, 16);
         let nodes = [
@@ -339,7 +402,15 @@ mod tests {
             Node { ty: CType::Range, target: Target::VReg(VRegId(1)), weight: 7 },
         ];
         let slot_of = |v: VRegId| if v.0 == 1 { Some(4) } else { None };
-        let h = fill(&FillInput { width: 2, segs: &[(0, 3)], nodes: &nodes, occ: &occ, slot_of: &slot_of, n: 8 });
+        let h = fill(&FillInput {
+            width: 2,
+            segs: &[(0, 3)],
+            nodes: &nodes,
+            occ: &occ,
+            slot_of: &slot_of,
+            n: 8,
+            bank_limit: None,
+        });
         assert!(!h.start_ok[1] && h.start_ok[2]);
         assert_eq!(h.secondary[4], 0);
         assert_eq!(h.secondary[2], 7);

@@ -231,6 +231,21 @@ pub fn abi_config(m: &Machine, fi: usize, c: &mut AllocConfig) {
     // Calls to functions outside the module follow the default convention: R16–R31
     // preserved, everything else from R4 up scratch.
     c.default_clobbers = (4..255u16).filter(|r| !(16..=31).contains(r)).collect();
+    bank_rule(m, c);
+}
+
+/// The `banks` rule of imported PTX: bank-aware allocation (knob 627) on, unless the
+/// user or the module set the knob. ptxas 13.0.88 places co-sources of an instruction in
+/// different register banks where that costs no occupancy and no spill (measured with
+/// nvdisasm; ARCHITECTURE.md, "Fidelity", step 10; `alloc::fatpoint`,
+/// `alloc::constraints::bank_limit`).
+fn bank_rule(m: &Machine, c: &mut AllocConfig) {
+    let key = crate::knobs::BANK_AWARE;
+    if m.opts.stage_on("banks")
+        && !c.knobs.overrides().any(|(n, _)| crate::knobs::find_str(n).is_some_and(|i| i.index == Some(key)))
+    {
+        let _ = c.knobs.set(&crate::ir::KnobKey::Index(key), &crate::ir::KnobValue::Bool(true));
+    }
 }
 
 /// The independent checker (`alloc::check`) over the finished allocation.

@@ -43,6 +43,9 @@ pub struct FileRun {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Settings {
     pub disabled_passes: BTreeSet<String>,
+    /// Knob overrides (`--knob NAME=VALUE`), applied to every run: to measure a knob's
+    /// effect on the table before it becomes a default.
+    pub knobs: Vec<(crate::ir::KnobKey, crate::ir::KnobValue)>,
 }
 
 /// Imports `text` (the PTX file `name`) and runs the pipeline at `sm` and `budget`.
@@ -57,6 +60,7 @@ pub fn run_file(name: &str, text: &str, sm: &str, budget: Option<u32>, settings:
         maxrregcount: budget,
         imported: loaded.imported,
         disabled_passes: settings.disabled_passes.clone(),
+        knobs: settings.knobs.clone(),
         ..RunOptions::default()
     };
     let mut m = Machine::new(loaded.module, opts);

@@ -51,7 +51,10 @@ pub struct Pass {
 pub const PASSES: &[Pass] = &[components::PASS, webs::PASS, expand::PASS, fold::PASS, sink::PASS, schedule::PASS];
 
 /// Stage names that switch a fidelity rule rather than a pass (`set stage report off`).
-pub const RULES: &[(&str, &str)] = &[("report", "the `Used N registers` report: highest R + 3, R1 the stack pointer")];
+pub const RULES: &[(&str, &str)] = &[
+    ("report", "the `Used N registers` report: highest R + 3, R1 the stack pointer"),
+    ("banks", "bank-aware allocation (knob 627): co-sources in different register banks, below the budget"),
+];
 
 /// Every switchable stage name: the passes, then the rules.
 pub fn stage_names() -> Vec<&'static str> {
