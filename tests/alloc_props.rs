@@ -37,7 +37,7 @@ fn run(m: Module, budget: Option<u32>) -> Vec<Result<Option<usize>, String>> {
 
 /// Random modules can pin vregs in ways no allocation satisfies: a `.pin` on an alias
 /// (the alias takes its parent's register, seed 000 "alias propagation"), a `.pin` onto
-/// a register the ABI reserves or fixes, two vregs pinned to one register, or a pin (or
+/// a register the ABI reserves or fixes, two vregs pinned to overlapping registers, or a pin (or
 /// an ABI parameter binding, e.g. a quad bound to an `align 8` parameter at R50) that
 /// breaks the width's alignment (pairs even, quads on multiples of 4). The
 /// validator accepts these today; the checker rightly reports the result, so such
@@ -57,7 +57,9 @@ fn contradictory_pins(a: &radbg::alloc::FunctionAlloc) -> bool {
             let file = v.class.file();
             v.alias.is_some()
                 || a.config.fixed.iter().any(|&(ff, r)| ff == file && (p..p + v.width as u16).contains(&r))
-                || !seen.insert((file, p))
+                // Pins overlap when any register they cover is shared (a pair pinned to
+                // R248 covers R249 too).
+                || (p..p + v.width.max(1) as u16).any(|r| !seen.insert((file, r)))
         })
         || a.config.abi_pins.iter().any(|&(v, p)| f.vregs.get(v.index()).is_some_and(|x| x.pin.is_some_and(|q| q != p)))
 }
