@@ -264,7 +264,8 @@ pub fn scan(h: &Histogram, width: u8, threshold: u32) -> Decision {
     let align = alignment(width) as usize;
     // Bank weights order slots below the limit only (module doc); without any, the
     // seed's rule exactly.
-    let banked = h.bank.iter().any(|&b| b > 0);
+    // An OR over all weights (vectorises; `any` stops early and does not).
+    let banked = h.bank.iter().fold(0, |a, &b| a | b) != 0;
     let mut best: Option<(u32, u32, u32, usize)> = None;
     let mut discarded = Vec::new();
     let mut blocked = 0;
