@@ -72,7 +72,7 @@ impl Costs {
             *start = refs.len() as u32;
             let from = refs.len();
             for &p in &points[group_start[v] as usize..group_start[v + 1] as usize] {
-                if refs.len() == from || refs.last() != Some(&p) {
+                if refs[from..].last() != Some(&p) {
                     refs.push(p);
                 }
             }

@@ -263,14 +263,16 @@ pub fn scan(h: &Histogram, width: u8, threshold: u32) -> Decision {
     let w = width.max(1) as usize;
     let align = alignment(width) as usize;
     // Bank weights order slots below the limit only (module doc); without any, the
-    // seed's rule exactly.
-    // An OR over all weights (vectorises; `any` stops early and does not).
+    // seed's rule exactly. (An OR over all weights: it vectorises, an early-exit `any`
+    // does not.)
     let banked = h.bank.iter().fold(0, |a, &b| a | b) != 0;
     let mut best: Option<(u32, u32, u32, usize)> = None;
     let mut discarded = Vec::new();
     let mut blocked = 0;
-    if w == 1 && !banked && [h.start_ok.len(), h.blocked.len(), h.soft.len(), h.secondary.len()].iter().all(|&l| l == n)
-    {
+    let single = w == 1
+        && !banked
+        && [h.start_ok.len(), h.blocked.len(), h.soft.len(), h.secondary.len()].iter().all(|&l| l == n);
+    if single {
         // Single registers, most vregs: the rule below without the span loops, over
         // slices of one known length (no bounds checks in the loop).
         let (ok, bl, soft, sec) = (&h.start_ok[..n], &h.blocked[..n], &h.soft[..n], &h.secondary[..n]);
@@ -283,14 +285,8 @@ pub fn scan(h: &Histogram, width: u8, threshold: u32) -> Decision {
                 best = Some((soft[s], 0, sec[s], s));
             }
         }
-        return match best {
-            Some((cost, _, secondary, slot)) => {
-                Decision { slot: Some(slot as u16), cost, secondary, discarded, blocked }
-            }
-            None => Decision { slot: None, cost: 0, secondary: 0, discarded, blocked },
-        };
     }
-    let mut s = 0;
+    let mut s = if single { n } else { 0 };
     while s + w <= n {
         let covered = s..s + w;
         if !h.start_ok[s] || covered.clone().any(|r| h.blocked[r] != Block::Free) {

@@ -201,7 +201,8 @@ pub(crate) fn group_by_key<I, T: Copy + Default>(
     let mut out = vec![T::default(); start[n] as usize];
     for it in items {
         let (k, v) = split(it);
-        if let Some(slot) = next.get_mut(k as usize).filter(|_| (k as usize) < n) {
+        if (k as usize) < n {
+            let slot = &mut next[k as usize];
             out[*slot as usize] = v;
             *slot += 1;
         }

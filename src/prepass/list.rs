@@ -187,26 +187,18 @@ pub fn schedule_block(f: &Function, insts: &[Inst], live: &BlockLive, limit: [u3
     }
     let dag = build(insts);
     let n = insts.len();
-    let uses: Vec<Vec<usize>> = insts
-        .iter()
-        .map(|i| {
-            let mut u = Vec::new();
-            i.for_each_use(|r| u.push(r.vreg.index()));
-            u.sort_unstable();
-            u.dedup();
-            u
-        })
-        .collect();
-    let defs: Vec<Vec<usize>> = insts
-        .iter()
-        .map(|i| {
-            let mut d = Vec::new();
-            i.for_each_def(|r| d.push(r.vreg.index()));
-            d.sort_unstable();
-            d.dedup();
-            d
-        })
-        .collect();
+    // Each instruction's distinct vregs read, and written, ascending.
+    let distinct = |fill: &dyn Fn(&mut Vec<usize>)| {
+        let mut v = Vec::new();
+        fill(&mut v);
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let uses: Vec<Vec<usize>> =
+        insts.iter().map(|i| distinct(&|v| i.for_each_use(|r| v.push(r.vreg.index())))).collect();
+    let defs: Vec<Vec<usize>> =
+        insts.iter().map(|i| distinct(&|v| i.for_each_def(|r| v.push(r.vreg.index())))).collect();
     let mut remaining: BTreeMap<usize, u32> = BTreeMap::new();
     for u in uses.iter().flatten() {
         *remaining.entry(*u).or_default() += 1;

@@ -443,21 +443,20 @@ impl Spills<'_> {
         let mut ndefs = vec![0u32; n];
         let mut def_at = vec![UNSET; n];
         let mut first_use = vec![UNSET; n];
-        let mut suspects: Vec<(VRegId, u32, u32)> = Vec::new();
+        // (temporary, its spill info, block, index) of each use to judge at the end.
+        let mut suspects: Vec<(VRegId, usize, u32, u32)> = Vec::new();
         for (b, blk) in ctx.f.blocks.iter().enumerate() {
             let b = b as u32;
             for (i, inst) in blk.insts.iter().enumerate() {
                 let i = i as u32;
                 inst.for_each_use(|r| {
                     let t = r.vreg.index();
-                    if self.temp_info(r.vreg).is_none() {
-                        return;
-                    }
+                    let Some(k) = self.temp_info(r.vreg) else { return };
                     if first_use[t] == UNSET {
                         first_use[t] = (b, i);
                     }
                     if def_at[t].0 != b {
-                        suspects.push((r.vreg, b, i));
+                        suspects.push((r.vreg, k, b, i));
                     }
                 });
                 inst.for_each_def(|r| {
@@ -494,9 +493,8 @@ impl Spills<'_> {
                 }
             }
         }
-        for (t, b, i) in suspects {
+        for (t, k, b, i) in suspects {
             if ndefs[t.index()] == 1 {
-                let k = self.temp_info(t).expect("a temporary");
                 let def = site(def_at[t.index()]);
                 errors.push(CheckError::TempUse {
                     at: site((b, i)),
