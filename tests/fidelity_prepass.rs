@@ -8,13 +8,22 @@ use radbg::engine::{EventKind, Machine, RunOptions};
 use radbg::ir::{Module, parse_str};
 
 fn module(body: &str) -> Module {
-    parse_str(&format!(".target sm_80\n.entry k {{\n{body}\n}}\n")).expect("test kernel parses")
+    module_with("", body)
+}
+
+/// A module of one entry `k` with `body`, after module-level declarations `globals`.
+fn module_with(globals: &str, body: &str) -> Module {
+    parse_str(&format!(".target sm_80\n{globals}\n.entry k {{\n{body}\n}}\n")).expect("test kernel parses")
 }
 
 /// Runs pass `name` on the only function of `body`; returns the printed instructions and
 /// the pass's summary.
 fn run_pass(name: &str, body: &str) -> (Vec<String>, String, Module) {
-    let m = module(body);
+    run_pass_with("", name, body)
+}
+
+fn run_pass_with(globals: &str, name: &str, body: &str) -> (Vec<String>, String, Module) {
+    let m = module_with(globals, body);
     let pass = radbg::prepass::PASSES.iter().find(|p| p.name == name).expect("pass exists");
     let ctx = radbg::prepass::PassCtx { module: &m, sm: &m.sm, maxrregcount: None };
     let (g, summary) = (pass.run)(&m.functions[0], &ctx);
@@ -76,6 +85,80 @@ fn components_start_assembled_values_where_they_are_assembled() {
     let body2 = body.replace("%rd1.hi = MOV %r1", "%rd1.hi = MOV %r1\n%rd1.hi = MOV %r0");
     let (_, summary, _) = run_pass("components", &body2);
     assert!(summary.starts_with("no vreg"), "{summary}");
+}
+
+const SMEM: &str = ".shared .align 16 smem[4096]";
+
+fn check_narrow(body: &str, expected: &[&str]) {
+    let (insts, summary, _) = run_pass_with(SMEM, "narrow", body);
+    assert_eq!(insts, expected, "narrow of:\n{body}\nsummary: {summary}");
+}
+
+#[test]
+fn narrow_makes_shared_and_local_addresses_32_bit() {
+    let decls = ".reg .R %r<4>\n.reg .R.x2 %rd<8>\nBB0:";
+    // NVVM's shared address arithmetic (mov of the window's symbol, mul.wide, add.s64):
+    // every value narrows; the loaded index stays whole, its products read no high half.
+    check_narrow(
+        &format!(
+            "{decls}\n%r0 = S2R SR_TID.X\n%rd1 = MOV.U64 smem\n%rd2 = IMAD.MUL.WIDE.S32 %r0, 4\n\
+             %rd3 = IADD3.S64 %rd1, %rd2\nSTS.U32 [%rd3 + 0x4], %r0\n%r1 = LDS.U32 [%rd3]\nSTG.E [%rd0], %r1\nEXIT"
+        ),
+        &[
+            "%r0 = S2R SR_TID.X",
+            "%rd1$32 = MOV.U32 smem",
+            "%rd2$32 = IMAD.MUL.S32 %r0, 4",
+            "%rd3$32 = IADD3.S32 %rd1$32, %rd2$32",
+            "STS.U32 [%rd3$32 + 0x4], %r0",
+            "%r1 = LDS.U32 [%rd3$32]",
+            "STG.E [%rd0], %r1",
+            "EXIT",
+        ],
+    );
+    // A value also used as a global address, stored as data or shifted right keeps its
+    // 64 bits, and so does what feeds it; a wide source of a narrowed def is read as .lo.
+    check_narrow(
+        &format!(
+            "{decls}\n%rd1 = LDG.E.64 [%rd0]\n%rd2 = IADD3.S64 %rd1, 16\n%r1 = LDS.U32 [%rd2]\n\
+             %rd3 = IADD3.S64 %rd2, 4\nSTG.E [%rd3], %r1\n%rd4 = IADD3.S64 %rd1, 8\nSTG.E.64 [%rd0], %rd4\n\
+             %rd5 = SHF.R.U64 %rd1, 2\n%r2 = LDS.U32 [%rd5]\nSTG.E [%rd0], %r2\nEXIT"
+        ),
+        &[
+            "%rd1 = LDG.E.64 [%rd0]",
+            "%rd2 = IADD3.S64 %rd1, 16",
+            "%r1 = LDS.U32 [%rd2]",
+            "%rd3 = IADD3.S64 %rd2, 4",
+            "STG.E [%rd3], %r1",
+            "%rd4 = IADD3.S64 %rd1, 8",
+            "STG.E.64 [%rd0], %rd4",
+            "%rd5 = SHF.R.U64 %rd1, 2",
+            "%r2 = LDS.U32 [%rd5]",
+            "STG.E [%rd0], %r2",
+            "EXIT",
+        ],
+    );
+    check_narrow(
+        &format!(
+            "{decls}\n%rd1 = LDG.E.64 [%rd0]\n%rd2 = IADD3.S64 %rd1, 16\n%r1 = LDS.U32 [%rd2]\nSTG.E [%rd0], %r1\nEXIT"
+        ),
+        &[
+            "%rd1 = LDG.E.64 [%rd0]",
+            "%rd2$32 = IADD3.S32 %rd1.lo, 16",
+            "%r1 = LDS.U32 [%rd2$32]",
+            "STG.E [%rd0], %r1",
+            "EXIT",
+        ],
+    );
+    // The pressure it removes: one register per narrowed address instead of a pair.
+    let (_, summary, after) = run_pass_with(
+        SMEM,
+        "narrow",
+        &format!("{decls}\n%r0 = S2R SR_TID.X\n%rd1 = MOV.U64 smem\n%r1 = LDS.U32 [%rd1]\nSTG.E [%rd0], %r1\nEXIT"),
+    );
+    assert!(summary.starts_with("1 64-bit shared/local address value(s) narrowed"), "{summary}");
+    let f = &after.functions[0];
+    let width = |name: &str| f.vregs.iter().find(|v| v.name == name).map(|v| v.width);
+    assert_eq!(width("%rd1$32"), Some(1));
 }
 
 fn prepass_events(imported: bool, disabled: &[&str]) -> Vec<String> {

@@ -20,6 +20,7 @@ pub mod components;
 pub mod expand;
 pub mod fold;
 pub mod list;
+pub mod narrow;
 pub mod schedule;
 pub mod sink;
 pub mod uniform;
@@ -48,7 +49,8 @@ pub struct Pass {
 }
 
 /// The passes, in pipeline order.
-pub const PASSES: &[Pass] = &[components::PASS, webs::PASS, expand::PASS, fold::PASS, sink::PASS, schedule::PASS];
+pub const PASSES: &[Pass] =
+    &[components::PASS, webs::PASS, expand::PASS, fold::PASS, narrow::PASS, sink::PASS, schedule::PASS];
 
 /// Stage names that switch a fidelity rule rather than a pass (`set stage report off`).
 pub const RULES: &[(&str, &str)] = &[
