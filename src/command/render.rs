@@ -215,12 +215,26 @@ pub fn histogram(h: &HistView) -> Output {
         h.budget,
         h.chosen.map(|c| format!("{}{c}", h.file.prefix())).unwrap_or_else(|| "none".into())
     );
+    if let Some(l) = h.bank_limit {
+        let _ = write!(
+            s,
+            "\n  bank weights (co-sources in one bank) break ties between equal costs below {}{l}",
+            h.file.prefix()
+        );
+    }
     // Show the slots up to the scan bound, compactly: only non-trivial ones and the chosen.
-    s.push_str("\n  slot  primary secondary");
+    s.push_str(if h.bank_limit.is_some() {
+        "\n  slot  primary secondary  bank"
+    } else {
+        "\n  slot  primary secondary"
+    });
     let mut rows = 0;
     for slot in 0..h.primary.len() {
-        let interesting =
-            h.primary[slot] > 0 || h.secondary[slot] > 0 || h.blocked[slot] || Some(slot as u16) == h.chosen;
+        let interesting = h.primary[slot] > 0
+            || h.secondary[slot] > 0
+            || h.bank[slot] > 0
+            || h.blocked[slot]
+            || Some(slot as u16) == h.chosen;
         if !interesting || rows > 64 {
             continue;
         }
@@ -238,21 +252,27 @@ pub fn histogram(h: &HistView) -> Output {
         if slot as u32 >= h.budget {
             tags.push("over budget");
         }
-        let _ = write!(
-            s,
-            "\n  {:<5} {:>7} {:>9}  {}",
-            format!("{}{slot}", h.file.prefix()),
-            h.primary[slot],
-            h.secondary[slot],
-            tags.join(" ")
-        );
+        let slot_name = format!("{}{slot}", h.file.prefix());
+        let _ = if h.bank_limit.is_some() {
+            write!(
+                s,
+                "\n  {slot_name:<5} {:>7} {:>9} {:>5}  {}",
+                h.primary[slot],
+                h.secondary[slot],
+                h.bank[slot],
+                tags.join(" ")
+            )
+        } else {
+            write!(s, "\n  {slot_name:<5} {:>7} {:>9}  {}", h.primary[slot], h.secondary[slot], tags.join(" "))
+        };
     }
     let free = (0..h.primary.len()).filter(|&i| h.primary[i] == 0 && !h.blocked[i]).count();
     let _ = write!(s, "\n  ({free} of {} slots free of any cost)", h.primary.len());
     out(
         s,
         json!({"vreg": h.vreg, "width": h.width, "threshold": h.threshold, "budget": h.budget, "chosen": h.chosen,
-        "primary": h.primary, "secondary": h.secondary, "blocked": h.blocked, "discarded": h.discarded}),
+        "primary": h.primary, "secondary": h.secondary, "blocked": h.blocked, "discarded": h.discarded,
+        "bank": h.bank, "bank_limit": h.bank_limit}),
     )
 }
 

@@ -247,6 +247,11 @@ pub struct HistView {
     pub chosen: Option<u16>,
     pub discarded: Vec<u16>,
     pub file: RegFile,
+    /// Bank-parity weights per slot (types 11–13, knob 627): the first tie-break among
+    /// slots of equal primary cost below `bank_limit`; all zero when none is set.
+    pub bank: Vec<u32>,
+    /// The slots the bank tie-break applies to (`0..bank_limit`), when any bank weight is set.
+    pub bank_limit: Option<u32>,
 }
 
 pub fn histogram(m: &Machine) -> Option<HistView> {
@@ -267,6 +272,8 @@ pub fn histogram(m: &Machine) -> Option<HistView> {
         chosen: d.slot,
         discarded: d.discarded.clone(),
         file: vr.file(),
+        bank: if h.bank.len() == h.primary.len() { h.bank.clone() } else { vec![0; h.primary.len()] },
+        bank_limit: h.bank.iter().any(|&b| b > 0).then_some(h.limit as u32),
     })
 }
 

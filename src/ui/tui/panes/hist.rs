@@ -1,7 +1,8 @@
 //! The histogram pane (`query::histogram`): the fat-point primary cost per slot as
 //! bars, the secondary cost beside it when there is room (else in a band under it),
 //! the discard threshold as a line, the budget boundary, and a marker row: `▲` the chosen slot, `×` blocked by a
-//! hard constraint, `-` discarded by the threshold, `!` over budget.
+//! hard constraint, `-` discarded by the threshold, `!` over budget, `b` a bank conflict with a co-source (the
+//! bank tie-break, knob 627, below the bank limit shown in the header).
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -37,6 +38,7 @@ pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
             th.chosen,
         ),
         Span::styled(format!("{free}/{n} free"), th.dim),
+        Span::styled(h.bank_limit.map(|l| format!(" banks<{p}{l}")).unwrap_or_default(), th.dim),
     ]);
     buf.set_line(area.x, area.y, &head, area.width);
     if n == 0 || area.height < 5 {
@@ -100,6 +102,8 @@ pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
             ("-", th.threshold)
         } else if s as u32 >= h.budget {
             ("!", th.over)
+        } else if h.bank[s] > 0 && h.bank_limit.is_some_and(|l| (s as u32) < l) {
+            ("b", th.threshold)
         } else {
             ("·", th.dim)
         };
