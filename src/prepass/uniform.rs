@@ -12,7 +12,12 @@
 //! uniform: an immediate, a constant-bank operand, a symbol (an address), a uniform
 //! special register (`SR_CTAID.*`, `SR_NCTAID.*`, `SR_NTID.*`), or an already-uniform
 //! vreg. Loads other than `LDC`, thread-dependent special registers and anything with
-//! side effects keep their result in R. Promotion stops when the UR file's pressure would
+//! side effects keep their result in R. Of those, only what ptxas computes on the uniform
+//! datapath moves: arithmetic results (`UIMAD UR10, UR7, UR6`, `UIADD3`, `UIMAD.WIDE` in
+//! stencil25's SASS) and the copies that only feed such arithmetic (the `ULDC` before
+//! them); plain constants, parameter copies and `SR_CTAID` reads used elsewhere stay
+//! immediates, constant-bank operands or R registers (`IMAD.MOV.U32 R5, RZ, RZ, 0x4`,
+//! `S2R R2, SR_CTAID.X` on sm_80). Promotion stops when the UR file's pressure would
 //! exceed [`UR_LIMIT`] (a prefix of the candidates in program order is promoted).
 
 use crate::analysis::{cfg, liveness};
@@ -46,7 +51,7 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
     if !ctx.sm.has_uniform_registers() {
         return (f.clone(), format!("{} has no uniform registers", ctx.sm));
     }
-    let cands = candidates(f);
+    let cands = computed(f, candidates(f));
     if cands.is_empty() {
         return (f.clone(), "no warp-uniform value".to_string());
     }
@@ -124,6 +129,44 @@ fn candidates(f: &Function) -> Vec<VRegId> {
         }
     }
     order
+}
+
+/// Of the uniform candidates, those ptxas computes on the uniform datapath: results of
+/// arithmetic (not plain copies of constants, parameters or special registers, which
+/// stay immediates, constant-bank operands or R registers), and the copies whose every
+/// use is such an arithmetic instruction (the `ULDC` feeding a `UIMAD`).
+fn computed(f: &Function, cands: Vec<VRegId>) -> Vec<VRegId> {
+    let n = f.vregs.len();
+    let mut cand = vec![false; n];
+    for v in &cands {
+        cand[v.index()] = true;
+    }
+    let mut def_op: Vec<Option<&str>> = vec![None; n];
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        if let Some(Operand::Reg(Reg::V(d))) = inst.defs().first()
+            && cand[d.vreg.index()]
+        {
+            def_op[d.vreg.index()] = Some(inst.op.mnemonic());
+        }
+    }
+    let copy = |v: usize| matches!(def_op[v], Some("MOV" | "LDC" | "S2R"));
+    let mut keep: Vec<bool> = (0..n).map(|v| cand[v] && !copy(v)).collect();
+    // A copy is kept when every use is in the def of a kept computation.
+    let mut used_elsewhere = vec![false; n];
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        let into_kept = matches!(inst.defs().first(), Some(Operand::Reg(Reg::V(d))) if keep[d.vreg.index()]);
+        inst.for_each_use(|r| {
+            if !into_kept {
+                used_elsewhere[r.vreg.index()] = true;
+            }
+        });
+    }
+    for v in 0..n {
+        if cand[v] && copy(v) && !used_elsewhere[v] {
+            keep[v] = true;
+        }
+    }
+    cands.into_iter().filter(|v| keep[v.index()]).collect()
 }
 
 fn promote(f: &Function, vs: &[VRegId]) -> Function {
