@@ -161,6 +161,51 @@ fn narrow_makes_shared_and_local_addresses_32_bit() {
     assert_eq!(width("%rd1$32"), Some(1));
 }
 
+#[test]
+fn ifconvert_predicates_short_guarded_blocks_and_merges_their_joins() {
+    let decls = ".reg .R %r<8>\n.reg .R.x2 %rd<4>\n.reg .P %p<4>";
+    // Two triangles in a row: both bodies take the inverse guard, the joins merge, one
+    // block is left.
+    let body = format!(
+        "{decls}\nBB0:\n%r0 = S2R SR_TID.X\n%p0 = ISETP.GE.AND %r0, 16, PT\n@%p0 BRA BB2\nBB1:\n\
+         %r1 = LDG.E [%rd0]\n%r2 = IADD3 %r2, %r1\nBB2:\n%p1 = ISETP.GE.AND %r0, 32, PT\n@!%p1 BRA BB4\nBB3:\n\
+         %r3 = LDG.E [%rd0 + 0x4]\n%r2 = IADD3 %r2, %r3\nBB4:\nSTG.E [%rd0], %r2\nEXIT"
+    );
+    let (insts, summary, after) = run_pass("ifconvert", &body);
+    assert_eq!(
+        insts,
+        [
+            "%r0 = S2R SR_TID.X",
+            "%p0 = ISETP.GE.AND %r0, 16, PT",
+            "@!%p0 %r1 = LDG.E [%rd0]",
+            "@!%p0 %r2 = IADD3 %r2, %r1",
+            "%p1 = ISETP.GE.AND %r0, 32, PT",
+            "@%p1 %r3 = LDG.E [%rd0 + 0x4]",
+            "@%p1 %r2 = IADD3 %r2, %r3",
+            "STG.E [%rd0], %r2",
+            "EXIT",
+        ],
+        "{summary}"
+    );
+    assert_eq!(after.functions[0].blocks.len(), 1, "{summary}");
+    assert!(
+        summary.starts_with("2 guarded block(s) predicated (4 instruction(s)), 2 join block(s) merged"),
+        "{summary}"
+    );
+    // A join another branch names stays a block of its own.
+    let named = body.replace("STG.E [%rd0], %r2\nEXIT", "STG.E [%rd0], %r2\n@%p0 BRA BB4\nEXIT");
+    let (_, _, after) = run_pass("ifconvert", &named);
+    assert_eq!(after.functions[0].blocks.len(), 2);
+    // Warp-synchronous bodies and bodies longer than MAX_BODY keep their branch.
+    let shfl = body.replace("%r1 = LDG.E [%rd0]", "%r1 = SHFL.DOWN %r2, 1, 31");
+    let (_, summary, _) = run_pass("ifconvert", &shfl);
+    assert!(summary.starts_with("1 guarded block(s) predicated"), "{summary}");
+    let long =
+        body.replace("%r1 = LDG.E [%rd0]\n", &"%r1 = LDG.E [%rd0]\n".repeat(radbg::prepass::ifconvert::MAX_BODY));
+    let (_, summary, _) = run_pass("ifconvert", &long);
+    assert!(summary.starts_with("1 guarded block(s) predicated"), "{summary}");
+}
+
 fn prepass_events(imported: bool, disabled: &[&str]) -> Vec<String> {
     let m = module(
         ".reg .R %r<4>\n.reg .R.x2 %rd<2>\nBB0:\n%r1 = LDC c[0x0][0x160]\n%r2 = IADD3 %r1, 1\nSTG.E [%rd0], %r2\nEXIT",

@@ -19,6 +19,7 @@
 pub mod components;
 pub mod expand;
 pub mod fold;
+pub mod ifconvert;
 pub mod list;
 pub mod narrow;
 pub mod schedule;
@@ -49,8 +50,16 @@ pub struct Pass {
 }
 
 /// The passes, in pipeline order.
-pub const PASSES: &[Pass] =
-    &[components::PASS, webs::PASS, expand::PASS, fold::PASS, narrow::PASS, sink::PASS, schedule::PASS];
+pub const PASSES: &[Pass] = &[
+    components::PASS,
+    webs::PASS,
+    expand::PASS,
+    fold::PASS,
+    narrow::PASS,
+    ifconvert::PASS,
+    sink::PASS,
+    schedule::PASS,
+];
 
 /// Stage names that switch a fidelity rule rather than a pass (`set stage report off`).
 pub const RULES: &[(&str, &str)] = &[
