@@ -89,6 +89,7 @@ pub fn run(mut app: App, history: Option<std::path::PathBuf>) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
+        exit_on_hang_up();
         let r = event_loop(&mut app, &signals);
         drop(guard);
         r
@@ -150,6 +151,30 @@ fn event_loop(app: &mut App, signals: &term::Signals) -> std::io::Result<()> {
             _ => {}
         }
     }
+}
+
+/// Whether the terminal went away (a tmux session killed, a pty closed): a hung-up tty
+/// refuses terminal ioctls, which is what `is_terminal` asks.
+fn hung_up() -> bool {
+    use std::io::IsTerminal;
+    !std::io::stdin().is_terminal()
+}
+
+/// Ends the process when the terminal goes away without a SIGHUP reaching radbg: reads
+/// of a hung-up tty return end-of-file at once, and crossterm's event poll then spins
+/// inside itself without returning to the event loop (found driving the TUI in tmux:
+/// `kill-session` left radbg at 100 % CPU). Nothing is left to draw on or to read
+/// from, so it exits as SIGHUP would (status 129); this session's command history is
+/// not saved.
+fn exit_on_hang_up() {
+    std::thread::spawn(|| {
+        loop {
+            std::thread::sleep(Duration::from_millis(250));
+            if hung_up() {
+                std::process::exit(129);
+            }
+        }
+    });
 }
 
 /// How long a command runs before the status bar says so.
