@@ -237,6 +237,17 @@ impl Site<'_> {
                         m.origin = call.origin;
                         post.push(m);
                     }
+                    // The CALL defined the whole wide result; its component copies now do,
+                    // and a component def does not kill (seed 004): without the mark the
+                    // result would be live — and blocked by every call's pinned registers —
+                    // from the function's entry (found on CuPy's Lomb-Scargle kernel, whose
+                    // four calls left a returned pair with no slot at any budget).
+                    if w >= 2
+                        && call.guard_is_always()
+                        && let Some(v) = self.f.vregs.get_mut(r.vreg.index())
+                    {
+                        v.flags |= vflags::ASSEMBLED;
+                    }
                 }
                 (Some(None), _) => {
                     self.notes.push(format!("return value #{k} is passed on the stack; result left in place"));
