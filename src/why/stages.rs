@@ -9,7 +9,7 @@
 //! Must not know the allocator.
 
 use crate::engine::Machine;
-use crate::ir::{Function, Module};
+use crate::ir::{Function, Inst, Module};
 use crate::prepass::{PASSES, PassCtx, sink};
 
 /// One stage that changed the function or was switched off.
@@ -79,26 +79,28 @@ pub fn replay(m: &Machine, fi: usize) -> Option<Stages> {
     Some(Stages { imported_peak, steps, final_peak: cur, target })
 }
 
-/// Instructions `sink` moved: the movable ones a diff of the block before and after
-/// takes out of their place; their count and the range of their PTX lines.
+/// Instructions `sink` moved: `sink` only moves instructions down, so one it moved has
+/// an instruction that came after it in `f` before it in `g`; their count, the range of
+/// their PTX lines, and whether all are loads.
 fn moved_lines(f: &Function, g: &Function) -> (Option<(usize, u32, u32)>, bool) {
-    let key = |h: &Function, i: &crate::ir::Inst| format!("{:?} {}", i.origin, crate::ir::print::print_inst(h, i));
+    let key = |h: &Function, i: &Inst| format!("{:?} {}", i.origin, crate::ir::print::print_inst(h, i));
     let mut lines = Vec::new();
     let mut only_loads = true;
     for (a, b) in f.blocks.iter().zip(&g.blocks) {
-        let ka: Vec<String> = a.insts.iter().map(|i| key(f, i)).collect();
-        let kb: Vec<String> = b.insts.iter().map(|i| key(g, i)).collect();
-        for op in similar::capture_diff_slices(similar::Algorithm::Myers, &ka, &kb) {
-            if let similar::DiffOp::Delete { old_index, old_len, .. }
-            | similar::DiffOp::Replace { old_index, old_len, .. } = op
-            {
-                for inst in &a.insts[old_index..old_index + old_len] {
-                    if sink::movable(inst) {
-                        only_loads &= inst.info().is(crate::ir::opcode::props::LOAD);
-                        lines.push(inst.origin);
-                    }
-                }
+        // Where each instruction of `a` sits in `b` (equal keys taken in order).
+        let mut at: std::collections::BTreeMap<String, std::collections::VecDeque<usize>> = Default::default();
+        for (j, i) in b.insts.iter().enumerate() {
+            at.entry(key(g, i)).or_default().push_back(j);
+        }
+        let pos: Vec<usize> =
+            a.insts.iter().map(|i| at.get_mut(&key(f, i)).and_then(|q| q.pop_front()).unwrap_or(usize::MAX)).collect();
+        let mut later_min = usize::MAX;
+        for (i, inst) in a.insts.iter().enumerate().rev() {
+            if pos[i] != usize::MAX && later_min < pos[i] && sink::movable(inst) {
+                only_loads &= inst.info().is(crate::ir::opcode::props::LOAD);
+                lines.push(inst.origin);
             }
+            later_min = later_min.min(pos[i]);
         }
     }
     let n = lines.len();
@@ -120,8 +122,11 @@ fn sentence(s: &Step, st: &Stages) -> String {
             ),
             None => format!("ptxas's scheduler interleaves hoisted loads with their uses: {change}"),
         },
-        "schedule" => {
+        "schedule" if s.peak > s.before => {
             format!("ptxas's scheduler issues loads early to hide their latency, up to the target {}", st.target)
+        }
+        "schedule" => {
+            format!("ptxas's scheduler reorders the block to bring the pressure toward the target {}", st.target)
         }
         "narrow" => "ptxas addresses shared memory with 32-bit registers".to_string(),
         "fold" => {
@@ -131,9 +136,7 @@ fn sentence(s: &Step, st: &Stages) -> String {
             "ptxas expands divisions and 64-bit multiplies into sequences with temporaries of their own".to_string()
         }
         "webs" => "a name PTX reuses for unrelated values becomes one value each, as in ptxas's own IR".to_string(),
-        "components" => {
-            "ptxas keeps 64-bit values assembled from two halves as 32-bit halves until they are whole".to_string()
-        }
+        "components" => "ptxas builds a 64-bit value from its two 32-bit halves in place".to_string(),
         "ifconvert" => "ptxas turns short branches into predicated instructions".to_string(),
         _ => String::new(),
     }
