@@ -122,7 +122,7 @@ fn sentence(s: &Step, st: &Stages) -> String {
             ),
             None => format!("ptxas's scheduler interleaves hoisted loads with their uses: {change}"),
         },
-        "schedule" if s.peak > s.before => {
+        "schedule" if s.peak >= s.before => {
             format!("ptxas's scheduler issues loads early to hide their latency, up to the target {}", st.target)
         }
         "schedule" => {
