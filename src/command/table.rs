@@ -361,7 +361,7 @@ pub static COMMANDS: &[CommandSpec] = &[
         "why registers [FUNCTION] | why spill %VREG | why fail [CLASS] | why launch THREADS [BLOCKS_PER_SM] | why differ",
         Explaining,
         "explain the register count, a spill, a failure, a launch limit or what changed",
-        "Answers from the finished run (a side copy runs to the end; the cursor stays), each claim with its source line: `registers` gives the peak-pressure points and the vregs live there, a breakdown that adds up to the reported count, the budget's inputs and the occupancy; `spill` the decision, guidance and spill code of a vreg; `fail` each attempt and what blocked the last vreg; `launch` whether a block of THREADS fits the register file; `differ` the first diverging decision between the run before the last `set` and now.",
+        "Answers from the finished run (a side copy runs to the end; the cursor stays), each claim with its source line: `registers` gives the peak-pressure points and the vregs live there, a breakdown that adds up to the reported count, the budget's inputs and the occupancy, and on imported PTX what each pre-allocation stage did to the R peak, in ptxas's terms (facts `prepass-peak-before`, `prepass-peak-after`, `prepass-STAGE-peak`); `spill` the decision, guidance and spill code of a vreg; `fail` each attempt and what blocked the last vreg; `launch` whether a block of THREADS fits the register file; `differ` the first diverging decision between the run before the last `set` and now.",
         [
             "why registers",
             "why registers fir16",

@@ -15,6 +15,7 @@ pub mod launch;
 pub mod occupancy;
 pub mod registers;
 pub mod spill;
+pub mod stages;
 pub mod sweep;
 pub mod whatif;
 

@@ -422,6 +422,10 @@ pub fn explain(cx: &Ctx, fi: usize) -> Explanation {
             t.push_str(&format!("  … and {} more live there\n", p.live.len() - LIST));
         }
     }
+    let stages = crate::why::stages::replay(cx.m, fi);
+    if let Some(st) = &stages {
+        t.push_str(&crate::why::stages::text(st));
+    }
     let b = &r.breakdown;
     t.push_str(&format!("budget breakdown of the {} registers (at the R peak point):\n", b.registers));
     let mut rows = vec![vec![format!("{}", b.peak), "peak live (R pressure)".to_string()]];
@@ -487,7 +491,7 @@ pub fn explain(cx: &Ctx, fi: usize) -> Explanation {
         None => t.push_str("; already at the highest step\n"),
     }
     let rp = r.files.iter().find(|p| p.file == RegFile::R);
-    let facts = vec![
+    let mut facts = vec![
         ("registers".to_string(), b.registers as i64),
         ("peak".to_string(), rp.map(|p| p.peak).unwrap_or(0) as i64),
         ("peak-point".to_string(), rp.map(|p| p.at).unwrap_or(0) as i64),
@@ -500,6 +504,9 @@ pub fn explain(cx: &Ctx, fi: usize) -> Explanation {
         ("occupancy".to_string(), w as i64),
         ("free-for-next".to_string(), next.map(|(nr, _)| (b.registers - nr) as i64).unwrap_or(0)),
     ];
+    if let Some(st) = &stages {
+        facts.extend(crate::why::stages::facts(st));
+    }
     let files: Vec<_> = r
         .files
         .iter()
@@ -515,7 +522,7 @@ pub fn explain(cx: &Ctx, fi: usize) -> Explanation {
             })
         })
         .collect();
-    let json = json!({
+    let mut json = json!({
         "why": "registers", "function": r.function, "registers": b.registers, "failed": r.failed,
         "files": files,
         "breakdown": {"peak": b.peak, "correction": b.correction, "holes": b.holes, "fixed": b.fixed,
@@ -525,5 +532,8 @@ pub fn explain(cx: &Ctx, fi: usize) -> Explanation {
         "occupancy": {"warps": w, "limit": lim, "next": next.map(|(nr, nw)| json!({"registers": nr, "warps": nw}))},
         "facts": facts_json(&facts),
     });
+    if let (Some(st), Some(o)) = (&stages, json.as_object_mut()) {
+        o.insert("prepass".into(), crate::why::stages::json(st));
+    }
     Explanation { text: t, json, facts }
 }

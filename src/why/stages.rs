@@ -1,0 +1,182 @@
+//! `why registers`, the pre-allocation stages (issue 13): what each prepass did to the R
+//! pressure of an imported PTX function before the allocator saw it, in pipeline order,
+//! with one sentence per stage in ptxas's terms.
+//!
+//! Re-runs the engine's passes on the module as loaded (`Machine::source`), in the engine's
+//! order (pass outer, function inner, the module updated as it goes, as in
+//! `engine::stages::prepass_step`) with the same context and switched-off set, so the peaks
+//! agree with the engine's own prepass. Reads results; never changes the machine.
+//! Must not know the allocator.
+
+use crate::engine::Machine;
+use crate::ir::{Function, Inst, Module};
+use crate::prepass::{PASSES, PassCtx, sink};
+
+/// One stage that changed the function or was switched off.
+pub struct Step {
+    pub name: &'static str,
+    pub off: bool,
+    /// R peak after the stage (the previous peak when off).
+    pub peak: u32,
+    pub before: u32,
+    pub summary: String,
+    /// For `sink`: how many instructions moved and their PTX line range.
+    pub moved: Option<(usize, u32, u32)>,
+    /// For `sink`: whether every moved instruction is a load.
+    pub only_loads: bool,
+}
+
+/// The stages' effect on one function.
+pub struct Stages {
+    pub imported_peak: u32,
+    pub steps: Vec<Step>,
+    pub final_peak: u32,
+    pub target: u32,
+}
+
+/// The stages replayed for function `fi`; `None` on Ori IR input.
+pub fn replay(m: &Machine, fi: usize) -> Option<Stages> {
+    if !m.opts.imported || fi >= m.source.functions.len() {
+        return None;
+    }
+    let mut module: Module = (*m.source).clone();
+    let imported_peak = sink::peak(&module.functions[fi]);
+    let mut cur = imported_peak;
+    let mut steps = Vec::new();
+    for pass in PASSES {
+        if m.opts.disabled_passes.contains(pass.name) {
+            steps.push(Step {
+                name: pass.name,
+                off: true,
+                peak: cur,
+                before: cur,
+                summary: String::new(),
+                moved: None,
+                only_loads: true,
+            });
+            continue;
+        }
+        for j in 0..module.functions.len() {
+            let ctx = PassCtx { module: &module, sm: &module.sm, maxrregcount: module.options.maxrregcount };
+            let (g, summary) = (pass.run)(&module.functions[j], &ctx);
+            if g == module.functions[j] {
+                continue;
+            }
+            if j == fi {
+                let peak = sink::peak(&g);
+                let (moved, only_loads) = match pass.name {
+                    "sink" => moved_lines(&module.functions[j], &g),
+                    _ => (None, true),
+                };
+                steps.push(Step { name: pass.name, off: false, peak, before: cur, summary, moved, only_loads });
+                cur = peak;
+            }
+            module.functions[j] = g;
+        }
+    }
+    let ctx = PassCtx { module: &module, sm: &module.sm, maxrregcount: module.options.maxrregcount };
+    let target = sink::target(&ctx);
+    Some(Stages { imported_peak, steps, final_peak: cur, target })
+}
+
+/// Instructions `sink` moved: `sink` only moves instructions down, so one it moved has
+/// an instruction that came after it in `f` before it in `g`; their count, the range of
+/// their PTX lines, and whether all are loads.
+fn moved_lines(f: &Function, g: &Function) -> (Option<(usize, u32, u32)>, bool) {
+    let key = |h: &Function, i: &Inst| format!("{:?} {}", i.origin, crate::ir::print::print_inst(h, i));
+    let mut lines = Vec::new();
+    let mut only_loads = true;
+    for (a, b) in f.blocks.iter().zip(&g.blocks) {
+        // Where each instruction of `a` sits in `b` (equal keys taken in order).
+        let mut at: std::collections::BTreeMap<String, std::collections::VecDeque<usize>> = Default::default();
+        for (j, i) in b.insts.iter().enumerate() {
+            at.entry(key(g, i)).or_default().push_back(j);
+        }
+        let pos: Vec<usize> =
+            a.insts.iter().map(|i| at.get_mut(&key(f, i)).and_then(|q| q.pop_front()).unwrap_or(usize::MAX)).collect();
+        let mut later_min = usize::MAX;
+        for (i, inst) in a.insts.iter().enumerate().rev() {
+            if pos[i] != usize::MAX && later_min < pos[i] && sink::movable(inst) {
+                only_loads &= inst.info().is(crate::ir::opcode::props::LOAD);
+                lines.push(inst.origin);
+            }
+            later_min = later_min.min(pos[i]);
+        }
+    }
+    let n = lines.len();
+    let ls: Vec<u32> = lines.into_iter().flatten().collect();
+    let range = ls.iter().min().zip(ls.iter().max()).map(|(lo, hi)| (n, *lo, *hi));
+    (range, only_loads)
+}
+
+/// The sentence for one stage, in the user's terms.
+fn sentence(s: &Step, st: &Stages) -> String {
+    let change = format!("peak {} → {}", s.before, s.peak);
+    match s.name {
+        "sink" => match s.moved {
+            Some((n, lo, hi)) => format!(
+                "ptxas's scheduler interleaves the {n} {what} NVVM hoisted to the top of the block \
+                 (lines {lo}–{hi}) with their uses: {change}, to fit its register target {}",
+                st.target,
+                what = if s.only_loads { "loads" } else { "loads and values" }
+            ),
+            None => format!("ptxas's scheduler interleaves hoisted loads with their uses: {change}"),
+        },
+        "schedule" if s.peak >= s.before => {
+            format!("ptxas's scheduler issues loads early to hide their latency, up to the target {}", st.target)
+        }
+        "schedule" => {
+            format!("ptxas's scheduler reorders the block to bring the pressure toward the target {}", st.target)
+        }
+        "narrow" => "ptxas addresses shared memory with 32-bit registers".to_string(),
+        "fold" => {
+            "ptxas folds parameters and constants into instructions as c[0x0][..] operands and immediates".to_string()
+        }
+        "expand" => {
+            "ptxas expands divisions and 64-bit multiplies into sequences with temporaries of their own".to_string()
+        }
+        "webs" => "a name PTX reuses for unrelated values becomes one value each, as in ptxas's own IR".to_string(),
+        "components" => "ptxas builds a 64-bit value from its two 32-bit halves in place".to_string(),
+        "ifconvert" => "ptxas turns short branches into predicated instructions".to_string(),
+        _ => String::new(),
+    }
+}
+
+/// The section's text; empty on Ori IR input.
+pub fn text(st: &Stages) -> String {
+    let mut t = format!("before allocation: the PTX as imported has R peak {}\n", st.imported_peak);
+    for s in &st.steps {
+        if s.off {
+            t.push_str(&format!("  {:<10} switched off\n", s.name));
+            continue;
+        }
+        let d = s.peak as i64 - s.before as i64;
+        t.push_str(&format!("  {:<10} {} → {} ({d:+}): {}\n", s.name, s.before, s.peak, sentence(s, st)));
+        t.push_str(&format!("  {:<10} ({})\n", "", s.summary));
+    }
+    t.push_str(&format!("the allocator then starts from peak {}\n", st.final_peak));
+    t
+}
+
+/// Facts for `expect`.
+pub fn facts(st: &Stages) -> Vec<(String, i64)> {
+    let mut v = vec![
+        ("prepass-peak-before".to_string(), st.imported_peak as i64),
+        ("prepass-peak-after".to_string(), st.final_peak as i64),
+    ];
+    for s in st.steps.iter().filter(|s| !s.off) {
+        v.push((format!("prepass-{}-peak", s.name), s.peak as i64));
+    }
+    v
+}
+
+/// The JSON of the section.
+pub fn json(st: &Stages) -> serde_json::Value {
+    serde_json::json!({
+        "peak_before": st.imported_peak, "peak_after": st.final_peak, "target": st.target,
+        "stages": st.steps.iter().map(|s| serde_json::json!({
+            "stage": s.name, "off": s.off, "before": s.before, "peak": s.peak, "summary": s.summary,
+            "moved": s.moved.map(|(n, lo, hi)| serde_json::json!({"count": n, "lines": [lo, hi]})),
+        })).collect::<Vec<_>>(),
+    })
+}
