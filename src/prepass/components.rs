@@ -43,16 +43,10 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
     let summary = if marked.is_empty() {
         "no vreg assembled from component defs".to_string()
     } else {
-        let names: Vec<&str> = marked.iter().take(6).map(|&v| g.vreg(v).name.as_str()).collect();
-        let more = if marked.len() > names.len() {
-            format!(" and {} more", marked.len() - names.len())
-        } else {
-            String::new()
-        };
         format!(
-            "{} vreg(s) assembled from component defs now live from their first component def: {}{more}",
+            "{} vreg(s) assembled from component defs now live from their first component def: {}",
             marked.len(),
-            names.join(", ")
+            crate::prepass::name_list(&g, &marked)
         )
     };
     (g, summary)

@@ -25,6 +25,8 @@
 //! radbg's single-def rule), so the body's temporaries stay short; values it updates
 //! (accumulators) were live across the triangle anyway.
 
+use std::collections::BTreeMap;
+
 use crate::ir::opcode::props;
 use crate::ir::{Function, Guard, Inst, Operand};
 use crate::prepass::{Pass, PassCtx};
@@ -55,18 +57,25 @@ fn predicable(inst: &Inst) -> bool {
         && !matches!(inst.op.mnemonic(), "SHFL" | "VOTE" | "MATCH" | "REDUX" | "WARPSYNC" | "ELECT")
 }
 
-/// How many instructions name `label` (branch targets and any other symbol use).
-fn references(f: &Function, label: &str) -> usize {
-    f.blocks
-        .iter()
-        .flat_map(|b| &b.insts)
-        .map(|i| i.operands.iter().filter(|o| matches!(o, Operand::Sym(s) if &**s == label)).count())
-        .sum()
+/// How many operands name each symbol (branch targets and any other symbol use),
+/// counted once: a join merges only when nothing else names it.
+fn symbol_uses(f: &Function) -> BTreeMap<Box<str>, usize> {
+    let mut uses = BTreeMap::new();
+    for o in f.blocks.iter().flat_map(|b| &b.insts).flat_map(|i| &i.operands) {
+        if let Operand::Sym(s) = o {
+            *uses.entry(s.clone()).or_insert(0) += 1;
+        }
+    }
+    uses
+}
+
+fn named(uses: &BTreeMap<Box<str>, usize>, label: &str) -> bool {
+    uses.get(label).is_some_and(|&n| n > 0)
 }
 
 /// The guarded branch ending block `b`, with its target, when `b` heads a convertible
 /// triangle.
-fn triangle(f: &Function, b: usize) -> Option<Guard> {
+fn triangle(f: &Function, uses: &BTreeMap<Box<str>, usize>, b: usize) -> Option<Guard> {
     let (head, body, join) = (f.blocks.get(b)?, f.blocks.get(b + 1)?, f.blocks.get(b + 2)?);
     let br = head.insts.last()?;
     if !br.info().is(props::BRANCH) || br.op.mnemonic() != "BRA" || br.guard_is_always() {
@@ -77,7 +86,7 @@ fn triangle(f: &Function, b: usize) -> Option<Guard> {
     if **target != *join.label || body.insts.is_empty() || body.insts.len() > MAX_BODY {
         return None;
     }
-    if references(f, &body.label) > 0 || !body.insts.iter().all(predicable) {
+    if named(uses, &body.label) || !body.insts.iter().all(predicable) {
         return None;
     }
     let mut defines_guard = false;
@@ -94,12 +103,17 @@ fn triangle(f: &Function, b: usize) -> Option<Guard> {
 fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
     let mut g = f.clone();
     let (mut converted, mut moved, mut merged) = (0usize, 0usize, 0usize);
+    let mut uses = symbol_uses(f);
     let mut b = 0;
     while b < g.blocks.len() {
-        let Some(guard) = triangle(&g, b) else {
+        let Some(guard) = triangle(&g, &uses, b) else {
             b += 1;
             continue;
         };
+        // The branch goes, and with it one use of the join's label.
+        if let Some(n) = uses.get_mut(g.blocks[b + 2].label.as_str()) {
+            *n -= 1;
+        }
         g.blocks[b].insts.pop();
         let body = g.blocks.remove(b + 1);
         moved += body.insts.len();
@@ -111,7 +125,7 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
         converted += 1;
         // The join now follows by fall-through only: it joins the block when nothing
         // else names it, so the next triangle of a chain is seen from here.
-        if references(&g, &g.blocks[b + 1].label) == 0 {
+        if !named(&uses, &g.blocks[b + 1].label) {
             let join = g.blocks.remove(b + 1);
             g.blocks[b].insts.extend(join.insts);
             merged += 1;

@@ -72,6 +72,16 @@ pub fn stage_names() -> Vec<&'static str> {
     PASSES.iter().map(|p| p.name).chain(RULES.iter().map(|r| r.0)).collect()
 }
 
+/// The names of the first six of `vs` in `f`, then "and N more": how a pass summary
+/// names the vregs it changed.
+pub(crate) fn name_list(f: &Function, vs: &[crate::ir::VRegId]) -> String {
+    let mut s = vs.iter().take(6).map(|&v| f.vreg(v).name.as_str()).collect::<Vec<_>>().join(", ");
+    if vs.len() > 6 {
+        s.push_str(&format!(" and {} more", vs.len() - 6));
+    }
+    s
+}
+
 /// `f` with `per_block` applied to each block in layout order under one budget of `k`
 /// moves (`per_block(insts, left)` returns how many it made); and how many were made.
 pub(crate) fn moves_per_block(

@@ -187,18 +187,10 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
             }
         }
     }
-    let names: Vec<&str> = narrowed.iter().take(6).map(|&v| f.vreg(v).name.as_str()).collect();
-    let more = if narrowed.len() > names.len() {
-        format!(" and {} more", narrowed.len() - names.len())
-    } else {
-        String::new()
-    };
-    (
-        g,
-        format!(
-            "{} 64-bit shared/local address value(s) narrowed to 32 bits: {}{more}",
-            narrowed.len(),
-            names.join(", ")
-        ),
-    )
+    let summary = format!(
+        "{} 64-bit shared/local address value(s) narrowed to 32 bits: {}",
+        narrowed.len(),
+        crate::prepass::name_list(f, &narrowed)
+    );
+    (g, summary)
 }

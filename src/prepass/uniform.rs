@@ -68,14 +68,18 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
     }
     let g = promote(f, &cands[..lo]);
     let words: u32 = cands[..lo].iter().map(|&v| f.vreg(v).width as u32).sum();
-    let names: Vec<&str> = cands[..lo].iter().take(6).map(|&v| f.vreg(v).name.as_str()).collect();
-    let more = if lo > names.len() { format!(" and {} more", lo - names.len()) } else { String::new() };
     let capped = if lo < cands.len() {
         format!(" ({} more left in R: UR pressure limit {UR_LIMIT})", cands.len() - lo)
     } else {
         String::new()
     };
-    (g, format!("{lo} warp-uniform vreg(s), {words} register(s), moved to UR: {}{more}{capped}", names.join(", ")))
+    (
+        g,
+        format!(
+            "{lo} warp-uniform vreg(s), {words} register(s), moved to UR: {}{capped}",
+            crate::prepass::name_list(f, &cands[..lo])
+        ),
+    )
 }
 
 /// Uniform vregs of the R file, in the program order of their defs.
