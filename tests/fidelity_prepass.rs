@@ -360,3 +360,127 @@ fn schedule_lowers_pressure_over_the_target() {
     assert!(summary.contains("for pressure over the target"), "{summary}");
     assert!(peak(&g) < before, "{} !< {before}: {summary}", peak(&g));
 }
+
+#[test]
+fn fold_gives_a_shuffle_its_lane_clamp_and_mask_as_immediates() {
+    // shfl.sync.down.b32 with lane 1, clamp 31, mask -1 from `mov`s: SASS
+    // `SHFL.DOWN P0, R7, R5, 0x1, 0x1f` — all three immediates, no register kept.
+    let decls = ".reg .R %r<8>\n.reg .P %p<2>\n.reg .R.x2 %rd<2>\nBB0:";
+    check_fold(
+        &format!(
+            "{decls}\n%r0 = S2R SR_TID.X\n%r1 = MOV 1\n%r2 = MOV 31\n%r3 = MOV -1\n\
+             %r4, %p0 = SHFL.SYNC.DOWN.B32 %r0, %r1, %r2, %r3\nSTG.E [%rd0], %r4\nEXIT"
+        ),
+        &["%r0 = S2R SR_TID.X", "%r4, %p0 = SHFL.SYNC.DOWN.B32 %r0, 1, 31, -1", "STG.E [%rd0], %r4", "EXIT"],
+    );
+    // The shuffled value itself stays a register, and a vote keeps its predicate but
+    // not its member mask.
+    check_fold(
+        &format!(
+            "{decls}\n%r1 = MOV 5\n%r3 = MOV -1\n%r4, %p0 = SHFL.SYNC.IDX.B32 %r1, 0, 31, %r3\n\
+             %p1 = ISETP.NE.S32 %r4, 0\n%r5 = VOTE.SYNC.BALLOT.B32 %p1, %r3\nSTG.E [%rd0], %r5\nEXIT"
+        ),
+        &[
+            "%r1 = MOV 5",
+            "%r4, %p0 = SHFL.SYNC.IDX.B32 %r1, 0, 31, -1",
+            "%p1 = ISETP.NE.S32 %r4, 0",
+            "%r5 = VOTE.SYNC.BALLOT.B32 %p1, -1",
+            "STG.E [%rd0], %r5",
+            "EXIT",
+        ],
+    );
+}
+
+#[test]
+fn an_entry_that_calls_reports_at_least_the_abi_minimum() {
+    let check = |reported, calls, want| {
+        assert_eq!(radbg::alloc::stats::calling_report(reported, calls, 24), want, "{reported} {calls}")
+    };
+    check(16, true, 24);
+    check(30, true, 30);
+    check(16, false, 16);
+    // End to end: a tiny imported kernel that calls an external function (numba's NRT
+    // kernels calling `__assertfail`: ptxas 24) and the same kernel without the call.
+    let ptx = |call: bool| {
+        format!(
+            ".version 8.5\n.target sm_80\n.address_size 64\n\
+             .extern .func __assertfail(.param .b64 a);\n\
+             .visible .entry k(.param .u64 p)\n{{\n.reg .b64 %rd<3>;\n\
+             ld.param.u64 %rd1, [p];\nld.global.u64 %rd2, [%rd1];\n{}st.global.u64 [%rd1], %rd2;\nret;\n}}\n",
+            if call {
+                "{\n.param .b64 param0;\nst.param.b64 [param0+0], %rd1;\ncall.uni __assertfail, (param0);\n}\n"
+            } else {
+                ""
+            }
+        )
+    };
+    let regs = |src: &str| {
+        let (m, _) = radbg::ir::ptx::import_str("k.ptx", src).expect("imports");
+        let mut mach = Machine::new(m, RunOptions { imported: true, ..RunOptions::default() });
+        while mach.step().is_some() {}
+        let k = mach.module.functions.iter().position(|f| f.name == "k").expect("entry k");
+        mach.funcs[k].stats.as_ref().expect("stats").registers
+    };
+    assert_eq!(regs(&ptx(true)), 24);
+    assert!(regs(&ptx(false)) < 24, "{}", regs(&ptx(false)));
+}
+
+/// `body` scheduled by `schedule` under `budget`; returns the printed order and the R
+/// peak before and after.
+fn scheduled(body: &str, budget: Option<u32>) -> (Vec<String>, u32, u32) {
+    scheduled_with("", body, budget)
+}
+
+fn scheduled_with(globals: &str, body: &str, budget: Option<u32>) -> (Vec<String>, u32, u32) {
+    let m = module_with(globals, body);
+    let k = m.functions.iter().position(|f| f.name == "k").expect("entry k");
+    let pass = radbg::prepass::PASSES.iter().find(|p| p.name == "schedule").expect("pass exists");
+    let peak = |f: &radbg::ir::Function| {
+        let c = radbg::analysis::cfg::build(f, 1.0);
+        radbg::analysis::liveness::compute(f, &c, &[]).max_pressure(f, radbg::ir::RegFile::R).0
+    };
+    let ctx = radbg::prepass::PassCtx { module: &m, sm: &m.sm, maxrregcount: budget };
+    let (g, _) = (pass.run)(&m.functions[k], &ctx);
+    let insts = g.blocks.iter().flat_map(|b| &b.insts).map(|i| radbg::ir::print::print_inst(&g, i)).collect();
+    (insts, peak(&m.functions[k]), peak(&g))
+}
+
+#[test]
+fn schedule_issues_loads_first_and_store_addresses_as_they_are_due() {
+    // cub_block_reduce's shape: sixteen loads, then per value `tid + 128k`, a shift, an
+    // add and a store. ptxas issues the loads first and computes the addresses a few
+    // at a time between the stores; filling the loads' latency with every ready
+    // instruction would compute all sixteen addresses first.
+    let mut body = String::from(".reg .R %r<70>\n.reg .R.x2 %rd<2>\nBB0:\n%r0 = S2R SR_TID.X\n");
+    for k in 1..=16 {
+        body.push_str(&format!("%r{k} = LDG.E [%rd0 + 0x{:x}]\n", 0x200 * k));
+        body.push_str(&format!("%r{} = IADD3 %r0, {}, RZ\n", 16 + k, 128 * k));
+    }
+    for k in 1..=16 {
+        body.push_str(&format!("%r{} = SHR.S32 %r{}, 5\n", 32 + k, 16 + k));
+        body.push_str(&format!("%r{} = IADD3 %r{}, %r{}, RZ\n", 48 + k, 32 + k, 16 + k));
+        body.push_str(&format!("STS [%r{}], %r{k}\n", 48 + k));
+    }
+    body.push_str("EXIT");
+    let (insts, _, after) = scheduled(&body, Some(64));
+    let at = |needle: &str| insts.iter().position(|i| i.starts_with(needle)).expect(needle);
+    // Every load before any address arithmetic …
+    assert!(at("%r16 = LDG") < at("%r17 = IADD3"), "{insts:#?}");
+    // … and the last addresses completed after the first stores.
+    assert!(at("%r64 = IADD3") > at("STS [%r49]"), "{insts:#?}");
+    // Sixteen loaded values, the address pair, tid and some addresses: not all sixteen
+    // (35, breadth first).
+    assert!(after <= 16 + 3 + 10, "peak {after}: {insts:#?}");
+}
+
+#[test]
+fn schedule_reorders_the_regions_between_calls() {
+    // A call in the block keeps its place; the loads before it are still scheduled.
+    let body = ".reg .R %r<8>\n.reg .R.x2 %rd<2>\nBB0:\n%r0 = S2R SR_TID.X\n%r1 = IADD3 %r0, 1, RZ\n\
+                %r2 = LDG.E [%rd0]\n%r3 = IADD3 %r1, %r2, RZ\nSTG.E [%rd0], %r3\n\
+                %r4 = CALL helper, %r3\nEXIT";
+    let (insts, _, _) = scheduled_with(".func helper {\n.reg .R %r<1>\nBB0:\nRET\n}\n", body, Some(64));
+    let at = |needle: &str| insts.iter().position(|i| i.contains(needle)).expect(needle);
+    assert!(at("%r2 = LDG") < at("%r1 = IADD3"), "the load goes first: {insts:#?}");
+    assert!(at("STG") < at("CALL"), "{insts:#?}");
+}

@@ -113,6 +113,16 @@ pub fn spilling_report(reported: u32, spill_stores: u32, budget: u32) -> u32 {
     if spill_stores > 0 { reported.max(budget) } else { reported }
 }
 
+/// ptxas's `Used N registers` of an entry that makes a call: at least the ABI minimum
+/// (seed 001: 24 registers on generations 5–9), whatever its own allocation needs — the
+/// callee's registers are the caller's. Measured on both oracles (ARCHITECTURE.md,
+/// "Fidelity", step 16): every entry with a call in its body reports 24 or more, and
+/// the 21 whose own figure is lower (numba's ten NRT kernels calling `__assertfail` or
+/// `vprintf` on sm_80 and sm_90, the corpus's abi_kernel) report exactly 24.
+pub fn calling_report(reported: u32, calls: bool, abi_minimum: u32) -> u32 {
+    if calls { reported.max(abi_minimum) } else { reported }
+}
+
 /// ptxas's `N bytes stack frame` of a function whose `.local` variables take
 /// `local` bytes at alignment `align` and whose spill slots take `spill` bytes: the
 /// variables, then the spill area, the whole rounded up to the variables' alignment.

@@ -300,4 +300,11 @@ pub fn report_stats(m: &Machine, fi: usize, stats: &mut crate::alloc::stats::Fun
     {
         stats.registers = crate::alloc::stats::spilling_report(stats.registers, stats.spill_stores, b.gpr);
     }
+    if stats.kind == crate::ir::FuncKind::Entry
+        && let Some(min) = m.module.sm.abi_minimum()
+    {
+        let f = &m.module.functions[fi];
+        let calls = f.blocks.iter().flat_map(|b| &b.insts).any(|i| i.info().is(crate::ir::opcode::props::CALL));
+        stats.registers = crate::alloc::stats::calling_report(stats.registers, calls, min);
+    }
 }

@@ -33,6 +33,23 @@ fn is_const_operand(o: &Operand) -> bool {
     matches!(o, Operand::Imm(_) | Operand::FImm(_) | Operand::CBank { .. } | Operand::Sym(_))
 }
 
+/// Sources (by index among the sources) of a warp-synchronous operation that take an
+/// immediate of their own in SASS: measured in the corpus SASS (cub_warp_reduce,
+/// sm_80/sm_90), `shfl.sync.down.b32 lo|p, lo, %r16, %r14, %r30` with `%r16 = 1`,
+/// `%r14 = 31`, `%r30 = -1` is `SHFL.DOWN P0, R7, R5, 0x1, 0x1f`: lane and clamp are
+/// immediates side by side and a constant member mask is no operand at all (sm_70+
+/// encodes a partial mask as a separate `WARPSYNC`). So for `SHFL` (sources `a, b, c,
+/// mask`) the last three, and for `VOTE`, `MATCH` and `REDUX` their member mask, the
+/// last source. Registers of other values (the shuffled data, a ballot's predicate)
+/// stay registers.
+fn warp_sync_immediates(mnemonic: &str, nsrc: usize) -> Vec<usize> {
+    match mnemonic {
+        "SHFL" if nsrc >= 2 => (1..nsrc).collect(),
+        "VOTE" | "MATCH" | "REDUX" if nsrc >= 2 => vec![nsrc - 1],
+        _ => Vec::new(),
+    }
+}
+
 fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
     let n = f.vregs.len();
     let mut defs = vec![0u32; n];
@@ -83,6 +100,22 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
                 continue;
             }
             let nd = inst.ndefs as usize;
+            // Warp-synchronous operations encode their lane/clamp and member mask apart
+            // from the one immediate slot (below).
+            let free = warp_sync_immediates(inst.op.mnemonic(), inst.operands.len() - nd);
+            if !free.is_empty() {
+                for k in free.into_iter().map(|k| nd + k) {
+                    if let Operand::Reg(Reg::V(r)) = &inst.operands[k]
+                        && r.comp.is_none()
+                        && let Some(val @ Operand::Imm(_)) = value[r.vreg.index()].clone()
+                    {
+                        touched[r.vreg.index()] = true;
+                        inst.operands[k] = val;
+                        folded += 1;
+                    }
+                }
+                continue;
+            }
             if inst.operands[nd..].iter().any(is_const_operand) {
                 continue;
             }

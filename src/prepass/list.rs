@@ -12,16 +12,30 @@
 //! LDS 25, MUFU 17, LDC 14, S2R 10. Those are the latencies here.
 //!
 //! The schedule: top-down, one instruction per cycle; an instruction is ready when
-//! every predecessor has issued and its results have arrived; among the ready ones the
-//! longest latency-weighted path to the block's end goes first (critical path), the
-//! original order breaks ties. Register pressure (the R file) is tracked as it goes:
+//! every predecessor has issued and its results have arrived; among the ready ones one
+//! that frees registers goes before one that keeps the count before one that adds, then
+//! the longest latency-weighted path to the block's end (critical path), then the
+//! original order. A fixed-latency instruction (4 cycles: ALU) that adds a live register
+//! is not ready before its as-late-as-possible start, the critical path's length minus
+//! its own path to the end: long-latency loads are issued as early as they can be, the
+//! arithmetic that feeds stores and later uses waits until it is due, chain by chain.
+//! Measured (ARCHITECTURE.md, "Fidelity", step 16): cub_block_reduce under
+//! `--maxrregcount 64` issues its sixteen `LDG`s first, then computes the sixteen shared
+//! store addresses a few at a time between the stores (peak live 28); filling the
+//! loads' latency with every ready instruction computed all sixteen addresses at once,
+//! breadth first (radbg 63 registers); merge_sort_i32 and histo256 show the same. Register pressure (the R file) is tracked as it goes:
 //! an instruction that would take the live count above the limit waits while one that
 //! fits exists; when none fits, the one that adds least goes. So a block is spread
 //! out for latency as far as its parallelism allows and the register target permits —
 //! ptxas's "schedule to the budget" (conv5x5: 32 at the default, 48/55 under 64).
 //!
-//! Blocks with calls, PHIs, unknown opcodes or physical-register operands are left as
-//! they are (their order carries meaning this model does not see).
+//! Instructions that are calls, PHIs, unknown opcodes or have physical-register operands
+//! keep their place (their order carries meaning this model does not see): they split a
+//! block into regions, and each region is scheduled on its own (`schedule::list_schedule`).
+//! Measured: in cub_block_reduce the sixteen loads, their shared-memory stores and an
+//! `__assertfail` call share one PTX block; ptxas issues the loads first and computes the
+//! store addresses after them (SASS, `--maxrregcount 64`: peak live 28), where the block
+//! left whole in PTX order keeps sixteen `tid + 128·k` values live beside the loads (34).
 //!
 //! Owns the dependence graph and the schedule; must not know the allocator or the engine.
 
@@ -46,8 +60,9 @@ pub fn latency(inst: &Inst) -> u32 {
     }
 }
 
-/// Whether the block's order must stay as it is.
-fn opaque(inst: &Inst) -> bool {
+/// Whether an instruction must keep its place: the scheduler works on the regions
+/// between such instructions (a call and the ABI moves around it, a PHI).
+pub fn opaque(inst: &Inst) -> bool {
     let i = inst.info();
     i.is(props::CALL)
         || i.is(props::PHI)
@@ -118,7 +133,11 @@ fn build(insts: &[Inst]) -> Dag {
             uses_since.insert(d, Vec::new());
         }
         if fence(inst) {
-            edges.extend(last_fence.map(|f| (f, 0)));
+            // Stores in order, one issue slot apart: the slot makes a chain of sixteen
+            // stores sixteen cycles long in the path lengths, so the arithmetic feeding
+            // the later ones is due later (as-late-as-possible, module doc) — with 0
+            // every store's address was due at once and computed breadth first.
+            edges.extend(last_fence.map(|f| (f, 1)));
             edges.extend(loads_since.drain(..).map(|l| (l, 0)));
             last_fence = Some(j);
         } else if inst.info().is(props::LOAD) {
@@ -238,6 +257,9 @@ pub fn schedule_block(f: &Function, insts: &[Inst], live: &BlockLive, limit: [u3
             i.info().is(props::MOVE) && i.guard_is_always() && from && whole
         })
         .collect();
+    let lat: Vec<u32> = insts.iter().map(latency).collect();
+    let cpl = dag.height.iter().copied().max().unwrap_or(0);
+    let alap: Vec<u32> = dag.height.iter().map(|&h| cpl - h).collect();
     let mut npred = dag.npred.clone();
     let mut earliest = vec![0u32; n];
     let mut cands: Vec<usize> = (0..n).filter(|&j| npred[j] == 0).collect();
@@ -245,15 +267,22 @@ pub fn schedule_block(f: &Function, insts: &[Inst], live: &BlockLive, limit: [u3
     let mut cycle = 0u32;
     while !cands.is_empty() {
         let scored: Vec<(usize, [i64; 2])> = cands.iter().map(|&j| (j, delta(j, &is_live, &remaining))).collect();
-        let fitting: Vec<usize> = scored.iter().filter(|&&(_, d)| fits(d, cur)).map(|x| x.0).collect();
-        // A copy out of a vector component is the component itself in ptxas (the
-        // importer's lowering of vector loads): it goes as soon as it can.
         let glued = cands.iter().copied().filter(|&j| coalesced[j] && earliest[j] <= cycle).min();
         let pick = if let Some(j) = glued {
             Some(j)
-        } else if !fitting.is_empty() {
-            // Ready first, then the longest path to the end, then the original order.
-            fitting.into_iter().min_by_key(|&j| (earliest[j].max(cycle), std::cmp::Reverse(dag.height[j]), j))
+        } else if scored.iter().any(|&(_, d)| fits(d, cur)) {
+            // Ready first — a fixed-latency instruction that adds a live register is not
+            // ready before its as-late-as-possible start (module doc) — then one that
+            // frees registers before one that keeps the count before one that adds, then
+            // the longest path to the end, then the original order.
+            scored
+                .iter()
+                .filter(|&&(_, d)| fits(d, cur))
+                .min_by_key(|&&(j, d)| {
+                    let ready = if d[0] > 0 && lat[j] <= 4 { earliest[j].max(alap[j]) } else { earliest[j] };
+                    (ready.max(cycle), d[0].signum(), std::cmp::Reverse(dag.height[j]), j)
+                })
+                .map(|x| x.0)
         } else {
             // Over a limit: whatever adds least (P first: it has 7 registers).
             scored
