@@ -484,3 +484,21 @@ fn schedule_reorders_the_regions_between_calls() {
     assert!(at("%r2 = LDG") < at("%r1 = IADD3"), "the load goes first: {insts:#?}");
     assert!(at("STG") < at("CALL"), "{insts:#?}");
 }
+
+#[test]
+fn expand_computes_a_guarded_fp64_operation_into_a_new_pair_and_selects() {
+    // ptxas never predicates an FP64 operation (cub_warp_reduce: `@p add.f64 d, d, r`
+    // is `DADD` into a new pair + `FSEL` of each half).
+    let body = ".reg .R.x2 %fd<4>\n.reg .R.x2 %rd<2>\n.reg .P %p<2>\n.reg .R %r<2>\nBB0:\n\
+                %r0 = S2R SR_TID.X\n%p0 = ISETP.NE.S32 %r0, 0\n%fd0 = LDG.E.64 [%rd0]\n%fd1 = LDG.E.64 [%rd0 + 0x8]\n\
+                @%p0 %fd0 = DADD.F64 %fd0, %fd1\nSTG.E.64 [%rd0], %fd0\nEXIT";
+    let (insts, summary, _) = run_pass("expand", body);
+    assert!(summary.contains("1 guarded FP64 operation(s) expanded"), "{summary}");
+    let at = |needle: &str| insts.iter().position(|i| i.contains(needle)).expect(needle);
+    let op = &insts[at("DADD")];
+    assert!(!op.starts_with('@') && !op.starts_with("%fd0 ="), "unguarded into a temporary: {insts:#?}");
+    assert!(insts[at("DADD") + 1].starts_with("@%p0 %fd0 = MOV"), "{insts:#?}");
+    // An unguarded FP64 operation stays as it is.
+    let (_, summary, _) = run_pass("expand", &body.replace("@%p0 %fd0 = DADD", "%fd0 = DADD"));
+    assert!(summary.starts_with("no integer divide"), "{summary}");
+}

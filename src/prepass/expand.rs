@@ -25,6 +25,13 @@
 //!   twice), the low product in a second pair `l`, a carry word `c`, then
 //!   `D = a.hi·b.hi + (p.hi, c)` (IMAD.WIDE.U32.X): two pairs and one word — i64_math.
 //!
+//! - a guarded 64-bit float `DADD`/`DMUL`/`DFMA` (`@p add.f64 d, d, r`): ptxas never
+//!   predicates an FP64 operation — none of the corpus SASS has one — but computes it
+//!   into a new pair and selects (cub_warp_reduce's ten guarded `add.f64` after its
+//!   `shfl`s are `DADD R6, R4, R6` + `FSEL R10, R6, R4, P0` + `FSEL R11, R7, R5, P0`).
+//!   Here: the operation unguarded into a temporary pair, then a guarded move of the
+//!   pair into the destination; the temporary and the old value are live together.
+//!
 //! Predicates the corrections set live in P and are not modelled. 64-bit division
 //! becomes a call to a ptxas-internal subroutine: not expanded here.
 //!
@@ -35,7 +42,7 @@ use crate::prepass::{Pass, PassCtx};
 
 pub const PASS: Pass = Pass {
     name: "expand",
-    about: "integer divide/remainder and 64-bit multiply expanded into SASS sequences with their temporaries",
+    about: "integer divide/remainder, 64-bit multiply and guarded FP64 operations expanded into SASS sequences with their temporaries",
     run,
     ori: false,
 };
@@ -46,9 +53,13 @@ enum Kind {
     Div32 { signed: bool, rem: bool },
     MulLo64,
     MulHi64,
+    GuardedF64,
 }
 
 fn kind(inst: &Inst) -> Option<Kind> {
+    if matches!(inst.op.mnemonic(), "DADD" | "DMUL" | "DFMA") && inst.ndefs == 1 && !inst.guard_is_always() {
+        return Some(Kind::GuardedF64);
+    }
     if inst.op.mnemonic() != "IMAD" || inst.ndefs != 1 || !inst.guard_is_always() || inst.uses().len() != 2 {
         return None;
     }
@@ -134,7 +145,7 @@ fn divisor_prep(
 
 fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
     let mut g = f.clone();
-    let (mut divs, mut muls) = (0usize, 0usize);
+    let (mut divs, mut muls, mut sels) = (0usize, 0usize, 0usize);
     let mut t = Temps { f: &mut g, made: 0 };
     for bi in 0..t.f.blocks.len() {
         let old = std::mem::take(&mut t.f.blocks[bi].insts);
@@ -226,6 +237,20 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
                         out.push(inst("IMAD", ".WIDE.U32.X", vec![dst], uses, o));
                     }
                 }
+                Some(Kind::GuardedF64) if whole_of_width(t.f, &dst, 2).is_some() => {
+                    sels += 1;
+                    let tmp = t.new_vreg(2);
+                    let mut op = i.clone();
+                    op.guard = None;
+                    op.operands[0] = Operand::vreg(tmp);
+                    let mut sel = i;
+                    sel.op = Opcode::from_mnemonic("MOV");
+                    sel.mods = "".into();
+                    sel.operands = vec![dst, Operand::vreg(tmp)];
+                    sel.ndefs = 1;
+                    out.push(op);
+                    out.push(sel);
+                }
                 _ => {
                     // A redefined divisor needs a new reciprocal.
                     i.for_each_def(|r| preps.retain(|p| p.0.as_vreg().is_none_or(|x| x.vreg != r.vreg)));
@@ -240,10 +265,18 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
         t.f.blocks[bi].insts = out;
     }
     let made = t.made;
-    if divs + muls == 0 {
-        return (f.clone(), "no integer divide/remainder or 64-bit multiply to expand".to_string());
+    if divs + muls + sels == 0 {
+        return (
+            f.clone(),
+            "no integer divide/remainder, 64-bit multiply or guarded FP64 operation to expand".to_string(),
+        );
     }
-    (g, format!("{divs} divide/remainder and {muls} 64-bit multiply expanded: {made} temporary register(s) added"))
+    (
+        g,
+        format!(
+            "{divs} divide/remainder, {muls} 64-bit multiply and {sels} guarded FP64 operation(s) expanded: {made} temporary register(s) added"
+        ),
+    )
 }
 
 /// The vreg the last emitted instruction defines (an expansion's result).

@@ -133,7 +133,7 @@ fn sentence(s: &Step, st: &Stages) -> String {
             "ptxas folds parameters and constants into instructions as c[0x0][..] operands and immediates".to_string()
         }
         "expand" => {
-            "ptxas expands divisions and 64-bit multiplies into sequences with temporaries of their own".to_string()
+            "ptxas expands divisions, 64-bit multiplies and predicated FP64 operations into sequences with temporaries of their own".to_string()
         }
         "webs" => "a name PTX reuses for unrelated values becomes one value each, as in ptxas's own IR".to_string(),
         "components" => "ptxas builds a 64-bit value from its two 32-bit halves in place".to_string(),
