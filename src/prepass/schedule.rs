@@ -168,7 +168,7 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
     // with it, 26 without).
     let room = if ctx.maxrregcount.is_some() { 1 } else { 0 };
     let (g, blocks) = list_schedule(f, t - REPORT_EXTRA - 1 - room);
-    if need(&g) <= t && p_peak(&g) <= p_room(p_peak(f)) {
+    if need(&g) + room <= t && p_peak(&g) <= p_room(p_peak(f)) {
         let summary = if blocks == 0 {
             format!("list schedule: every block already in latency order (R peak {before}, target {t})")
         } else {
