@@ -502,3 +502,44 @@ fn expand_computes_a_guarded_fp64_operation_into_a_new_pair_and_selects() {
     let (_, summary, _) = run_pass("expand", &body.replace("@%p0 %fd0 = DADD", "%fd0 = DADD"));
     assert!(summary.starts_with("no integer divide"), "{summary}");
 }
+
+#[test]
+fn fold_carries_constant_adds_into_address_offsets() {
+    // conv5x5's shape: `a = b - 12; c = a + x; ld [c]`, `d = b + 16; ld [d]`: SASS keeps
+    // no register for `a` or `d`, and loads `[c' - 0xc]` with `c' = b + x`.
+    let decls = ".reg .R %r<8>\n.reg .R.x2 %rd<10>\nBB0:";
+    let (insts, summary, _) = run_pass(
+        "fold",
+        &format!(
+            "{decls}\n%rd1 = LDG.E.64 [%rd0]\n%rd2 = LDG.E.64 [%rd0 + 0x8]\n%rd3 = IADD3.S64 %rd1, -12\n\
+             %rd4 = IADD3.S64 %rd3, %rd2\n%r0 = LDG.E [%rd4]\n%rd5 = IADD3.S64 %rd1, 16\n%r1 = LDG.E [%rd5 + 0x4]\n\
+             %r2 = IADD3 %r0, %r1, RZ\nSTG.E [%rd0], %r2\nEXIT"
+        ),
+    );
+    assert!(summary.contains("3 constant add(s) carried into address offsets"), "{summary}");
+    assert_eq!(
+        insts,
+        [
+            "%rd1 = LDG.E.64 [%rd0]",
+            "%rd2 = LDG.E.64 [%rd0 + 0x8]",
+            "%rd4 = IADD3.S64 %rd1, %rd2",
+            "%r0 = LDG.E [%rd4 - 0xc]",
+            "%r1 = LDG.E [%rd1 + 0x14]",
+            "%r2 = IADD3 %r0, %r1, RZ",
+            "STG.E [%rd0], %r2",
+            "EXIT"
+        ]
+    );
+    // A value also read as data keeps its register and its add.
+    let (insts, _, _) = run_pass(
+        "fold",
+        &format!(
+            "{decls}\n%rd1 = LDG.E.64 [%rd0]\n%rd3 = IADD3.S64 %rd1, 8\n%r0 = LDG.E [%rd3]\n\
+             STG.E.64 [%rd0], %rd3\nSTG.E [%rd0 + 0x8], %r0\nEXIT"
+        ),
+    );
+    assert!(
+        insts.contains(&"%rd3 = IADD3.S64 %rd1, 8".to_string()) && insts.contains(&"%r0 = LDG.E [%rd3]".to_string()),
+        "{insts:#?}"
+    );
+}

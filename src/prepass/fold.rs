@@ -17,6 +17,9 @@
 //! instruction takes one immediate or constant-bank operand). Constants left without
 //! uses lose their defining instruction. Uses that cannot fold (addresses, stores)
 //! keep the register, whose live range now covers only them.
+//!
+//! Constant adds feeding only addresses are carried into the addresses' offsets
+//! (`fold_offsets`, step 17 in ARCHITECTURE.md).
 
 use crate::ir::opcode::props;
 use crate::ir::{Function, Operand, Reg, VRegId};
@@ -48,6 +51,202 @@ fn warp_sync_immediates(mnemonic: &str, nsrc: usize) -> Vec<usize> {
         "VOTE" | "MATCH" | "REDUX" if nsrc >= 2 => vec![nsrc - 1],
         _ => Vec::new(),
     }
+}
+
+/// Address folding (displacements): SASS addresses take a 24-bit signed constant
+/// offset, and ptxas reassociates address arithmetic to use it. NVVM's conv5x5 computes
+/// `add.s64 %rd47, %rd46, -12; add.s64 %rd48, %rd47, %rd3; add.s64 %rd50, %rd48, %rd69`
+/// (`%rd69 = %rd3 + 12`); its SASS (corpus cubin, nvdisasm) loads `[R14.64+-0xc]`,
+/// `[R16.64+-0x4]`, `[R20.64+-0x10]`, `[R12.64+0x8]`: the constants ride in the offsets.
+///
+/// A vreg defined once by an `add`/`sub` (`IADD3`, no guard) is *displaced* when every
+/// use is the base of a load/store address or a source of another displaced add (the
+/// greatest such set). Its value is then carried as a register and a constant: a
+/// register plus an immediate needs no register of its own (its uses read the source's,
+/// the constant moves on); a sum of two registers keeps one, for the sum of their
+/// registers, with both constants moved on; at a memory operand the constant joins the
+/// offset. Returns, per vreg whose def is no longer needed, its replacement, and how many
+/// adds carried a constant on.
+fn fold_offsets(g: &mut Function, defs: &[u32]) -> (Vec<Option<(VRegId, i64)>>, usize) {
+    let n = g.vregs.len();
+    let plain = |g: &Function, v: VRegId| {
+        defs.get(v.index()) == Some(&1) && g.vregs[v.index()].pin.is_none() && g.vregs[v.index()].alias.is_none()
+    };
+    let pure_add = |inst: &crate::ir::Inst| {
+        inst.op.mnemonic() == "IADD3"
+            && inst.ndefs == 1
+            && inst.guard_is_always()
+            && inst.uses().len() == 2
+            && inst
+                .mods
+                .split('.')
+                .filter(|m| !m.is_empty())
+                .all(|m| matches!(m, "S64" | "U64" | "S32" | "U32" | "B64" | "B32" | "SUB"))
+    };
+    let whole = |o: &Operand| match o {
+        Operand::Reg(Reg::V(r)) if r.comp.is_none() => Some(r.vreg),
+        _ => None,
+    };
+    // Candidates: the pure adds of single-def vregs over whole registers and immediates.
+    let mut cand = vec![false; n];
+    let mut def_at: Vec<Option<(usize, usize)>> = vec![None; n];
+    for (bi, blk) in g.blocks.iter().enumerate() {
+        for (ii, inst) in blk.insts.iter().enumerate() {
+            if !pure_add(inst) {
+                continue;
+            }
+            let Some(d) = inst.defs().first().and_then(whole) else { continue };
+            let srcs_ok = inst.uses().iter().all(|o| matches!(o, Operand::Imm(_)) || whole(o).is_some_and(|v| v != d));
+            let one_reg = inst.uses().iter().any(|o| whole(o).is_some());
+            let sub_imm_first = inst.has_mod("SUB") && matches!(inst.uses()[0], Operand::Imm(_));
+            if plain(g, d) && srcs_ok && one_reg && !sub_imm_first {
+                cand[d.index()] = true;
+                def_at[d.index()] = Some((bi, ii));
+            }
+        }
+    }
+    // Greatest fixpoint: a candidate stays while every use is an address base or a source
+    // of a candidate's def.
+    loop {
+        let mut changed = false;
+        for blk in &g.blocks {
+            for inst in &blk.insts {
+                let into_cand = pure_add(inst) && inst.defs().first().and_then(whole).is_some_and(|d| cand[d.index()]);
+                let mut bad = Vec::new();
+                for (k, o) in inst.operands.iter().enumerate() {
+                    match o {
+                        Operand::Mem(m) => {
+                            if let Some(Reg::V(r)) = &m.index {
+                                bad.push(r.vreg);
+                            }
+                            if let Some(Reg::V(r)) = &m.base
+                                && r.comp.is_some()
+                            {
+                                bad.push(r.vreg);
+                            }
+                        }
+                        Operand::Reg(Reg::V(r)) if k >= inst.ndefs as usize && !(into_cand && r.comp.is_none()) => {
+                            bad.push(r.vreg);
+                        }
+                        _ => {}
+                    }
+                }
+                if let Some(gd) = &inst.guard
+                    && let Reg::V(r) = gd.reg
+                {
+                    bad.push(r.vreg);
+                }
+                for v in bad {
+                    if cand.get(v.index()) == Some(&true) {
+                        cand[v.index()] = false;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    // Each displaced vreg as (register, constant), memoised; `None` marks "in progress".
+    fn repl(
+        g: &Function,
+        v: VRegId,
+        cand: &[bool],
+        def_at: &[Option<(usize, usize)>],
+        memo: &mut Vec<Option<(VRegId, i64)>>,
+        depth: usize,
+    ) -> (VRegId, i64) {
+        if !cand[v.index()] || depth > 64 {
+            return (v, 0);
+        }
+        if let Some(r) = memo[v.index()] {
+            return r;
+        }
+        let (bi, ii) = def_at[v.index()].expect("candidates have a def");
+        let inst = &g.blocks[bi].insts[ii];
+        let sub = inst.has_mod("SUB");
+        let mut regs = Vec::new();
+        let mut k = 0i64;
+        for (i, o) in inst.uses().iter().enumerate() {
+            let sign = if sub && i == 1 { -1 } else { 1 };
+            match o {
+                Operand::Imm(x) => k += sign * x,
+                Operand::Reg(Reg::V(r)) => {
+                    let (rr, rk) = repl(g, r.vreg, cand, def_at, memo, depth + 1);
+                    regs.push(rr);
+                    k += sign * rk;
+                }
+                _ => {}
+            }
+        }
+        // One register and an immediate: no register of its own. Two registers: its own,
+        // holding their registers' sum (or difference), the constants moved on.
+        let r = if regs.len() == 1 { (regs[0], k) } else { (v, k) };
+        memo[v.index()] = Some(r);
+        r
+    }
+    let mut memo: Vec<Option<(VRegId, i64)>> = vec![None; n];
+    let snapshot = g.clone();
+    for v in 0..n {
+        if cand[v] {
+            repl(&snapshot, VRegId::new(v), &cand, &def_at, &mut memo, 0);
+        }
+    }
+    let get = |v: VRegId| memo.get(v.index()).copied().flatten().filter(|_| cand[v.index()]);
+    // Adds whose constant moved on towards the addresses (or that needed none).
+    let addressed = (0..n).filter(|&v| get(VRegId::new(v)).is_some_and(|(r, k)| r.index() != v || k != 0)).count();
+    let mut gone: Vec<Option<(VRegId, i64)>> = vec![None; n];
+    let mut out_of_range = false;
+    for (bi, blk) in g.blocks.iter_mut().enumerate() {
+        for (ii, inst) in blk.insts.iter_mut().enumerate() {
+            // A displaced add that keeps a register reads its sources' registers.
+            if let Some(d) = inst.defs().first().and_then(whole)
+                && def_at[d.index()] == Some((bi, ii))
+                && let Some((r, _)) = get(d)
+            {
+                if r == d {
+                    let nd = inst.ndefs as usize;
+                    let ops: Vec<Operand> = inst.operands[nd..]
+                        .iter()
+                        .filter(|o| !matches!(o, Operand::Imm(_)))
+                        .map(|o| match whole(o).and_then(get) {
+                            Some((rr, _)) => Operand::vreg(rr),
+                            None => o.clone(),
+                        })
+                        .collect();
+                    if ops.len() == 2 {
+                        inst.operands.truncate(nd);
+                        inst.operands.extend(ops);
+                    }
+                } else {
+                    gone[d.index()] = Some((r, 0));
+                }
+                continue;
+            }
+            for o in &mut inst.operands {
+                let Operand::Mem(m) = o else { continue };
+                let Some(Reg::V(a)) = &m.base else { continue };
+                let Some((r, k)) = get(a.vreg) else { continue };
+                let off = m.offset + k;
+                if off.abs() >= 1 << 23 {
+                    // Out of SASS's offset range: this use needs the full value, which the
+                    // rewritten adds no longer hold. Leave the function as it was.
+                    out_of_range = true;
+                    continue;
+                }
+                if (r, off) != (a.vreg, m.offset) {
+                    m.base = Some(Reg::V(crate::ir::RegRef { vreg: r, comp: None }));
+                    m.offset = off;
+                }
+            }
+        }
+    }
+    if out_of_range {
+        *g = snapshot;
+        return (vec![None; n], 0);
+    }
+    (gone, addressed)
 }
 
 fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
@@ -83,9 +282,6 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
                 value[v] = val;
             }
         }
-    }
-    if value.iter().all(Option::is_none) {
-        return (f.clone(), "no constant or parameter register".to_string());
     }
     let mut g = f.clone();
     let mut folded = 0usize;
@@ -133,7 +329,9 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
             }
         }
     }
-    // Constants without uses lose their defs (repeat: MOV chains die link by link).
+    let (offset_of, addressed) = fold_offsets(&mut g, &defs);
+    // Constants and folded offsets without uses lose their defs (repeat: MOV chains die
+    // link by link).
     let mut removed = 0usize;
     loop {
         let mut used = vec![false; n];
@@ -144,7 +342,9 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
         for blk in &mut g.blocks {
             blk.insts.retain(|inst| {
                 let dead = matches!(inst.defs().first(), Some(Operand::Reg(Reg::V(d)))
-                    if inst.ndefs == 1 && value[d.vreg.index()].is_some() && !used[d.vreg.index()]);
+                    if inst.ndefs == 1
+                        && (value[d.vreg.index()].is_some() || offset_of[d.vreg.index()].is_some())
+                        && !used[d.vreg.index()]);
                 if dead {
                     removed += 1;
                 }
@@ -158,7 +358,7 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
     let names: Vec<String> =
         (0..n).filter(|&i| touched[i]).take(6).map(|i| g.vreg(VRegId::new(i)).name.clone()).collect();
     let summary = format!(
-        "{folded} use(s) of constants and parameters folded into their instructions ({}…), {removed} defining instruction(s) removed",
+        "{folded} use(s) of constants and parameters folded into their instructions ({}…), {addressed} constant add(s) carried into address offsets, {removed} defining instruction(s) removed",
         names.join(", ")
     );
     (g, summary)
