@@ -543,3 +543,79 @@ fn fold_carries_constant_adds_into_address_offsets() {
         "{insts:#?}"
     );
 }
+
+#[test]
+fn vectorize_merges_aligned_adjacent_shared_loads() {
+    let globals = ".shared .align 4 tile[2048]";
+    // sgemm's fragment read: `tile + (tid & 15) * 16`, four floats at +0..+12 and four
+    // at +256..+268, FMAs between them.
+    let decls = ".reg .R %r<20>\n.reg .R.x2 %rd<2>\nBB0:";
+    let frag = "%r0 = S2R SR_TID.X\n%r1 = LOP3.AND %r0, 15\n%r2 = SHL %r1, 4\n%r3 = IADD3 tile, %r2";
+    let body = format!(
+        "{decls}\n{frag}\n%r4 = LDS.F32 [%r3]\n%r5 = LDS.F32 [%r3 + 0x4]\n%r12 = FMUL %r4, %r5\n\
+         %r6 = LDS.F32 [%r3 + 0x8]\n%r7 = LDS.F32 [%r3 + 0xc]\n%r13 = FFMA %r6, %r7, %r12\n\
+         %r8 = LDS.F32 [%r3 + 0x100]\n%r9 = LDS.F32 [%r3 + 0x104]\n%r14 = FFMA %r8, %r9, %r13\nSTG.E [%rd0], %r14\nEXIT"
+    );
+    let (insts, summary, _) = run_pass_with(globals, "vectorize", &body);
+    let lds: Vec<&String> = insts.iter().filter(|i| i.contains("LDS")).collect();
+    assert_eq!(lds.len(), 2, "{insts:#?}");
+    assert!(lds[0].ends_with("LDS.128 [%r3]"), "{insts:#?}");
+    assert!(lds[1].ends_with("LDS.64 [%r3 + 0x100]"), "{insts:#?}");
+    // The quad's components unpack right after it, in offset order, before any use.
+    let at = |needle: &str| insts.iter().position(|i| i.starts_with(needle)).expect(needle);
+    assert!(at("%r7 = MOV") < at("%r12 = FMUL"), "{insts:#?}");
+    assert!(insts[at("%r6 = MOV")].ends_with(".2"), "{insts:#?}");
+    assert_eq!(summary, "6 scalar shared load(s) merged into 1 LDS.128 and 1 LDS.64");
+
+    // A store between the loads, an index whose alignment is unknown, or a misaligned
+    // start keeps them scalar.
+    let stored = format!(
+        "{decls}\n{frag}\n%r4 = LDS.F32 [%r3]\n%r5 = LDS.F32 [%r3 + 0x4]\nSTS [%r3], %r0\n\
+         %r6 = LDS.F32 [%r3 + 0x8]\n%r7 = LDS.F32 [%r3 + 0xc]\n%r12 = FADD %r4, %r5\n%r13 = FADD %r6, %r7\n\
+         %r14 = FADD %r12, %r13\nSTG.E [%rd0], %r14\nEXIT"
+    );
+    let (insts, _, _) = run_pass_with(globals, "vectorize", &stored);
+    assert!(insts.iter().any(|i| i.ends_with("LDS.64 [%r3]")), "{insts:#?}");
+    assert!(insts.iter().any(|i| i.ends_with("LDS.64 [%r3 + 0x8]")), "{insts:#?}");
+    let unaligned = body.replace("%r2 = SHL %r1, 4", "%r2 = SHL %r1, 1");
+    let (insts, summary, _) = run_pass_with(globals, "vectorize", &unaligned);
+    assert_eq!(insts.iter().filter(|i| i.contains("LDS.F32")).count(), 6, "{insts:#?}");
+    assert_eq!(summary, "no adjacent shared loads to merge");
+    let odd = body.replace("[%r3]", "[%r3 + 0x4]").replace("[%r3 + 0x4]\n%r12", "[%r3 + 0x10]\n%r12");
+    let (insts, _, _) = run_pass_with(globals, "vectorize", &odd);
+    assert!(!insts.iter().any(|i| i.contains("LDS.128")), "{insts:#?}");
+}
+
+#[test]
+fn schedule_fills_the_next_occupancy_step_when_the_target_is_out_of_reach() {
+    use radbg::prepass::schedule::occupancy_fallback;
+    // sm_80, 64 warps at ≤ 32 registers. Within reach, the target stays.
+    assert_eq!(occupancy_fallback(32, 80, false, 30), 32);
+    // sgemm_8x8 needs 90: 21 resident warps, which 96 registers still keep.
+    assert_eq!(occupancy_fallback(32, 80, false, 90), 96);
+    // softmax32's 42 (42 warps) → 48, ptxas's count.
+    assert_eq!(occupancy_fallback(32, 80, false, 42), 48);
+    // A budget is a cap, never given up.
+    assert_eq!(occupancy_fallback(64, 80, true, 90), 64);
+
+    // End to end: forty accumulators live through a block (no order frees them) that
+    // loads twenty more values and adds them in; the latency schedule issues loads early
+    // up to the step, not only up to 32.
+    let mut body = String::from(".reg .R %r<200>\n.reg .R.x2 %rd<2>\nBB0:\n");
+    for k in 0..40 {
+        body.push_str(&format!("%r{k} = LDG.E [%rd0 + 0x{:x}]\n", 4 * k));
+    }
+    body.push_str("BB1:\n");
+    for k in 0..20 {
+        body.push_str(&format!("%r{} = LDG.E [%rd0 + 0x{:x}]\n", 100 + k, 0x1000 + 4 * k));
+        body.push_str(&format!("%r{k} = FADD %r{k}, %r{}\n", 100 + k));
+    }
+    for k in 0..40 {
+        body.push_str(&format!("STG.E [%rd0 + 0x{:x}], %r{k}\n", 0x2000 + 4 * k));
+    }
+    body.push_str("EXIT");
+    let (_, before, after) = scheduled(&body, None);
+    assert!(before + 3 > 40, "the test needs an unreachable target: peak {before}");
+    let top = occupancy_fallback(32, 80, false, before + 3);
+    assert!(after > before && after + 3 <= top, "peak {before} → {after}, step {top}");
+}

@@ -25,6 +25,7 @@ pub mod narrow;
 pub mod schedule;
 pub mod sink;
 pub mod uniform;
+pub mod vectorize;
 pub mod webs;
 
 use crate::ir::{Function, Module, Sm};
@@ -56,6 +57,7 @@ pub const PASSES: &[Pass] = &[
     expand::PASS,
     fold::PASS,
     narrow::PASS,
+    vectorize::PASS,
     ifconvert::PASS,
     sink::PASS,
     schedule::PASS,

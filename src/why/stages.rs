@@ -32,6 +32,9 @@ pub struct Stages {
     pub steps: Vec<Step>,
     pub final_peak: u32,
     pub target: u32,
+    /// The SM and whether `--maxrregcount` set the target (`schedule`'s fallback target).
+    pub sm_version: u32,
+    pub budgeted: bool,
 }
 
 /// The stages replayed for function `fi`; `None` on Ori IR input.
@@ -76,7 +79,8 @@ pub fn replay(m: &Machine, fi: usize) -> Option<Stages> {
     }
     let ctx = PassCtx { module: &module, sm: &module.sm, maxrregcount: module.options.maxrregcount };
     let target = sink::target(&ctx);
-    Some(Stages { imported_peak, steps, final_peak: cur, target })
+    let (sm_version, budgeted) = (module.sm.version, ctx.maxrregcount.is_some());
+    Some(Stages { imported_peak, steps, final_peak: cur, target, sm_version, budgeted })
 }
 
 /// Instructions `sink` moved: `sink` only moves instructions down, so one it moved has
@@ -123,12 +127,23 @@ fn sentence(s: &Step, st: &Stages) -> String {
             None => format!("ptxas's scheduler interleaves hoisted loads with their uses: {change}"),
         },
         "schedule" if s.peak >= s.before => {
-            format!("ptxas's scheduler issues loads early to hide their latency, up to the target {}", st.target)
+            let need = s.before + crate::alloc::budget::REPORT_EXTRA + 1;
+            let t = crate::prepass::schedule::occupancy_fallback(st.target, st.sm_version, st.budgeted, need);
+            if t == st.target {
+                format!("ptxas's scheduler issues loads early to hide their latency, up to the target {t}")
+            } else {
+                format!(
+                    "ptxas's scheduler issues loads early to hide their latency: its occupancy target {} is out of \
+                     reach ({need} needed), so up to {t}, the most registers that keep the same resident warps",
+                    st.target
+                )
+            }
         }
         "schedule" => {
             format!("ptxas's scheduler reorders the block to bring the pressure toward the target {}", st.target)
         }
         "narrow" => "ptxas addresses shared memory with 32-bit registers".to_string(),
+        "vectorize" => "ptxas loads adjacent shared-memory words together (LDS.64, LDS.128): they arrive, and stay live, together".to_string(),
         "fold" => {
             "ptxas folds parameters and constants into instructions as c[0x0][..] operands and immediates".to_string()
         }
