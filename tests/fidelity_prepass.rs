@@ -619,3 +619,39 @@ fn schedule_fills_the_next_occupancy_step_when_the_target_is_out_of_reach() {
     let top = occupancy_fallback(32, 80, false, before + 3);
     assert!(after > before && after + 3 <= top, "peak {before} → {after}, step {top}");
 }
+
+#[test]
+fn remat_computes_cheap_values_just_before_their_first_use() {
+    // cub_block_reduce's shape: `tid + 128` and `tid + 256` computed at the top, used
+    // after a store; tid stays live to the end, so both move down.
+    let decls = ".reg .R %r<20>\n.reg .R.x2 %rd<2>\nBB0:";
+    let body = format!(
+        "{decls}\n%r0 = S2R SR_TID.X\n%r1 = IADD3 %r0, 128, RZ\n%r2 = IADD3 %r0, 256, RZ\n%r3 = SHL %r0, 2\n\
+         %r4 = LDG.E [%rd0]\nSTS [%r3], %r4\n%r5 = SHL %r1, 2\nSTS [%r5], %r4\n%r6 = SHL %r2, 2\nSTS [%r6], %r0\nEXIT"
+    );
+    let (insts, summary, _) = run_pass("remat", &body);
+    let at = |needle: &str| insts.iter().position(|i| i.starts_with(needle)).expect(needle);
+    assert_eq!(at("%r1 = IADD3") + 1, at("%r5 = SHL"), "{insts:#?}");
+    assert_eq!(at("%r2 = IADD3") + 1, at("%r6 = SHL"), "{insts:#?}");
+    // A shift is cheap too: past the load, to its store.
+    assert_eq!(at("%r3 = SHL") + 1, at("STS [%r3]"), "{insts:#?}");
+    assert!(at("%r4 = LDG") < at("%r3 = SHL"), "{insts:#?}");
+    assert!(summary.starts_with("3 cheap value(s) computed just before their first use"), "{summary}");
+
+    // Not when the source dies before the use (moving would only trade one register for
+    // another), not past a redefinition, not for a large immediate or a non-cheap op.
+    let dies = format!(
+        "{decls}\n%r0 = S2R SR_TID.X\n%r1 = IADD3 %r0, 128, RZ\n%r4 = LDG.E [%rd0]\n%r7 = IADD3 %r4, 1, RZ\n\
+         STS [%r7], %r4\nSTS [%r1], %r4\nEXIT"
+    );
+    let (insts, _, _) = run_pass("remat", &dies);
+    assert_eq!(insts[1], "%r1 = IADD3 %r0, 128, RZ", "{insts:#?}");
+    for cheap_not in ["%r1 = IADD3 %r0, 4096, RZ", "%r1 = IMAD %r0, %r0, RZ"] {
+        let body = format!(
+            "{decls}\n%r0 = S2R SR_TID.X\n{cheap_not}\n%r4 = LDG.E [%rd0]\nSTS [%r0], %r4\nSTS [%r1], %r0\nEXIT"
+        );
+        let (insts, summary, _) = run_pass("remat", &body);
+        assert_eq!(insts[1], cheap_not, "{insts:#?}");
+        assert_eq!(summary, "no cheap value to compute later");
+    }
+}

@@ -22,6 +22,7 @@ pub mod fold;
 pub mod ifconvert;
 pub mod list;
 pub mod narrow;
+pub mod remat;
 pub mod schedule;
 pub mod sink;
 pub mod uniform;
@@ -58,6 +59,7 @@ pub const PASSES: &[Pass] = &[
     fold::PASS,
     narrow::PASS,
     vectorize::PASS,
+    remat::PASS,
     ifconvert::PASS,
     sink::PASS,
     schedule::PASS,

@@ -143,6 +143,7 @@ fn sentence(s: &Step, st: &Stages) -> String {
             format!("ptxas's scheduler reorders the block to bring the pressure toward the target {}", st.target)
         }
         "narrow" => "ptxas addresses shared memory with 32-bit registers".to_string(),
+        "remat" => "ptxas computes cheap values (an add of a constant, a shift, a mask) where they are used, from registers live there anyway".to_string(),
         "vectorize" => "ptxas loads adjacent shared-memory words together (LDS.64, LDS.128): they arrive, and stay live, together".to_string(),
         "fold" => {
             "ptxas folds parameters and constants into instructions as c[0x0][..] operands and immediates".to_string()
