@@ -655,3 +655,14 @@ fn remat_computes_cheap_values_just_before_their_first_use() {
         assert_eq!(summary, "no cheap value to compute later");
     }
 }
+
+#[test]
+fn vectorize_never_moves_a_load_above_a_read_of_its_old_value() {
+    // In a loop, `%r5` is read (the previous iteration's value) before its one def:
+    // merging it into a load at `%r4`'s place would overwrite it first.
+    let globals = ".shared .align 4 tile[2048]";
+    let body = ".reg .R %r<20>\n.reg .R.x2 %rd<2>\nBB0:\n%r3 = MOV tile\nBB1:\n%r4 = LDS.F32 [%r3]\n\
+                %r9 = FADD %r5, %r4\n%r5 = LDS.F32 [%r3 + 0x4]\nSTG.E [%rd0], %r9\nBRA BB1";
+    let (insts, summary, _) = run_pass_with(globals, "vectorize", body);
+    assert_eq!(summary, "no adjacent shared loads to merge", "{insts:#?}");
+}

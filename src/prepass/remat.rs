@@ -38,7 +38,12 @@ fn cheap(inst: &Inst) -> bool {
     let imm = |o: &Operand| matches!(o, Operand::Imm(_));
     let small = |o: &Operand| matches!(o, Operand::Imm(k) if k.abs() < ADD_IMMEDIATE_LIMIT);
     let regs = u.iter().filter(|o| matches!(o, Operand::Reg(Reg::V(_)))).count();
-    let others_ok = u.iter().all(|o| matches!(o, Operand::Reg(_) | Operand::Imm(_)));
+    // Virtual registers, immediates and RZ only: a physical register (an ABI binding)
+    // must not move.
+    let others_ok = u.iter().all(|o| match o {
+        Operand::Reg(Reg::P(p)) => p.is_zero(),
+        o => matches!(o, Operand::Reg(Reg::V(_)) | Operand::Imm(_)),
+    });
     if !others_ok || regs == 0 {
         return false;
     }

@@ -191,6 +191,20 @@ fn groups_in_block(
         }
     }
     close(&mut open, &mut out);
+    // A member's value must not be read between the first member and its own place (a
+    // loop-carried read of the previous iteration's value): moving its def up would
+    // overwrite it first.
+    out.retain(|grp| {
+        let first = *grp.iter().min().unwrap_or(&0);
+        grp.iter().all(|&m| {
+            let Some(Operand::Reg(Reg::V(d))) = insts[m].operands.first() else { return false };
+            let mut read = false;
+            for inst in &insts[first..m] {
+                inst.for_each_use(|r| read |= r.vreg == d.vreg);
+            }
+            !read
+        })
+    });
     out.sort();
     out
 }
