@@ -638,6 +638,16 @@ fn remat_computes_cheap_values_just_before_their_first_use() {
     assert!(at("%r4 = LDG") < at("%r3 = SHL"), "{insts:#?}");
     assert!(summary.starts_with("3 cheap value(s) computed just before their first use"), "{summary}");
 
+    // A chain moves together: the shift goes to its store, the add (read again later)
+    // along to the shift.
+    let chain = format!(
+        "{decls}\n%r0 = S2R SR_TID.X\n%r1 = IADD3 %r0, 128, RZ\n%r2 = SHL %r1, 2\n%r4 = LDG.E [%rd0]\n\
+         %r5 = LDG.E [%rd0 + 0x4]\nSTS [%r0], %r5\nSTS [%r2], %r4\nSTS [%r1], %r0\nEXIT"
+    );
+    let (insts, _, _) = run_pass("remat", &chain);
+    let at = |needle: &str| insts.iter().position(|i| i.starts_with(needle)).expect(needle);
+    assert_eq!((at("%r1 = IADD3") + 1, at("%r2 = SHL") + 1), (at("%r2 = SHL"), at("STS [%r2]")), "{insts:#?}");
+
     // Not when the source dies before the use (moving would only trade one register for
     // another), not past a redefinition, not for a large immediate or a non-cheap op.
     let dies = format!(

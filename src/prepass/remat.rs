@@ -65,25 +65,10 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
     let mut moved = Vec::new();
     for (b, blk) in g.blocks.iter_mut().enumerate() {
         let out = live.live_out(b);
-        let live_out = |v: VRegId| out.contains(v);
-        let mut i = blk.insts.len();
-        while i > 0 {
-            i -= 1;
-            if !cheap(&blk.insts[i]) {
-                continue;
-            }
-            let Some(Operand::Reg(Reg::V(d))) = blk.insts[i].defs().first().cloned() else { continue };
-            if d.comp.is_some() || defs[d.vreg.index()] != 1 || f.vregs[d.vreg.index()].pin.is_some() {
-                continue;
-            }
-            let mut srcs = Vec::new();
-            blk.insts[i].for_each_use(|r| srcs.push(r.vreg));
-            let Some(j) = first_use(&blk.insts, i, d.vreg, &srcs) else { continue };
-            if j > i + 1 && srcs.iter().all(|&s| live_at(&blk.insts, j, s, &live_out)) {
-                let x = blk.insts.remove(i);
-                blk.insts.insert(j - 1, x);
-                moved.push(d.vreg);
-            }
+        let order = block_order(&blk.insts, &defs, f, &|v| out.contains(v), &mut moved);
+        if let Some(order) = order {
+            let mut slots: Vec<Option<Inst>> = std::mem::take(&mut blk.insts).into_iter().map(Some).collect();
+            blk.insts = order.into_iter().map(|k| slots[k].take().expect("a permutation")).collect();
         }
     }
     let summary = if moved.is_empty() {
@@ -98,38 +83,91 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
     (g, summary)
 }
 
-/// The first instruction after `i` that reads `v`, if no instruction before it redefines
-/// `v` or a source, or ends the block's straight line.
-fn first_use(insts: &[Inst], i: usize, v: VRegId, srcs: &[VRegId]) -> Option<usize> {
-    for (j, later) in insts.iter().enumerate().skip(i + 1) {
-        let mut uses = false;
-        later.for_each_use(|r| uses |= r.vreg == v);
-        if uses {
-            return Some(j);
-        }
-        let mut clash = false;
-        later.for_each_def(|r| clash |= srcs.contains(&r.vreg) || r.vreg == v);
-        if clash || later.is_terminator() {
-            return None;
-        }
-    }
-    None
+/// Positions in one block, by vreg: where it is read, and where it is written (whole or
+/// in part).
+#[derive(Default)]
+struct Sites {
+    uses: Vec<usize>,
+    defs: Vec<usize>,
+    whole_defs: Vec<usize>,
 }
 
-/// Whether `s` is live just before instruction `j` of the block: read at or after `j`
-/// before any redefinition, or live out of the block and not redefined.
-fn live_at(insts: &[Inst], j: usize, s: VRegId, live_out: &dyn Fn(VRegId) -> bool) -> bool {
-    for inst in &insts[j..] {
-        let mut uses = false;
-        inst.for_each_use(|r| uses |= r.vreg == s);
-        if uses {
-            return true;
+/// The new order of a block (indices into `insts`), `None` when nothing moves; the moved
+/// values are added to `moved`. Bottom-up, each cheap value goes just before the first
+/// of its uses in the final order of what follows it (a use that moves itself takes the
+/// value along), when nothing between redefines it or its sources and its sources are
+/// live there. O(n log n): positions are looked up in sorted lists.
+fn block_order(
+    insts: &[Inst],
+    defs: &[u32],
+    f: &Function,
+    live_out: &dyn Fn(VRegId) -> bool,
+    moved: &mut Vec<VRegId>,
+) -> Option<Vec<usize>> {
+    use std::collections::BTreeMap;
+    let n = insts.len();
+    let mut sites: BTreeMap<VRegId, Sites> = BTreeMap::new();
+    for (k, inst) in insts.iter().enumerate() {
+        inst.for_each_use(|r| sites.entry(r.vreg).or_default().uses.push(k));
+        inst.for_each_def(|r| {
+            let s = sites.entry(r.vreg).or_default();
+            s.defs.push(k);
+            if r.comp.is_none() {
+                s.whole_defs.push(k);
+            }
+        });
+    }
+    let end = insts.iter().position(|i| i.is_terminator()).unwrap_or(n);
+    let after = |v: &[usize], p: usize| v.get(v.partition_point(|&q| q <= p)).copied();
+    let from = |v: &[usize], p: usize| v.get(v.partition_point(|&q| q < p)).copied();
+    // Final sort key of each instruction: (anchor, 0 for a moved value, index).
+    let mut key: Vec<(usize, u8, usize)> = (0..n).map(|k| (k, 1, k)).collect();
+    let mut any = false;
+    for i in (0..end.min(n)).rev() {
+        let inst = &insts[i];
+        if !cheap(inst) {
+            continue;
         }
-        let mut redefined = false;
-        inst.for_each_def(|r| redefined |= r.vreg == s && r.comp.is_none());
-        if redefined {
-            return false;
+        let Some(Operand::Reg(Reg::V(d))) = inst.defs().first() else { continue };
+        if d.comp.is_some() || defs[d.vreg.index()] != 1 || f.vregs[d.vreg.index()].pin.is_some() {
+            continue;
+        }
+        let v = d.vreg;
+        // The first of its uses in the final order of what follows (within the block).
+        let Some(target) = sites[&v].uses.iter().filter(|&&u| u > i && u <= end).map(|&u| key[u]).min() else {
+            continue;
+        };
+        let anchor = target.0;
+        if anchor == i + 1 && target.1 == 1 {
+            continue; // already just before its first use
+        }
+        let mut srcs = Vec::new();
+        inst.for_each_use(|r| srcs.push(r.vreg));
+        // Nothing between redefines the value or a source (original positions: moved
+        // instructions only go down, so this is conservative).
+        let clash = srcs.iter().chain([&v]).any(|s| after(&sites[s].defs, i).is_some_and(|p| p < anchor));
+        // Every source live just before the anchor: read there or later before being
+        // rewritten, or live out and not rewritten.
+        let live = srcs.iter().all(|s| {
+            let st = &sites[s];
+            let next_def = from(&st.whole_defs, anchor);
+            match (from(&st.uses, anchor), next_def) {
+                (Some(u), Some(w)) => u <= w,
+                (Some(_), None) => true,
+                (None, None) => live_out(*s),
+                (None, Some(_)) => false,
+            }
+        });
+        if !clash && live {
+            key[i] = (anchor, 0, i);
+            moved.push(v);
+            any = true;
         }
     }
-    live_out(s)
+    if !any {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&k| key[k]);
+    Some(order)
 }

@@ -116,10 +116,10 @@ fn fresh(g: &mut Function, width: u8) -> VRegId {
     g.add_vreg(name, RegClass::R, width)
 }
 
-/// A 32-bit scalar shared load: its (base vreg, symbol) key and offset.
 /// The address a load reads, without its offset: base register and symbol.
 type Key = (Option<VRegId>, Option<Box<str>>);
 
+/// A 32-bit scalar shared load: its key and offset.
 fn scalar_lds(inst: &Inst, g: &Function, defs: &[u32]) -> Option<(Key, i64)> {
     if inst.op.mnemonic() != "LDS" || inst.ndefs != 1 || !inst.guard_is_always() || inst.operands.len() != 2 {
         return None;
@@ -152,6 +152,8 @@ fn fences(inst: &Inst) -> bool {
 }
 
 /// The groups to merge in one block: member instruction indices in offset order.
+/// Linear in the block (and logarithmic per load): open windows are keyed in a map, and
+/// the reads of each candidate's register are looked up by position.
 fn groups_in_block(
     insts: &[Inst],
     g: &Function,
@@ -159,38 +161,56 @@ fn groups_in_block(
     bits: &[u8],
     shared: &dyn Fn(&str) -> bool,
 ) -> Vec<Vec<usize>> {
+    use std::collections::BTreeMap;
+    type Open = BTreeMap<Key, Vec<(i64, usize)>>;
     let mut out = Vec::new();
-    // Open windows: loads since the last fence, by key (insertion order kept).
-    let mut open: Vec<(Key, Vec<(i64, usize)>)> = Vec::new();
-    let close = |open: &mut Vec<(Key, Vec<(i64, usize)>)>, out: &mut Vec<Vec<usize>>| {
-        for (key, loads) in open.drain(..) {
+    // Open windows: loads since the last fence, by key.
+    let mut open: Open = BTreeMap::new();
+    let close = |open: Open, out: &mut Vec<Vec<usize>>| {
+        for (key, loads) in open {
             let align = key_bits(&key, bits, shared);
             out.extend(runs(&loads, align));
         }
     };
+    // Where each candidate's register is read in the block.
+    let mut reads: BTreeMap<VRegId, Vec<usize>> = BTreeMap::new();
+    for inst in insts {
+        if scalar_lds(inst, g, defs).is_some()
+            && let Some(Operand::Reg(Reg::V(d))) = inst.operands.first()
+        {
+            reads.entry(d.vreg).or_default();
+        }
+    }
+    for (i, inst) in insts.iter().enumerate() {
+        inst.for_each_use(|r| {
+            if let Some(v) = reads.get_mut(&r.vreg) {
+                v.push(i);
+            }
+        });
+    }
     for (i, inst) in insts.iter().enumerate() {
         if fences(inst) {
-            close(&mut open, &mut out);
+            close(std::mem::take(&mut open), &mut out);
             continue;
         }
         if let Some((key, off)) = scalar_lds(inst, g, defs) {
-            match open.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, v)) => v.push((off, i)),
-                None => open.push((key, vec![(off, i)])),
-            }
+            open.entry(key).or_default().push((off, i));
         }
         // A redefined base ends its window (its later loads read another address).
-        let mut redefined = Vec::new();
-        inst.for_each_def(|r| redefined.push(r.vreg));
-        if open.iter().any(|((b, _), _)| b.is_some_and(|b| redefined.contains(&b))) {
-            let (gone, keep): (Vec<_>, Vec<_>) =
-                open.drain(..).partition(|((b, _), _)| b.is_some_and(|b| redefined.contains(&b)));
-            open = keep;
-            let mut gone = gone;
-            close(&mut gone, &mut out);
-        }
+        inst.for_each_def(|r| {
+            let gone: Vec<Key> = open
+                .range((Some(r.vreg), None)..)
+                .map(|(k, _)| k.clone())
+                .take_while(|k| k.0 == Some(r.vreg))
+                .collect();
+            for k in gone {
+                if let Some(loads) = open.remove(&k) {
+                    out.extend(runs(&loads, key_bits(&k, bits, shared)));
+                }
+            }
+        });
     }
-    close(&mut open, &mut out);
+    close(open, &mut out);
     // A member's value must not be read between the first member and its own place (a
     // loop-carried read of the previous iteration's value): moving its def up would
     // overwrite it first.
@@ -198,11 +218,9 @@ fn groups_in_block(
         let first = *grp.iter().min().unwrap_or(&0);
         grp.iter().all(|&m| {
             let Some(Operand::Reg(Reg::V(d))) = insts[m].operands.first() else { return false };
-            let mut read = false;
-            for inst in &insts[first..m] {
-                inst.for_each_use(|r| read |= r.vreg == d.vreg);
-            }
-            !read
+            let at = reads.get(&d.vreg).map_or(&[][..], |v| v.as_slice());
+            let k = at.partition_point(|&p| p < first);
+            at.get(k).is_none_or(|&p| p >= m)
         })
     });
     out.sort();
@@ -219,25 +237,22 @@ fn key_bits(key: &Key, bits: &[u8], shared: &dyn Fn(&str) -> bool) -> u8 {
 /// Quads, then pairs, among loads `(offset, index)` of one address with `align` known
 /// low zero bits. A duplicate offset keeps its first load only.
 fn runs(loads: &[(i64, usize)], align: u8) -> Vec<Vec<usize>> {
-    let mut by_off: Vec<(i64, usize)> = Vec::new();
+    let mut by_off: std::collections::BTreeMap<i64, usize> = Default::default();
     for &(o, i) in loads {
-        if !by_off.iter().any(|&(p, _)| p == o) {
-            by_off.push((o, i));
-        }
+        by_off.entry(o).or_insert(i);
     }
-    by_off.sort();
-    let at = |o: i64| by_off.iter().find(|&&(p, _)| p == o).map(|&(_, i)| i);
-    let mut used: Vec<usize> = Vec::new();
+    let mut used: std::collections::BTreeSet<usize> = Default::default();
     let mut out = Vec::new();
     for (size, bytes) in [(4usize, 16i64), (2, 8)] {
         if align < bytes.trailing_zeros() as u8 {
             continue;
         }
-        for &(o, _) in &by_off {
+        for &o in by_off.keys() {
             if o % bytes != 0 {
                 continue;
             }
-            let members: Option<Vec<usize>> = (0..size as i64).map(|k| at(o + 4 * k)).collect();
+            let members: Option<Vec<usize>> =
+                (0..size as i64).map(|k| o.checked_add(4 * k).and_then(|x| by_off.get(&x).copied())).collect();
             if let Some(m) = members.filter(|m| m.iter().all(|i| !used.contains(i))) {
                 used.extend(&m);
                 out.push(m);
@@ -248,31 +263,42 @@ fn runs(loads: &[(i64, usize)], align: u8) -> Vec<Vec<usize>> {
 }
 
 /// Known low zero bits of every vreg's value (capped at [`MAX_BITS`]): the greatest
-/// fixed point from "all aligned", lowered by each def until nothing changes.
+/// fixed point from "all aligned", lowered by each def. A worklist: when a vreg's bits
+/// fall, the defs that read it are evaluated again (each vreg falls at most
+/// `MAX_BITS` times, so the work is linear in the def-use edges).
 fn alignment_bits(f: &Function, shared: &dyn Fn(&str) -> bool) -> Vec<u8> {
     let n = f.vregs.len();
+    let insts: Vec<&Inst> = f.blocks.iter().flat_map(|b| &b.insts).collect();
     let mut has_def = vec![false; n];
-    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+    let mut readers: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (k, inst) in insts.iter().enumerate() {
         inst.for_each_def(|r| has_def[r.vreg.index()] = true);
+        if inst.ndefs > 0 {
+            inst.for_each_use(|r| readers[r.vreg.index()].push(k as u32));
+        }
     }
     let mut bits: Vec<u8> = has_def.iter().map(|&d| if d { MAX_BITS } else { 0 }).collect();
-    loop {
-        let mut changed = false;
-        for inst in f.blocks.iter().flat_map(|b| &b.insts) {
-            for op in inst.defs() {
-                let Operand::Reg(Reg::V(d)) = op else { continue };
-                let v = if d.comp.is_some() || inst.ndefs != 1 { 0 } else { def_bits(inst, &bits, shared) };
-                let slot = &mut bits[d.vreg.index()];
-                if v < *slot {
-                    *slot = v;
-                    changed = true;
+    let mut work: Vec<u32> = (0..insts.len() as u32).rev().collect();
+    let mut queued = vec![true; insts.len()];
+    while let Some(k) = work.pop() {
+        queued[k as usize] = false;
+        let inst = insts[k as usize];
+        for op in inst.defs() {
+            let Operand::Reg(Reg::V(d)) = op else { continue };
+            let v = if d.comp.is_some() || inst.ndefs != 1 { 0 } else { def_bits(inst, &bits, shared) };
+            let di = d.vreg.index();
+            if v < bits[di] {
+                bits[di] = v;
+                for &r in &readers[di] {
+                    if !queued[r as usize] {
+                        queued[r as usize] = true;
+                        work.push(r);
+                    }
                 }
             }
         }
-        if !changed {
-            return bits;
-        }
     }
+    bits
 }
 
 fn operand_bits(o: &Operand, bits: &[u8], shared: &dyn Fn(&str) -> bool) -> u8 {
