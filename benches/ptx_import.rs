@@ -121,6 +121,30 @@ fn main() {
     let generated = generate(3_500_000);
     measure("generated kernel", &generated, 5);
     pipeline_vs_ptxas("generated kernel", &generated, 3);
+    // One block of 20 000 hoisted shared loads summed in order: the worst case of the
+    // passes that move instructions one at a time (`sink`, `schedule`'s early issue,
+    // `vectorize`); over a minute before they kept their order in `prepass::order`.
+    pipeline_vs_ptxas("20 000 hoisted loads in one block", &hoisted_loads(20_000), 3);
+}
+
+fn hoisted_loads(n: usize) -> String {
+    let mut s = format!(
+        ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry hoisted(.param .u64 out)\n{{\n\
+         .reg .b32 %r<8>;\n.reg .f32 %f<{}>;\n.reg .b64 %rd<4>;\n.shared .align 16 .b8 sm[{}];\n\
+         ld.param.u64 %rd1, [out];\nmov.u32 %r1, %tid.x;\nshl.b32 %r2, %r1, 4;\nmov.u32 %r3, sm;\nadd.s32 %r4, %r3, %r2;\n",
+        n + 2,
+        4 * 8192 + 64
+    );
+    // Offsets wrap at 32 KiB: a block's shared memory is at most 48 KiB.
+    for k in 0..n {
+        s.push_str(&format!("ld.shared.f32 %f{}, [%r4+{}];\n", k + 1, 4 * (k % 8192)));
+    }
+    s.push_str("mov.f32 %f0, 0f00000000;\n");
+    for k in 0..n {
+        s.push_str(&format!("add.f32 %f0, %f0, %f{};\n", k + 1));
+    }
+    s.push_str("cvta.to.global.u64 %rd2, %rd1;\nst.global.f32 [%rd2], %f0;\nret;\n}\n");
+    s
 }
 
 fn pipeline_vs_ptxas(name: &str, src: &str, runs: usize) {

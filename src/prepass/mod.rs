@@ -22,6 +22,7 @@ pub mod fold;
 pub mod ifconvert;
 pub mod list;
 pub mod narrow;
+pub mod order;
 pub mod remat;
 pub mod schedule;
 pub mod sink;
