@@ -94,6 +94,18 @@ pub fn regs_for_occupancy(threads: u32, blocks: u32) -> u32 {
 /// sm_90 yields a negative count), so radbg uses the standard computation with the same
 /// ingredients: per-warp allocation granularity (256 registers), the 64K register file and
 /// the per-SM warp limit. Recorded in ARCHITECTURE.md.
+/// The most registers per thread that keep the resident warps of `count` registers
+/// (`count` itself when it is at or past the cap): how far ptxas spreads or schedules
+/// without losing occupancy (`alloc::constraints::bank_limit`, `prepass::schedule`).
+pub fn occupancy_top(sm_version: u32, count: u32) -> u32 {
+    let warps = max_warps(sm_version, count);
+    let mut top = count;
+    while top < GPR_CAP && max_warps(sm_version, top + 1) >= warps {
+        top += 1;
+    }
+    top
+}
+
 pub fn max_warps(sm_version: u32, regs: u32) -> u32 {
     let limit = max_warps_per_sm(sm_version);
     if regs == 0 {

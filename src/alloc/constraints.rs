@@ -333,12 +333,7 @@ pub fn build(f: &Function, ranges: &Ranges, input: &BuildInput) -> Constraints {
 /// ptxas's count lies between its packed count (peak live + 2) and that limit on 44 of 46
 /// functions, at the limit on 14 (softmax32 packed 42, 48 = the last count at 42 warps).
 pub fn bank_limit(sm_version: u32, peak: u32) -> u16 {
-    use crate::alloc::budget::{GPR_CAP, REPORT_EXTRA, STACK_POINTER, max_warps};
+    use crate::alloc::budget::{GPR_CAP, REPORT_EXTRA, STACK_POINTER, occupancy_top};
     let packed = (peak + STACK_POINTER as u32 + 1 + REPORT_EXTRA).min(GPR_CAP);
-    let warps = max_warps(sm_version, packed);
-    let mut top = packed;
-    while top < GPR_CAP && max_warps(sm_version, top + 1) >= warps {
-        top += 1;
-    }
-    (top - REPORT_EXTRA) as u16
+    (occupancy_top(sm_version, packed) - REPORT_EXTRA) as u16
 }

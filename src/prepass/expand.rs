@@ -37,7 +37,7 @@
 //!
 //! Owns the expansion rules; must not know the allocator or the engine.
 
-use crate::ir::{Function, Inst, Opcode, Operand, Reg, RegClass, RegRef, VRegId};
+use crate::ir::{Function, Inst, Opcode, Operand, Reg, RegRef, VRegId};
 use crate::prepass::{Pass, PassCtx};
 
 pub const PASS: Pass = Pass {
@@ -105,14 +105,8 @@ struct Temps<'f> {
 
 impl Temps<'_> {
     fn new_vreg(&mut self, width: u8) -> VRegId {
-        let mut n = self.f.vregs.len();
-        let mut name = format!("%xp{n}");
-        while self.f.vreg_by_name(&name).is_some() {
-            n += 1;
-            name = format!("%xp{n}");
-        }
         self.made += width as usize;
-        self.f.add_vreg(name, RegClass::R, width)
+        crate::prepass::fresh_vreg(self.f, "%xp", width)
     }
 }
 

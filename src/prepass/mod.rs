@@ -77,6 +77,30 @@ pub fn stage_names() -> Vec<&'static str> {
     PASSES.iter().map(|p| p.name).chain(RULES.iter().map(|r| r.0)).collect()
 }
 
+/// Reorders `insts` to `order`, a permutation of its indices.
+pub(crate) fn permute(insts: &mut Vec<crate::ir::Inst>, order: impl IntoIterator<Item = usize>) {
+    let mut slots: Vec<Option<crate::ir::Inst>> = std::mem::take(insts).into_iter().map(Some).collect();
+    *insts = order.into_iter().map(|k| slots[k].take().expect("a permutation")).collect();
+}
+
+/// How many instructions write each vreg of `f` (whole or in part).
+pub(crate) fn def_counts(f: &Function) -> Vec<u32> {
+    let mut defs = vec![0u32; f.vregs.len()];
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        inst.for_each_def(|r| defs[r.vreg.index()] += 1);
+    }
+    defs
+}
+
+/// A new R vreg `PREFIXn` of `width`, `n` the first free number from the vreg count.
+pub(crate) fn fresh_vreg(f: &mut Function, prefix: &str, width: u8) -> crate::ir::VRegId {
+    let mut n = f.vregs.len();
+    while f.vreg_by_name(&format!("{prefix}{n}")).is_some() {
+        n += 1;
+    }
+    f.add_vreg(format!("{prefix}{n}"), crate::ir::RegClass::R, width)
+}
+
 /// The names of the first six of `vs` in `f`, then "and N more": how a pass summary
 /// names the vregs it changed.
 pub(crate) fn name_list(f: &Function, vs: &[crate::ir::VRegId]) -> String {

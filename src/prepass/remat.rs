@@ -57,18 +57,14 @@ fn cheap(inst: &Inst) -> bool {
 fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
     let c = crate::analysis::cfg::build(f, 1.0);
     let live = crate::analysis::liveness::compute(f, &c, &[]);
-    let mut defs = vec![0u32; f.vregs.len()];
-    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
-        inst.for_each_def(|r| defs[r.vreg.index()] += 1);
-    }
+    let defs = crate::prepass::def_counts(f);
     let mut g = f.clone();
     let mut moved = Vec::new();
     for (b, blk) in g.blocks.iter_mut().enumerate() {
         let out = live.live_out(b);
         let order = block_order(&blk.insts, &defs, f, &|v| out.contains(v), &mut moved);
         if let Some(order) = order {
-            let mut slots: Vec<Option<Inst>> = std::mem::take(&mut blk.insts).into_iter().map(Some).collect();
-            blk.insts = order.into_iter().map(|k| slots[k].take().expect("a permutation")).collect();
+            crate::prepass::permute(&mut blk.insts, order);
         }
     }
     let summary = if moved.is_empty() {

@@ -112,8 +112,7 @@ fn hoist_block(insts: &mut Vec<Inst>, limit: usize) -> usize {
         }
     }
     if moved > 0 {
-        let mut slots: Vec<Option<Inst>> = std::mem::take(insts).into_iter().map(Some).collect();
-        *insts = list.order().into_iter().map(|k| slots[k].take().expect("a permutation")).collect();
+        crate::prepass::permute(insts, list.order());
     }
     moved
 }
@@ -168,9 +167,7 @@ fn list_schedule(f: &Function, limit: u32) -> (Function, usize) {
             start = end + 1;
         }
         if order.iter().enumerate().any(|(i, &j)| i != j) {
-            let old = std::mem::take(&mut blk.insts);
-            let mut slots: Vec<Option<Inst>> = old.into_iter().map(Some).collect();
-            blk.insts = order.iter().map(|&j| slots[j].take().expect("a permutation")).collect();
+            crate::prepass::permute(&mut blk.insts, order);
             changed += 1;
         }
     }
@@ -238,33 +235,21 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
 /// The register target the latency schedule fills, for a function whose order needs
 /// `need` registers (step 18, ARCHITECTURE.md "Fidelity"). Under a budget, the budget.
 /// At the default, the occupancy target (`sink::target`, 32 on sm_80/sm_90) — unless the
-/// function needs more than even the next occupancy step allows: then ptxas gives the
-/// target up and hides latency up to the most registers that keep the resident warps
-/// the function has anyway. Measured: sgemm_8x8 (PTX-order need 90 → 21 warps, up to 96
-/// registers; ptxas 98 / 100 on sm_80 / sm_90), sgemm_16x8 (155 → 12 warps, up to 168;
-/// ptxas 168 / 180), radix_sort_f32 on sm_80 (43 → up to 48; ptxas 47) — the same bound
-/// as the bank spread's (`alloc::constraints::bank_limit`). Within one step of the target
-/// (33–40 on sm_80) the target stays: on the held-out public PTX, cupyx's upfirdn1D
-/// kernels need 34–36 in radbg's order where ptxas reports 30–32, and scheduling them
-/// up to 40 took them to 40–44.
+/// function needs more: then ptxas gives the target up and hides latency up to the most
+/// registers that keep the resident warps the function has anyway. Measured with
+/// ptxas's own peak live (nvdisasm): every corpus function that needs more than 32 at
+/// the default reports at most that count — sgemm_16x8 needs 164 → up to 168, ptxas 168;
+/// softmax32 42 → 48, ptxas 48; stencil25 39 → 40, ptxas 40; sgemm_8x8 97 → 104, ptxas
+/// 98 — the same bound as the bank spread's (`alloc::constraints::bank_limit`). A
+/// variant that kept the target for needs within one step of it (33–40) moved no corpus
+/// row and was not kept (ARCHITECTURE.md, step 18).
 pub fn latency_target(ctx: &PassCtx, need: u32) -> u32 {
     occupancy_fallback(target(ctx), ctx.sm.version, ctx.maxrregcount.is_some(), need)
 }
 
 /// `latency_target` from its parts: the target, the SM, whether a budget set it.
 pub fn occupancy_fallback(target: u32, sm_version: u32, budgeted: bool, need: u32) -> u32 {
-    if !budgeted && need > target { occupancy_top(sm_version, need) } else { target }
-}
-
-/// The most registers that keep the resident warps of `count`.
-fn occupancy_top(sm_version: u32, count: u32) -> u32 {
-    use crate::alloc::budget::{GPR_CAP, max_warps};
-    let warps = max_warps(sm_version, count);
-    let mut top = count;
-    while top < GPR_CAP && max_warps(sm_version, top + 1) >= warps {
-        top += 1;
-    }
-    top
+    if !budgeted && need > target { crate::alloc::budget::occupancy_top(sm_version, need) } else { target }
 }
 
 #[cfg(test)]

@@ -119,8 +119,7 @@ fn sink_block(insts: &mut Vec<Inst>, limit: usize) -> usize {
         }
     }
     if moved > 0 {
-        let mut slots: Vec<Option<Inst>> = std::mem::take(insts).into_iter().map(Some).collect();
-        *insts = list.order().into_iter().map(|k| slots[k].take().expect("a permutation")).collect();
+        crate::prepass::permute(insts, list.order());
     }
     moved
 }

@@ -43,10 +43,7 @@ const MAX_BITS: u8 = 4;
 fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
     let shared = |name: &str| ctx.module.globals.iter().any(|g| g.space == Space::Shared && g.name == name);
     let bits = alignment_bits(f, &shared);
-    let mut defs = vec![0u32; f.vregs.len()];
-    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
-        inst.for_each_def(|r| defs[r.vreg.index()] += 1);
-    }
+    let defs = crate::prepass::def_counts(f);
     let mut g = f.clone();
     let (mut quads, mut pairs, mut merged) = (0usize, 0usize, 0usize);
     for b in 0..g.blocks.len() {
@@ -69,7 +66,7 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
             if let Some(k) = at_first[i] {
                 let grp = &groups[k];
                 let width = grp.len() as u8;
-                let t = fresh(&mut g, width);
+                let t = crate::prepass::fresh_vreg(&mut g, "%lv", width);
                 // Members are in offset order (groups_in_block).
                 let lead = &old[grp[0]];
                 let mut load = lead.clone();
@@ -104,16 +101,6 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
         format!("{merged} scalar shared load(s) merged into {quads} LDS.128 and {pairs} LDS.64")
     };
     (g, summary)
-}
-
-fn fresh(g: &mut Function, width: u8) -> VRegId {
-    let mut n = g.vregs.len();
-    let mut name = format!("%lv{n}");
-    while g.vreg_by_name(&name).is_some() {
-        n += 1;
-        name = format!("%lv{n}");
-    }
-    g.add_vreg(name, RegClass::R, width)
 }
 
 /// The address a load reads, without its offset: base register and symbol.
