@@ -16,13 +16,19 @@ use radbg::ir::{KnobKey, KnobValue, RegFile, VRegId};
 const THRESHOLDS: [i64; 5] = [0, 25, 50, 75, 100];
 const BUDGETS: [u32; 8] = [16, 24, 32, 48, 64, 96, 128, 255];
 
+/// The session kernels, and the regression kernels of real-kernel faults (`tests/regress/`,
+/// Ori IR and PTX: each reproduces one cause found on real code).
 fn kernels() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("sessions/")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "ori"))
-        .collect();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut v = Vec::new();
+    for (dir, exts) in [("sessions", &["ori"][..]), ("tests/regress", &["ori", "ptx"][..])] {
+        v.extend(
+            std::fs::read_dir(root.join(dir))
+                .expect("kernel directory")
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| exts.iter().any(|e| x == *e))),
+        );
+    }
     v.sort();
     v
 }

@@ -539,6 +539,43 @@ fn reload_on_a_path_where_the_slot_was_never_written() {
     );
 }
 
+/// A value defined on one path only (NVVM's if-else joins and loop heads): on the other
+/// path the program reads an undefined value, so the empty slot there is no error (issue
+/// 22, found on real kernels). A def without its store on that path still is, and so is
+/// an empty word of another vreg's slot.
+#[test]
+fn reload_of_a_value_undefined_on_some_path() {
+    let src = "
+      .reg .R %r<2>
+      .reg .P %p0
+      .reg .R %t0
+    BB0:
+      %r0 = S2R SR_TID.X
+      %p0 = ISETP.GE.AND %r0, 1, PT
+      @%p0 BRA BB2
+    BB1:
+      %r1 = IADD3 %r0, 1, 0
+      STL.SPILL [R1 + 0x10], %r1
+    BB2:
+      %t0 = LDL.SPILL [R1 + 0x10]
+      STG.E [R2], %t0
+      EXIT
+    ";
+    let fx = |s: &str| Fixture::new(s).own_registers().spill("%r1", false, 0x10, 4, "%t0");
+    check(fx(src), "");
+    let unstored = src.replace("STL.SPILL [R1 + 0x10], %r1\n", "");
+    check(
+        fx(&unstored),
+        "point 4 (BB2:0): reload of %t0 (temp of %r1) from local[0x10]: the slot is not written on some path to here",
+    );
+    // A reload from a slot of another vreg (%r0's, never stored) is wrong on every path.
+    let other = src.replace("%t0 = LDL.SPILL [R1 + 0x10]", "%t0 = LDL.SPILL [R1 + 0x20]");
+    check(
+        fx(&other).spill("%r0", false, 0x20, 4, ""),
+        "point 5 (BB2:0): reload of %t0 (temp of %r1) from local[0x20]: the slot is not written on some path to here",
+    );
+}
+
 /// A reload in a block no path from the entry reaches never executes: it is not an error,
 /// whatever the slot holds (found by the allocator's property test: spill code in dead
 /// blocks of a random module was rejected). A reachable reload on a bad path still is.

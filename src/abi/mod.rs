@@ -17,6 +17,7 @@
 //! role(res: &AbiResult, file: RegFile, reg: u16) -> RegRole
 //! AbiResult::clobbers(&self) -> Vec<u16>              // R registers a CALL to it may overwrite
 //! apply_pins(m: &mut Module, func: usize, res: &AbiResult)
+//! bindings::split(f: &mut Function) -> bindings::Split   // entry/exit copies of the bound vregs
 //! call_site_cost(op: &CallOperand, params: &CallCostParams) -> f64
 //! call_site_cost_explained(op: &CallOperand, params: &CallCostParams) -> CallCost
 //! propagate_limits(m: &Module, sm: &Sm, declared: &[Option<u32>]) -> Vec<Option<u32>>
@@ -54,6 +55,7 @@
 //!   below RZ) or UR0..UR61.
 //! - The function limit comes from [`AbiInput::maxreg`], clamped to 255.
 
+pub mod bindings;
 pub mod catalog;
 pub mod classify;
 pub mod convergent;

@@ -2,7 +2,8 @@
 //! sub_939BD0, "LMEM Spilling"; "SMEM Spilling").
 //!
 //! For every spilled vreg: a slot in local memory (or, for UR/tensor classes in OptiX
-//! compile mode 5, in shared memory), a store right after each definition, and a reload
+//! compile mode 5, in shared memory), a store right after each definition (under the
+//! definition's guard), and a reload
 //! into a fresh short-lived vreg right before each instruction that reads it. Inserted
 //! instructions carry the `.SPILL` modifier so they can be told from user code, and the
 //! origin (PTX line) of the instruction they serve.
@@ -210,7 +211,7 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
                     writes.push(i);
                 }
             });
-            let origin = inst.origin;
+            let (origin, guard) = (inst.origin, inst.guard);
             out.push(inst);
             for i in writes {
                 let rec = &mut recs[i];
@@ -233,6 +234,10 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
                     ],
                 );
                 st.mods = width_mod(width).into();
+                // A guarded def writes the register only where its guard holds; the store
+                // shares the guard, so elsewhere the slot keeps the value it had (the
+                // register then holds nothing of the vreg).
+                st.guard = guard;
                 st.origin = origin;
                 out.push(st);
                 rec.stores += 1;

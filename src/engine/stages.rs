@@ -179,12 +179,26 @@ pub fn abi_step(m: &mut Machine) -> Option<Event> {
 /// Call lowering (seed 001, "Pass 2 ... CALL lowering") and pinning of the bound
 /// parameter/return vregs; liveness is recomputed for the functions that changed.
 pub fn lowering(m: &mut Machine) -> Option<Event> {
-    let results: Vec<Option<abi::AbiResult>> = m.funcs.iter().map(|r| r.abi.as_deref().cloned()).collect();
+    let mut results: Vec<Option<abi::AbiResult>> = m.funcs.iter().map(|r| r.abi.as_deref().cloned()).collect();
     if !results.iter().any(|r| r.as_ref().is_some_and(|r| r.engaged)) {
         return None;
     }
     let before = m.module.clone();
     let module = Arc::make_mut(&mut m.module);
+    // The bindings' registers belong to the convention only at the boundary
+    // (`abi::bindings`): pin short twins, not the body's vregs.
+    for (fi, r) in results.iter_mut().enumerate() {
+        if let Some(r) = r.as_mut().filter(|r| r.engaged) {
+            let split = abi::bindings::split(&mut module.functions[fi]);
+            for (v, _) in r.pins.iter_mut() {
+                *v = split.twin(*v).unwrap_or(*v);
+            }
+            for v in r.exit_live.iter_mut() {
+                *v = split.twin(*v).unwrap_or(*v);
+            }
+            m.funcs[fi].abi = Some(Arc::new(r.clone()));
+        }
+    }
     for (fi, r) in results.iter().enumerate() {
         if let Some(r) = r.as_ref().filter(|r| r.engaged) {
             abi::apply_pins(module, fi, r);

@@ -3,14 +3,24 @@
 //!
 //! A forward dataflow over the 32-bit words of the spill slots, in the spirit of
 //! regalloc2's checker: each word holds the current value of one component of one vreg
-//! (`Holds`), a value that has since been redefined (`Stale`), something that is not a
-//! vreg (`Overwritten`), different things on different paths (`Mixed`) or nothing yet
-//! (`Empty`). A spill store (STL/STS with `.SPILL`, its memory operand offset naming the
+//! (`Holds`), a value that has since been redefined (`Stale`), a value defined but not
+//! stored since (`Unwritten`), something that is not a vreg (`Overwritten`), different
+//! things on different paths (`Mixed`) or nothing yet (`Empty`). A spill store (STL/STS with `.SPILL`, its memory operand offset naming the
 //! word, its last operand the stored register) makes its words hold the stored vreg; any
 //! def of a vreg makes the words holding it stale; a spill reload (LDL/LDS with `.SPILL`)
 //! into a temporary of vreg `v` must find `v`'s current value in every word it reads, on
 //! every path. Words are keyed by (space, byte offset), so slots that share memory share
 //! state. Values are alias roots: a coalesced vreg is its parent's value.
+//!
+//! Undefined values: a word of `v`'s own slot that is still `Empty` where `v` is reloaded
+//! means no path defined `v` before (a def of `v` turns the words of its slot from
+//! `Empty` to `Unwritten`), so the program reads an undefined value there and whatever
+//! the temporary gets is as good — real NVVM output does this at loop heads and if-else
+//! joins where a value is defined on one path only (issue 22: `reload of %f774$rl0 ...:
+//! the slot is not written on some path to here` on ray marchers and FFT butterflies).
+//! So `Empty` sits above the values of the slot's owners: a path that leaves the slot
+//! empty agrees with any path that stored the owner. A reload from a word of another
+//! vreg's slot that is `Empty` is still an error.
 //!
 //! Also the shape of reload temporaries: exactly one definition, a spill reload, and every
 //! use after it in the same block (so the reload dominates every use).
@@ -27,26 +37,57 @@ use super::{CheckError, Ctx, MemSlot, SlotContent, SpillSlotInfo, Values};
 use crate::analysis::Cfg;
 use crate::ir::model::{Inst, Operand, RegRef, VRegId};
 
-/// The lattice of one word: `Holds(v, c)` above `Stale(v, c)`; `Overwritten` and every
-/// `Holds`/`Stale` above `Mixed`, above `Empty`. The meet of two different elements is
-/// their greatest common lower bound. The top element ("no path seen yet") is a block
-/// state of `None` in the solver.
+/// The lattice of one word: per value component a chain `Holds(v, c)` above
+/// `Unwritten(v, c)` above `Stale(v, c)`; `Empty` above the chains of the word's owners
+/// (the vregs whose spill slot covers it); every chain and `Overwritten` above `Mixed`,
+/// the bottom. Two incomparable elements meet at `Mixed`. The top element ("no path seen
+/// yet") is a block state of `None` in the solver.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Word {
     Empty,
     Mixed,
     Overwritten,
     Stale(u32, u8),
+    Unwritten(u32, u8),
     Holds(u32, u8),
 }
 
-fn meet(a: Word, b: Word) -> Word {
+impl Word {
+    /// The value whose chain this element is on.
+    fn value(self) -> Option<u32> {
+        match self {
+            Word::Stale(v, _) | Word::Unwritten(v, _) | Word::Holds(v, _) => Some(v),
+            _ => None,
+        }
+    }
+    /// The element's height on its value's chain.
+    fn rank(self) -> u8 {
+        match self {
+            Word::Holds(..) => 2,
+            Word::Unwritten(..) => 1,
+            _ => 0,
+        }
+    }
+}
+
+/// The meet of `a` and `b` at a word owned by `owners` (alias roots).
+fn meet(a: Word, b: Word, owners: &[u32]) -> Word {
     use Word::*;
+    let owned = |x: Word| x.value().is_some_and(|v| owners.contains(&v));
     match (a, b) {
         (x, y) if x == y => x,
-        (Empty, _) | (_, Empty) => Empty,
-        (Holds(v, c), Stale(w, d)) | (Stale(w, d), Holds(v, c)) if v == w && c == d => Stale(v, c),
+        (Empty, x) | (x, Empty) if owned(x) => x,
+        (x, y) if x.value().is_some() && x.value() == y.value() && component(x) == component(y) => {
+            if x.rank() <= y.rank() { x } else { y }
+        }
         _ => Mixed,
+    }
+}
+
+fn component(w: Word) -> Option<u8> {
+    match w {
+        Word::Stale(_, c) | Word::Unwritten(_, c) | Word::Holds(_, c) => Some(c),
+        _ => None,
     }
 }
 
@@ -111,8 +152,11 @@ pub(super) struct Spills<'a> {
     temp_of: Vec<u32>,
     /// Per vreg id: the index of its own spill info (`NO_INFO` when not spilled).
     spilled: Vec<u32>,
-    /// Alias root -> the words spill stores of it write (the words a def must clobber).
-    watch: BTreeMap<u32, Vec<u32>>,
+    /// Alias root -> the (word, component) pairs spill stores of it write and its own
+    /// slot covers (the words a def must clobber).
+    watch: BTreeMap<u32, Vec<(u32, u8)>>,
+    /// Per word: the alias roots whose spill slot covers it.
+    owners: Vec<Vec<u32>>,
 }
 
 pub(super) fn check(ctx: &Ctx, graph: &Cfg, infos: &[SpillSlotInfo], vals: &Values, errors: &mut Vec<CheckError>) {
@@ -126,6 +170,7 @@ pub(super) fn check(ctx: &Ctx, graph: &Cfg, infos: &[SpillSlotInfo], vals: &Valu
         temp_of: vec![NO_INFO; n],
         spilled: vec![NO_INFO; n],
         watch: BTreeMap::new(),
+        owners: Vec::new(),
     };
     for (k, info) in infos.iter().enumerate() {
         if info.vreg.index() >= n {
@@ -197,26 +242,48 @@ fn malformed(what: String) -> CheckError {
 }
 
 impl Spills<'_> {
-    /// Which words each value can be in: every word a spill store of it writes (what a
-    /// def must clobber in the exact solve).
+    /// Which words each value can be in: every word a spill store of it writes and the
+    /// words of its own slot (what a def must clobber in the exact solve); and who owns
+    /// each word.
     fn build_watch(&mut self) {
-        if !self.watch.is_empty() {
+        if !self.owners.is_empty() {
             return;
+        }
+        let mut watch: BTreeMap<u32, Vec<(u32, u8)>> = BTreeMap::new();
+        let mut add = |root: u32, w: u32, c: u8| {
+            let list = watch.entry(root).or_default();
+            if !list.contains(&(w, c)) {
+                list.push((w, c));
+            }
+        };
+        let mut owners = vec![Vec::new(); self.words.len()];
+        for info in self.infos {
+            let Some(&root) = self.vals.root.get(info.vreg.index()) else { continue };
+            let width = self.ctx.f.vregs[info.vreg.index()].width.max(1) as u32;
+            let bytes = if info.bytes == 0 { 4 * width } else { info.bytes.min(MAX_SLOT_BYTES) };
+            for k in 0..bytes.div_ceil(4) {
+                if let Some(w) = self.words.get(info.shared, info.offset as i64 + 4 * k as i64) {
+                    add(root, w, k as u8);
+                    let o: &mut Vec<u32> = &mut owners[w as usize];
+                    if !o.contains(&root) {
+                        o.push(root);
+                    }
+                }
+            }
         }
         for inst in self.ctx.f.blocks.iter().flat_map(|b| &b.insts) {
             if let Some(SpillOp::Store { slot, value: Some(r) }) = classify(inst)
                 && let Some(&root) = self.vals.root.get(r.vreg.index())
             {
-                for (_, addr) in self.store_words(slot, r) {
+                for (c, addr) in self.store_words(slot, r) {
                     if let Some(w) = self.words.get(slot.shared, addr) {
-                        let list = self.watch.entry(root).or_default();
-                        if !list.contains(&w) {
-                            list.push(w);
-                        }
+                        add(root, w, c);
                     }
                 }
             }
         }
+        self.watch = watch;
+        self.owners = owners;
     }
 
     /// The (component, address) pairs a store of `r` at `slot` writes.
@@ -267,7 +334,9 @@ impl Spills<'_> {
                     if let Some(o) = outs.get(p).and_then(Option::as_ref) {
                         match &mut st {
                             None => st = Some(o.clone()),
-                            Some(s) => s.iter_mut().zip(o).for_each(|(x, &y)| *x = meet(*x, y)),
+                            Some(s) => {
+                                s.iter_mut().zip(o).zip(&self.owners).for_each(|((x, &y), own)| *x = meet(*x, y, own))
+                            }
                         }
                     }
                 }
@@ -321,7 +390,8 @@ impl Spills<'_> {
         }
     }
 
-    /// Every def of a value makes the words holding (that component of) it stale.
+    /// Every def of a value makes the words holding (that component of) it stale, and
+    /// the still empty words of its own slot unwritten.
     fn clobber_defs(&self, inst: &Inst, state: &mut [Word]) {
         inst.for_each_def(|r| {
             let Some(&root) = self.vals.root.get(r.vreg.index()) else {
@@ -330,12 +400,14 @@ impl Spills<'_> {
             let Some(list) = self.watch.get(&root) else {
                 return;
             };
-            for &w in list {
-                if let Word::Holds(v, c) = state[w as usize]
-                    && v == root
-                    && r.comp.is_none_or(|rc| rc == c)
-                {
-                    state[w as usize] = Word::Stale(v, c);
+            for &(w, c) in list {
+                if r.comp.is_some_and(|rc| rc != c) {
+                    continue;
+                }
+                match state[w as usize] {
+                    Word::Holds(v, hc) if v == root && hc == c => state[w as usize] = Word::Stale(v, c),
+                    Word::Empty => state[w as usize] = Word::Unwritten(root, c),
+                    _ => {}
                 }
             }
         });
@@ -415,10 +487,13 @@ impl Spills<'_> {
                 dest.comp.unwrap_or(j)
             };
             let found = state[w as usize];
-            if found != Word::Holds(want, comp) {
+            // A word of `v`'s own slot that no path has written or defined: `v` is
+            // undefined here (see the module doc).
+            let undefined = found == Word::Empty && self.owners.get(w as usize).is_some_and(|o| o.contains(&want));
+            if found != Word::Holds(want, comp) && !undefined {
                 let name = |v: u32| ctx.named(VRegId(v));
                 let found = match found {
-                    Word::Empty => SlotContent::NeverWritten,
+                    Word::Empty | Word::Unwritten(..) => SlotContent::NeverWritten,
                     Word::Mixed => SlotContent::Disagree,
                     Word::Overwritten => SlotContent::Overwritten,
                     Word::Stale(v, _) => SlotContent::Stale(name(v)),
