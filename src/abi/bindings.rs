@@ -18,7 +18,7 @@
 //! the convention's only at the boundary. The twins model exactly that; a copy whose
 //! source dies at it costs no register, and the allocator may give both the same one.
 
-use crate::ir::model::{Function, Inst, Operand, Reg, VRegId, vflags};
+use crate::ir::model::{Function, Inst, Operand, Reg, RegClass, VRegId, vflags};
 use crate::ir::opcode::{Opcode, props};
 
 /// What [`split`] did: `(bound vreg, its pinned twin)`, parameters then returns.
@@ -120,6 +120,44 @@ pub fn split(f: &mut Function) -> Split {
         a.returns = returns;
     }
     out
+}
+
+/// The return address of a function that calls (seed 001, "Return Address Register"): a
+/// CALL writes the callee's return address into the callee's return-address register,
+/// and its parameters and return values may lie over the caller's own, so the caller's
+/// return address is a value it must keep elsewhere across its calls, not a register
+/// fixed for its whole body (issue 22: `%abi_c0_r0_0 occupies fixed register R8` on a
+/// `.func` calling a `.func` whose return value lands on the caller's return address).
+/// Adds the pair `%retaddr`, copied at the entry from `%retaddr$in` and before every
+/// `RET` into `%retaddr$out`, which the `RET` reads; returns the two pinned twins. `None`
+/// when the function has no blocks or a `%retaddr` already.
+pub fn split_ret_addr(f: &mut Function) -> Option<(VRegId, VRegId)> {
+    if f.blocks.is_empty() || f.vregs.iter().any(|v| v.name == "%retaddr") {
+        return None;
+    }
+    let mov = Opcode::named("MOV");
+    let body = f.add_vreg("%retaddr", RegClass::R, 2);
+    let pin_in = f.add_vreg("%retaddr$in", RegClass::R, 2);
+    let pin_out = f.add_vreg("%retaddr$out", RegClass::R, 2);
+    let mut first = Inst::new(mov.clone(), vec![Operand::vreg(body)], vec![Operand::vreg(pin_in)]);
+    first.origin = f.blocks[0].insts.first().and_then(|i| i.origin);
+    f.blocks[0].insts.insert(0, first);
+    for b in &mut f.blocks {
+        let mut i = 0;
+        while i < b.insts.len() {
+            if b.insts[i].op.mnemonic() != "RET" {
+                i += 1;
+                continue;
+            }
+            b.insts[i].operands.push(Operand::vreg(pin_out));
+            let mut c = Inst::new(mov.clone(), vec![Operand::vreg(pin_out)], vec![Operand::vreg(body)]);
+            c.guard = b.insts[i].guard;
+            c.origin = b.insts[i].origin;
+            b.insts.insert(i, c);
+            i += 2;
+        }
+    }
+    Some((pin_in, pin_out))
 }
 
 fn is_twin(f: &Function, v: VRegId, suffix: &str) -> bool {

@@ -10,7 +10,7 @@ use crate::analysis::{dce, liveness, uninit};
 use crate::engine::event::{Event, EventKind};
 use crate::engine::machine::Machine;
 use crate::engine::machine::exit_live;
-use crate::ir::VRegId;
+use crate::ir::{RegFile, VRegId};
 
 /// The next prepass event, or `None` when the prepasses are done: one event per pass
 /// and function (`pos.sub` = pass, `pos.func` = function), or one per pass switched off.
@@ -185,6 +185,9 @@ pub fn lowering(m: &mut Machine) -> Option<Event> {
     }
     let before = m.module.clone();
     let module = Arc::make_mut(&mut m.module);
+    let names: std::collections::BTreeMap<String, usize> =
+        module.functions.iter().enumerate().map(|(i, f)| (f.name.clone(), i)).collect();
+    let engaged: Vec<bool> = results.iter().map(|r| r.as_ref().is_some_and(|r| r.engaged)).collect();
     // The bindings' registers belong to the convention only at the boundary
     // (`abi::bindings`): pin short twins, not the body's vregs.
     for (fi, r) in results.iter_mut().enumerate() {
@@ -195,6 +198,16 @@ pub fn lowering(m: &mut Machine) -> Option<Event> {
             }
             for v in r.exit_live.iter_mut() {
                 *v = split.twin(*v).unwrap_or(*v);
+            }
+            // A function that calls keeps its own return address in a vreg across its
+            // calls, pinned only at the boundary (`abi::bindings::split_ret_addr`).
+            if let Some((RegFile::R, ra)) = r.ret_addr
+                && calls_engaged(&module.functions[fi], &names, &engaged)
+                && let Some((pin_in, pin_out)) = abi::bindings::split_ret_addr(&mut module.functions[fi])
+            {
+                r.fixed.retain(|&(file, reg)| !(file == RegFile::R && (reg == ra || reg == ra + 1)));
+                r.pins.push((pin_in, ra));
+                r.pins.push((pin_out, ra));
             }
             m.funcs[fi].abi = Some(Arc::new(r.clone()));
         }
@@ -221,6 +234,17 @@ pub fn lowering(m: &mut Machine) -> Option<Event> {
         lowered.len()
     );
     Some(Event { func: None, kind: EventKind::Lowering { summary } })
+}
+
+/// Whether `f` calls a function of the module that takes part in the convention.
+fn calls_engaged(f: &crate::ir::Function, names: &std::collections::BTreeMap<String, usize>, engaged: &[bool]) -> bool {
+    f.blocks.iter().flat_map(|b| &b.insts).any(|i| {
+        i.info().is(crate::ir::opcode::props::CALL)
+            && i.uses().iter().any(|o| match o {
+                crate::ir::Operand::Sym(s) => names.get(&**s).is_some_and(|&c| engaged[c]),
+                _ => false,
+            })
+    })
 }
 
 /// Whether a function takes part in the calling convention.
