@@ -287,6 +287,12 @@ pub static CATALOGUE: &[KnobInfo] = &[
         "seed 003: spill weight for a class under high pressure (+893 flag)",
     ),
     r(
+        "radbg.BitSpill",
+        BOOL,
+        Default::Bool(true),
+        "seed 003 (instruction type 10, bit-spill): predicates beyond the P file live in general registers (P2R after each def, ISETP.NE before each read) instead of local memory",
+    ),
+    r(
         "radbg.TensorRegs",
         int(0, 256),
         Default::Int(0),

@@ -106,6 +106,7 @@ pub struct ClassResult {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
+    BitSpill,
     ClassStart,
     PreColor,
     AttemptStart,
@@ -127,6 +128,8 @@ enum Phase {
 pub struct FunctionAlloc {
     pub config: Arc<AllocConfig>,
     pub func: Arc<Function>,
+    /// Predicates kept in general registers before the first class (`alloc::bitspill`).
+    pub bit_spills: Arc<Vec<crate::alloc::bitspill::BitSpill>>,
     pub analysis: Arc<Analysis>,
     /// Assigned start slot of every vreg (alias roots; children follow their root).
     pub assign: Vec<Option<u16>>,
@@ -165,8 +168,14 @@ fn class_order() -> [RegClass; 7] {
 
 impl FunctionAlloc {
     /// Prepares the machine: analyses the function and plans the classes that have vregs.
-    pub fn new(func: Function, config: AllocConfig) -> FunctionAlloc {
+    pub fn new(mut func: Function, config: AllocConfig) -> FunctionAlloc {
         let config = Arc::new(config);
+        let bit_spills = if config.knobs.bool("radbg.BitSpill") {
+            let cap = crate::alloc::budget::file_cap(RegFile::P, &config.knobs);
+            crate::alloc::bitspill::demote(&mut func, cap, &config.exit_live, loop_weight(&config))
+        } else {
+            Vec::new()
+        };
         let mut state = AllocState::new(&config.knobs, config.total_threads);
         state.spill_cost_mult = crate::alloc::budget::spill_cost_multiplier(&config.knobs, config.usage_level) as f32;
         state.smem_spill = state.smem_spill || config.smem_spill;
@@ -206,13 +215,14 @@ impl FunctionAlloc {
         FunctionAlloc {
             config,
             func: Arc::new(func),
+            phase: if bit_spills.is_empty() { Phase::ClassStart } else { Phase::BitSpill },
+            bit_spills: Arc::new(bit_spills),
             analysis,
             assign: vec![None; n],
             flags,
             state,
             plans,
             ci: 0,
-            phase: Phase::ClassStart,
             attempt: None,
             records: Arc::new(Vec::new()),
             spills: Arc::new(Vec::new()),
@@ -334,6 +344,14 @@ impl FunctionAlloc {
         loop {
             match self.phase {
                 Phase::Done => return None,
+                Phase::BitSpill => {
+                    self.phase = Phase::ClassStart;
+                    return Some(AllocEvent::BitSpill {
+                        vregs: self.bit_spills.iter().map(|b| b.vreg).collect(),
+                        stores: self.bit_spills.iter().map(|b| b.stores).sum(),
+                        restores: self.bit_spills.iter().map(|b| b.restores).sum(),
+                    });
+                }
                 Phase::ClassStart => {
                     let Some(plan) = self.plans.get(self.ci).cloned() else {
                         self.phase = Phase::Finalize;
@@ -700,11 +718,7 @@ impl FunctionAlloc {
 
 /// Liveness, ranges and costs of the current IR.
 pub fn analyse(f: &Function, config: &AllocConfig, state: &AllocState) -> Analysis {
-    let loop_weight = match config.knobs.str(knobs::EST_LOOP_ITERS).trim().parse::<f64>() {
-        Ok(x) if x >= 1.0 => x,
-        _ => config.knobs.int("radbg.LoopWeight") as f64,
-    };
-    let cfg = analysis::cfg::build(f, loop_weight);
+    let cfg = analysis::cfg::build(f, loop_weight(config));
     let live = analysis::liveness::compute(f, &cfg, &config.exit_live);
     let ranges = Ranges::build(f, &live);
     let base = config.knobs.float("radbg.SpillWeight");
@@ -715,6 +729,15 @@ pub fn analyse(f: &Function, config: &AllocConfig, state: &AllocState) -> Analys
     };
     let costs = Costs::compute(f, &ranges, &cfg.freq, &weight);
     Analysis { cfg, live, ranges, costs }
+}
+
+/// The block-frequency base of loops: knob 626's estimate when it is a number, else
+/// `radbg.LoopWeight`.
+fn loop_weight(config: &AllocConfig) -> f64 {
+    match config.knobs.str(knobs::EST_LOOP_ITERS).trim().parse::<f64>() {
+        Ok(x) if x >= 1.0 => x,
+        _ => config.knobs.int("radbg.LoopWeight") as f64,
+    }
 }
 
 /// Interference estimate per vreg: highest file pressure over its positions.

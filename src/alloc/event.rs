@@ -7,6 +7,13 @@ use crate::ir::{Function, RegClass, VRegId};
 /// One step of the allocator.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AllocEvent {
+    /// Predicates kept in general registers before the first class (seed 003's
+    /// bit-spill, `alloc::bitspill`).
+    BitSpill {
+        vregs: Vec<VRegId>,
+        stores: u32,
+        restores: u32,
+    },
     ClassStart {
         class: RegClass,
         budget: u32,
@@ -128,12 +135,14 @@ impl AllocEvent {
             | AllocEvent::ClassEnd { class, .. } => Some(*class),
             AllocEvent::Assign(a) => Some(a.class),
             AllocEvent::Finalize { .. } => None,
+            AllocEvent::BitSpill { .. } => Some(RegClass::P),
         }
     }
 
     /// The event kind as a short word, for breakpoints and the status bar.
     pub fn kind(&self) -> &'static str {
         match self {
+            AllocEvent::BitSpill { .. } => "bit-spill",
             AllocEvent::ClassStart { .. } => "class-start",
             AllocEvent::PreColor { .. } => "precolor",
             AllocEvent::AttemptStart { .. } => "attempt-start",
@@ -227,6 +236,11 @@ impl AllocEvent {
                 "spill code: {} vreg(s) to {}, {stores} store(s), {loads} reload(s), frame {frame} bytes",
                 vregs.len(),
                 if *smem { "SMEM" } else { "LMEM" }
+            ),
+            AllocEvent::BitSpill { vregs, stores, restores } => format!(
+                "bit-spill: {} predicate(s) kept in general registers ({}): {stores} P2R, {restores} ISETP restore(s)",
+                vregs.len(),
+                names(vregs)
             ),
             AllocEvent::Relive { insts, vregs, .. } => {
                 format!("liveness rebuilt: {insts} instructions, {vregs} vregs")

@@ -21,6 +21,7 @@
 //! Architecture invariant: nothing here knows about the debugger's UI or commands.
 
 pub mod attempt;
+pub mod bitspill;
 pub mod briggs;
 pub mod budget;
 pub mod check;
