@@ -76,11 +76,17 @@ pub struct Breakdown {
     pub fixed: u32,
     pub precoloured: u32,
     pub elsewhere: u32,
+    /// Registers ptxas's `-v` reporting rules add above what the allocation itself uses
+    /// (`alloc::stats::spilling_report`, `calling_report`), and which rule.
+    pub rule: u32,
+    pub rule_reason: &'static str,
 }
 
 impl Breakdown {
     pub fn sum(&self) -> i64 {
-        self.peak as i64 + self.correction + (self.holes + self.fixed + self.precoloured + self.elsewhere) as i64
+        self.peak as i64
+            + self.correction
+            + (self.holes + self.fixed + self.precoloured + self.elsewhere + self.rule) as i64
     }
 }
 
@@ -334,6 +340,8 @@ pub fn breakdown(f: &Function, a: &FunctionAlloc, registers: u32, peak: &FilePea
         fixed: count(S::Fixed),
         precoloured: count(S::Pre),
         elsewhere: count(S::Free),
+        rule: 0,
+        rule_reason: "",
     }
 }
 
@@ -361,10 +369,24 @@ pub fn report(cx: &Ctx, fi: usize) -> Report {
     let stats = r.stats.as_ref();
     let registers = stats.map(|s| s.registers).unwrap_or(0);
     let rpeak = files.iter().find(|p| p.file == RegFile::R);
-    let breakdown = match (a, rpeak) {
-        (Some(a), Some(p)) => breakdown(f, a, registers, p),
+    let mut breakdown = match (a, rpeak) {
+        (Some(a), Some(p)) => {
+            // The allocation's own count; what the reporting rules add above it is a
+            // term of its own, so the table sums to the reported figure exactly.
+            let own = crate::alloc::stats::registers_used(&a.func, &|v| a.slot_of(v)).min(registers);
+            let mut b = breakdown(f, a, own, p);
+            b.registers = registers;
+            b.rule = registers - own;
+            b
+        }
         _ => Breakdown { registers, elsewhere: registers, ..Breakdown::default() },
     };
+    if breakdown.rule > 0 {
+        breakdown.rule_reason = match stats {
+            Some(s) if s.spill_stores > 0 => "ptxas reports an entry that spills at its whole budget (report rule)",
+            _ => "ptxas reports an entry that calls at least at the ABI minimum (report rule)",
+        };
+    }
     Report {
         function: m.module.functions[fi].name.clone(),
         files,
@@ -383,14 +405,68 @@ pub fn at_line(cx: &Ctx, x: Option<(u32, Option<u32>)>) -> String {
     }
 }
 
+/// The budget breakdown table of a finished allocation: every term, summing to the
+/// reported count exactly.
+fn budget_breakdown(t: &mut String, b: &Breakdown, scan_bound: Option<u32>) {
+    t.push_str(&format!("budget breakdown of the {} registers (at the R peak point):\n", b.registers));
+    let mut rows = vec![vec![format!("{}", b.peak), "peak live (R pressure)".to_string()]];
+    if b.correction != 0 {
+        rows.push(vec![
+            format!("{:+}", b.correction),
+            "registers the peak's vregs hold beyond their pressure (unassigned or sharing)".into(),
+        ]);
+    }
+    rows.push(vec![format!("+{}", b.holes), "pair/quad alignment holes".into()]);
+    rows.push(vec![
+        format!("+{}", b.fixed),
+        "ABI-fixed and reserved (R0–R3, return address, physical operands)".into(),
+    ]);
+    rows.push(vec![format!("+{}", b.precoloured), "pre-coloured operands (.pin, ABI bindings)".into()]);
+    rows.push(vec![
+        format!("+{}", b.elsewhere),
+        "free at the peak but used at other points (fat-point placement)".into(),
+    ]);
+    if b.rule > 0 {
+        rows.push(vec![format!("+{}", b.rule), b.rule_reason.into()]);
+    }
+    rows.push(vec!["+0".into(), "rounding: the count is one past the highest register, not rounded".into()]);
+    rows.push(vec![format!("= {}", b.sum()), "registers reported (Used N registers)".into()]);
+    t.push_str(&table(&rows));
+    if let Some(sb) = scan_bound {
+        t.push_str(&format!("  (the scan bound (budget+4)&~3 = {sb} limits where the scan looks, not the count)\n"));
+    }
+}
+
+/// The class whose allocation failed, its budget, and its best attempt (seed 003's
+/// tie-break): the registers it reached and how many values it left without one.
+fn failed_class(cx: &Ctx, fi: usize) -> Option<(crate::ir::RegClass, u32, (u32, usize))> {
+    let a = cx.alloc(fi)?;
+    let res = a.results.iter().find(|c| !c.ok)?;
+    let budget = a.plans.iter().find(|p| p.class == res.class).map(|p| p.budget)?;
+    let best =
+        crate::alloc::attempt::best_of(&a.records, res.class).map_or((res.used, 0), |r| (r.used, r.needs_spill.len()));
+    Some((res.class, budget, best))
+}
+
 /// The text, JSON and facts of `why registers`.
 pub fn explain(cx: &Ctx, fi: usize) -> Explanation {
     let r = report(cx, fi);
     let src = &cx.m.module.functions[fi];
-    let mut t = format!("why registers: {} uses {} registers", r.function, r.breakdown.registers);
-    if let Some(e) = &r.failed {
-        t.push_str(&format!(" (allocation FAILED: {e})"));
-    }
+    let failed_class = r.failed.as_ref().and_then(|_| failed_class(cx, fi));
+    let mut t = match (&r.failed, &failed_class) {
+        (Some(_), Some((class, budget, (used, left)))) => format!(
+            "why registers: {} has no register count: allocation of class {} FAILED at its budget of {budget} (the best attempt {})",
+            r.function,
+            class.name(),
+            if *left == 0 {
+                format!("needed {used}")
+            } else {
+                format!("reached {used} and left {left} value(s) without a register")
+            }
+        ),
+        (Some(e), None) => format!("why registers: {} has no register count: allocation FAILED ({e})", r.function),
+        (None, _) => format!("why registers: {} uses {} registers", r.function, r.breakdown.registers),
+    };
     t.push('\n');
     for p in &r.files {
         t.push_str(&format!(
@@ -427,29 +503,25 @@ pub fn explain(cx: &Ctx, fi: usize) -> Explanation {
         t.push_str(&crate::why::stages::text(st));
     }
     let b = &r.breakdown;
-    t.push_str(&format!("budget breakdown of the {} registers (at the R peak point):\n", b.registers));
-    let mut rows = vec![vec![format!("{}", b.peak), "peak live (R pressure)".to_string()]];
-    if b.correction != 0 {
-        rows.push(vec![
-            format!("{:+}", b.correction),
-            "registers the peak's vregs hold beyond their pressure (unassigned or sharing)".into(),
-        ]);
-    }
-    rows.push(vec![format!("+{}", b.holes), "pair/quad alignment holes".into()]);
-    rows.push(vec![
-        format!("+{}", b.fixed),
-        "ABI-fixed and reserved (R0–R3, return address, physical operands)".into(),
-    ]);
-    rows.push(vec![format!("+{}", b.precoloured), "pre-coloured operands (.pin, ABI bindings)".into()]);
-    rows.push(vec![
-        format!("+{}", b.elsewhere),
-        "free at the peak but used at other points (fat-point placement)".into(),
-    ]);
-    rows.push(vec!["+0".into(), "rounding: the count is one past the highest register, not rounded".into()]);
-    rows.push(vec![format!("= {}", b.sum()), "registers reported (Used N registers)".into()]);
-    t.push_str(&table(&rows));
-    if let Some(sb) = r.scan_bound {
-        t.push_str(&format!("  (the scan bound (budget+4)&~3 = {sb} limits where the scan looks, not the count)\n"));
+    if r.failed.is_some() {
+        // A failed allocation has no count to break down, and no occupancy: say what it
+        // would take instead (never "0 registers").
+        if let Some((class, budget, (used, _))) = failed_class {
+            let cap = crate::alloc::budget::file_cap(class.file(), &cx.m.knobs);
+            if budget < cap {
+                t.push_str(&format!(
+                    "it needs more than {budget} {} registers: raise the budget (above {used}, at most the file's {cap}) or lower the pressure at the peak above; `why fail` shows which values found no register\n",
+                    class.name()
+                ));
+            } else {
+                t.push_str(&format!(
+                    "it needs more than the {cap} {} registers the file holds: no budget fits; lower the pressure at the peak above (`why fail` shows which values found no register)\n",
+                    class.name()
+                ));
+            }
+        }
+    } else {
+        budget_breakdown(&mut t, b, r.scan_bound);
     }
     if let Some(bg) = &r.budget {
         t.push_str(&format!("budget: {} registers, set by {}\n", bg.gpr, bg.source.describe()));
@@ -482,13 +554,15 @@ pub fn explain(cx: &Ctx, fi: usize) -> Explanation {
         }
     }
     let (w, lim) = occupancy::occupancy(r.sm, b.registers);
-    t.push_str(&format!("occupancy: {w} of {lim} warps per SM at {} registers", b.registers));
     let next = occupancy::next_step(r.sm, b.registers);
-    match next {
-        Some((nr, nw)) => {
-            t.push_str(&format!("; free {} register(s) (down to {nr}) for {nw} warps\n", b.registers - nr))
+    if r.failed.is_none() {
+        t.push_str(&format!("occupancy: {w} of {lim} warps per SM at {} registers", b.registers));
+        match next {
+            Some((nr, nw)) => {
+                t.push_str(&format!("; free {} register(s) (down to {nr}) for {nw} warps\n", b.registers - nr))
+            }
+            None => t.push_str("; already at the highest step\n"),
         }
-        None => t.push_str("; already at the highest step\n"),
     }
     let rp = r.files.iter().find(|p| p.file == RegFile::R);
     let mut facts = vec![
@@ -500,6 +574,7 @@ pub fn explain(cx: &Ctx, fi: usize) -> Explanation {
         ("fixed".to_string(), b.fixed as i64),
         ("precoloured".to_string(), b.precoloured as i64),
         ("elsewhere".to_string(), b.elsewhere as i64),
+        ("report-rule".to_string(), b.rule as i64),
         ("budget".to_string(), r.budget.as_ref().map(|b| b.gpr).unwrap_or(0) as i64),
         ("occupancy".to_string(), w as i64),
         ("free-for-next".to_string(), next.map(|(nr, _)| (b.registers - nr) as i64).unwrap_or(0)),
@@ -526,7 +601,8 @@ pub fn explain(cx: &Ctx, fi: usize) -> Explanation {
         "why": "registers", "function": r.function, "registers": b.registers, "failed": r.failed,
         "files": files,
         "breakdown": {"peak": b.peak, "correction": b.correction, "holes": b.holes, "fixed": b.fixed,
-            "precoloured": b.precoloured, "elsewhere": b.elsewhere, "rounding": 0, "sum": b.sum()},
+            "precoloured": b.precoloured, "elsewhere": b.elsewhere, "report_rule": b.rule, "report_rule_reason": b.rule_reason,
+            "rounding": 0, "sum": b.sum()},
         "budget": r.budget.as_ref().map(|bg| json!({"gpr": bg.gpr, "source": bg.source.describe(),
             "diagnostics": bg.diagnostics, "launch_bound": bg.launch_bound})),
         "occupancy": {"warps": w, "limit": lim, "next": next.map(|(nr, nw)| json!({"registers": nr, "warps": nw}))},
