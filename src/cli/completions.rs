@@ -34,6 +34,8 @@ pub fn man(args: &ManArgs) -> ExitCode {
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader went away (`radbg man | head`): not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("radbg: cannot write the man page: {e}");
             ExitCode::FAILURE

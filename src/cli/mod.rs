@@ -221,7 +221,28 @@ pub fn run_options(args: &PipelineArgs) -> Result<crate::engine::RunOptions, Str
 
 /// Entry point of the binary.
 pub fn main() -> ExitCode {
+    quiet_on_closed_stdout();
     run(Cli::parse())
+}
+
+/// A reader that goes away (`radbg … | head`) ends radbg quietly with status 0, as
+/// `head` users expect, for every subcommand: `println!` panics when standard output is
+/// a closed pipe (Rust ignores SIGPIPE), and this hook turns exactly that panic into an
+/// exit; any other panic is reported as before.
+fn quiet_on_closed_stdout() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.starts_with("failed printing to stdout") && msg.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        previous(info);
+    }));
 }
 
 /// Runs parsed arguments.
