@@ -103,7 +103,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Parse and validate Ori IR files; diagnostics go to stderr, exit status 1 on any error.
+    /// Parse and validate Ori IR or import PTX files; diagnostics go to stderr, exit status 1 on any error.
     Check(check::Args),
     /// Print an Ori IR file in canonical form.
     Fmt(fmt::Args),

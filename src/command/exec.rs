@@ -29,6 +29,14 @@ impl Output {
     }
 }
 
+/// An error message as printed: `error: MESSAGE`, unless the message already says
+/// where and that it is an error (`f.ptx:10:3: error: …`, from a file's diagnostics),
+/// which it keeps as it is — one prefix, never `error: f.ptx:10:3: error: …`.
+pub fn error_text(e: &str) -> String {
+    let first = e.lines().next().unwrap_or("");
+    if first.starts_with("error: ") || first.contains(": error: ") { e.to_string() } else { format!("error: {e}") }
+}
+
 /// A debugging session: the loaded file, the debugger, the selected function.
 pub struct Session {
     pub dbg: Option<Debugger>,
@@ -195,7 +203,7 @@ impl Session {
             };
             let (text, value) = match result {
                 Ok(x) => (x.text, x.json),
-                Err(e) => (format!("error: {e}"), json!({"error": e})),
+                Err(e) => (error_text(&e), json!({"error": e})),
             };
             if !o.text.is_empty() {
                 o.text.push('\n');

@@ -21,6 +21,7 @@ use rustyline::validate::Validator;
 use rustyline::{CompletionType, Config, Context, Editor, Helper};
 
 use crate::command::Session;
+use crate::command::exec::error_text;
 use crate::command::script::Recorder;
 use crate::ui::{Outcome, complete, run_line};
 
@@ -82,14 +83,14 @@ pub fn print_outcomes_at(
                 }
                 (Err(e), true) => {
                     let e = match at {
-                        Some((name, n)) => format!("{name}:{n}: error: {e}"),
+                        Some((name, n)) => format!("{name}:{n}: {}", error_text(e)),
                         None => e.clone(),
                     };
                     writeln!(out, "{}", serde_json::json!({"command": text, "output": {"error": e}}))?;
                 }
                 (Err(e), false) => match at {
-                    Some((name, n)) => writeln!(err, "{name}:{n}: error: {e}")?,
-                    None => writeln!(err, "error: {e}")?,
+                    Some((name, n)) => writeln!(err, "{name}:{n}: {}", error_text(e))?,
+                    None => writeln!(err, "{}", error_text(e))?,
                 },
             },
         }

@@ -576,8 +576,9 @@ impl App {
                     last = Some((first, out.failed));
                 }
                 Outcome::Ran { result: Err(e), .. } => {
-                    self.push_log(LogKind::Error, format!("error: {e}"));
-                    last = Some((format!("error: {e}"), true));
+                    let e = crate::command::exec::error_text(e);
+                    last = Some((e.lines().next().unwrap_or("").to_string(), true));
+                    self.push_log(LogKind::Error, e);
                 }
             }
         }
