@@ -38,7 +38,8 @@ warning or a failure, and panes showing the IR with assignments so far, the live
 pressure, a vreg's constraint nodes, the cost histograms of each decision, the allocator \
 state object by offset, the attempts per class and the ABI checks.
 
-FILE is an Ori IR file (.ori) or PTX (.ptx, imported). Without FILE radbg opens its \
+FILE is an Ori IR file (.ori) or PTX (.ptx, or any name whose text starts with .version; \
+imported). Without FILE radbg opens its \
 embedded demo kernel, a loop that spills and retries.
 
 radbg opens a full-screen terminal UI when standard input and output are terminals (it \
@@ -47,15 +48,18 @@ turns colour off), and a line-oriented REPL otherwise or with --repl (Tab comple
 commands, vregs, knobs and breakpoints; 'help' lists the commands). With -x it replays a \
 .radbg session headless and prints a transcript.";
 
-const AFTER_LONG_HELP: &str = "\
+pub(crate) const AFTER_LONG_HELP: &str = "\
 EXAMPLES:
   radbg                                   the TUI on the embedded demo kernel
   radbg sessions/demo.ori --maxrregcount 24
   radbg kernel.ori --repl --record bug.radbg   REPL, every command saved to bug.radbg
-  echo 'continue; stats' | radbg kernel.ori    piped commands (no prompt, no echo)
+  echo 'continue; stats' | radbg kernel.ori    piped commands (no prompt, no echo; an
+                                          error names its line and the rest still run)
   radbg kernel.ori -x check.radbg         replay a session; exit 1 if an expect fails
   radbg replay bug.radbg --json           replay a session that loads its own kernel
   radbg run kernel.ori --knob 684=10      the whole pipeline in batch, ptxas -v lines
+  radbg run kernel.ptx --json             the same for PTX, as one JSON object
+  radbg check kernel.ptx kernel.ori       parse and validate (PTX by extension or content)
   radbg completions bash > /etc/bash_completion.d/radbg
   radbg man > radbg.1
 
