@@ -217,7 +217,11 @@ fn bad_files_and_options_are_reported() {
     let empty = tmp("empty.ori");
     std::fs::write(&empty, ".target sm_90\n").unwrap();
     let (_, e, c) = radbg(&[empty.to_str().unwrap()], "ir\n");
-    assert_eq!((c, e.trim_end().ends_with("has no function to debug (no .entry or .func)")), (1, true), "{e}");
+    assert_eq!(
+        (c, e.trim_end().ends_with("empty.ori: error: nothing to allocate: no function in the file")),
+        (1, true),
+        "{e}"
+    );
     let (_, _, c) = radbg(&["sessions/demo.ori", "--record", "x", "-x", "y"], "");
     assert_eq!(c, 2, "--record and -x conflict");
 }

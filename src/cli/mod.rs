@@ -293,9 +293,6 @@ pub fn open_session(file: Option<&Path>, pipeline: &PipelineArgs) -> Result<Sess
             let loaded = crate::load::load_path(p)
                 .map_err(|e| if e.starts_with("cannot read") { format!("radbg: {e}") } else { e })?;
             eprint!("{}", loaded.warnings);
-            if loaded.module.functions.is_empty() {
-                return Err(format!("radbg: {} has no function to debug (no .entry or .func)", p.display()));
-            }
             s.open(loaded.module, &p.display().to_string(), loaded.imported);
         }
         None => {
