@@ -257,3 +257,20 @@ fn piped_loop_in_process() {
     assert_eq!(String::from_utf8(out).unwrap(), "#1 [cfg] [fir16] blocks rebuilt: 3 blocks, 1 loops, max depth 1\n");
     assert!(s.quit);
 }
+
+/// `-x` keeps stopping at the first error (a script is a program, not a conversation);
+/// `set stop-on-error off` in the script lets it go on. Piped input goes on by default.
+#[test]
+fn execute_stops_at_the_first_error_unless_told_otherwise() {
+    let stops = tmp("stops.radbg");
+    std::fs::write(&stops, "step\nstpe\nstep\n").unwrap();
+    let (o, e, c) = radbg(&["-x", stops.to_str().unwrap(), "sessions/demo.ori"], "");
+    assert_eq!(c, 1);
+    assert!(o.contains("(radbg) stpe") && !o.contains("#2 [liveness]"), "stopped at line 2:\n{o}");
+    assert!(e.contains("stops.radbg:2:1"), "{e}");
+    let goes_on = tmp("goes_on.radbg");
+    std::fs::write(&goes_on, "set stop-on-error off\nstep\nstpe\nstep\n").unwrap();
+    let (o, _, c) = radbg(&["-x", goes_on.to_str().unwrap(), "sessions/demo.ori"], "");
+    assert_eq!(c, 1, "an error still fails the replay");
+    assert!(o.contains("#2 [liveness]"), "went on after the error:\n{o}");
+}
