@@ -53,11 +53,11 @@ impl Tmux {
         }
     }
 
-    /// Types a command on the TUI's command line and leaves it.
+    /// Types a command on the TUI's command line; Enter runs it and closes the line.
     fn command(&self, line: &str) {
         self.keys(&[":"]);
         self.text(line);
-        self.keys(&["Enter", "Escape"]);
+        self.keys(&["Enter"]);
     }
 }
 
