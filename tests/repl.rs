@@ -101,6 +101,10 @@ fn a_closed_stdout_pipe_ends_quietly() {
         (&["run", "sessions/demo.ori", "--events"], ""),
         (&["import", "sessions/ptx_saxpy_tile.ptx"], ""),
         (&["man"], ""),
+        (&["completions", "bash"], ""),
+        (&["completions", "zsh"], ""),
+        (&["sweep", "sessions/why_stages.ptx", "--maxrregcount", "16..128"], ""),
+        (&["check", "--live", "sessions/demo.ori"], ""),
         (&["-x", "sessions/basics.radbg", "sessions/demo.ori"], ""),
     ];
     for (args, input) in runs {

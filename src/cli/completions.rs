@@ -22,7 +22,11 @@ pub struct ManArgs {
 
 pub fn completions(args: &CompletionArgs) -> ExitCode {
     let mut cmd = super::Cli::command();
-    clap_complete::generate(args.shell, &mut cmd, "radbg", &mut std::io::stdout());
+    // Into memory first: clap_complete panics when its writer fails, and a reader that
+    // closes the pipe early (`| head`) must end radbg quietly (super::output::out).
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut cmd, "radbg", &mut script);
+    super::output::out(&String::from_utf8_lossy(&script));
     ExitCode::SUCCESS
 }
 
