@@ -211,4 +211,10 @@ fn load_errors_have_one_prefix() {
     assert_eq!(out.status.code(), Some(1));
     assert!(err.starts_with(&format!("<stdin>:1: {bad}:5:11: error: undeclared name %r1")), "{err}");
     assert!(!err.contains("error: error:") && !err.contains(": error: /"), "{err}");
+    // The same in a replayed session.
+    let session = temp("load_bad.radbg", format!("load {bad}\n").as_bytes());
+    let out = radbg(&["-x", &session]);
+    let all = text(&out.stdout) + &text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(all.contains(&format!("load_bad.radbg:1: {bad}:5:11: error: undeclared name %r1")), "{all}");
 }
