@@ -490,18 +490,6 @@ pub fn abi_view(d: &Debugger, fi: usize) -> Option<AbiView> {
     })
 }
 
-/// The event number at which the scope enclosing the current event began (the
-/// reverse of `finish`): the most recent earlier event of a higher level. `None` at
-/// the start or when the current event is already at the top level.
-pub fn scope_start(d: &Debugger) -> Option<usize> {
-    let lvl = crate::engine::debugger::level(d.current()?);
-    if lvl == 0 {
-        return None;
-    }
-    let trace = &d.trace()[..d.cursor().saturating_sub(1)];
-    trace.iter().rposition(|e| crate::engine::debugger::level(e) < lvl).map(|i| i + 1)
-}
-
 /// Identifies the liveness `liveness_of(m, fi)` answers from at the cursor: the number
 /// of the last event that may have replaced it (block rebuild, DCE, lowering, the start
 /// of allocation, spill code and re-liveness …). Within one run, equal epochs mean the
