@@ -139,3 +139,82 @@ fn help_lists_the_subcommands() {
     let help = text(&out.stdout);
     assert!(help.contains("check") && help.contains("fmt"), "{help}");
 }
+
+/// `check` and `run` take PTX by extension or by content (issue 27: `check k.ptx`
+/// parsed it as Ori IR), and refuse a file with nothing to allocate, naming it.
+#[test]
+fn check_and_run_take_ptx_by_extension_or_content_and_refuse_empty_files() {
+    let ptx = std::fs::read("sessions/ptx_saxpy_tile.ptx").unwrap();
+    for path in ["sessions/ptx_saxpy_tile.ptx".to_string(), temp("saxpy.txt", &ptx), temp("saxpy", &ptx)] {
+        for cmd in ["check", "run"] {
+            let out = radbg(&[cmd, &path]);
+            assert!(out.status.success(), "radbg {cmd} {path}: {}", text(&out.stderr));
+            assert!(!text(&out.stderr).contains("unknown directive"), "{}", text(&out.stderr));
+        }
+    }
+    let cases = [
+        ("empty.ori", &b""[..], "empty.ori: error: nothing to allocate: no function in the file"),
+        ("empty.ptx", &b""[..], "empty.ptx:1:1: error:"),
+        ("decls.ptx", &b".version 8.0\n.target sm_80\n.address_size 64\n"[..], "decls.ptx: error: nothing to allocate"),
+        ("decls.ori", &b".target sm_90\n"[..], "decls.ori: error: nothing to allocate"),
+    ];
+    for (name, body, want) in cases {
+        let path = temp(name, body);
+        for cmd in ["check", "run"] {
+            let out = radbg(&[cmd, &path]);
+            assert_eq!(out.status.code(), Some(1), "radbg {cmd} {name}");
+            assert!(text(&out.stderr).contains(want), "radbg {cmd} {name}: {}", text(&out.stderr));
+        }
+    }
+}
+
+/// `run --json`: one JSON object with each function's figures, the attempt lines and
+/// the same text lines; `run --help` says FILE may be PTX.
+#[test]
+fn run_json_and_help() {
+    let out = radbg(&["run", "--json", "sessions/demo.ori"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["functions"][0]["name"], "fir16");
+    assert!(v["functions"][0]["registers"].as_u64().unwrap() > 0);
+    assert_eq!(v["attempts"][0]["class"], "R");
+    let plain = text(&radbg(&["run", "sessions/demo.ori"]).stdout);
+    let lines: Vec<&str> = v["lines"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+    assert_eq!(lines.join("\n") + "\n", plain, "--json carries the same lines");
+    let help = text(&radbg(&["run", "--help"]).stdout);
+    assert!(help.contains("Ori IR (.ori) or PTX"), "{help}");
+}
+
+/// An error from a file's diagnostics keeps one prefix in the REPL:
+/// `<stdin>:1: bad.ptx:5:11: error: …`, never `error: bad.ptx:5:11: error: …`.
+#[test]
+fn load_errors_have_one_prefix() {
+    let bad = temp(
+        "bad.ptx",
+        b".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k() {\n  mov.u32 %r1, 1;\n}\n",
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_radbg"))
+        .args(["--repl", "sessions/demo.ori"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, "load {bad}").unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(err.starts_with(&format!("<stdin>:1: {bad}:5:11: error: undeclared name %r1")), "{err}");
+    assert!(!err.contains("error: error:") && !err.contains(": error: /"), "{err}");
+    // The same in a replayed session.
+    let session = temp("load_bad.radbg", format!("load {bad}\n").as_bytes());
+    let out = radbg(&["-x", &session]);
+    let all = text(&out.stdout) + &text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(all.contains(&format!("load_bad.radbg:1: {bad}:5:11: error: undeclared name %r1")), "{all}");
+}

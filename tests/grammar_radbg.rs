@@ -319,7 +319,17 @@ const LINES: &[(&str, Want)] = &[
     ("diff attempts R 0", Syntax("diff attempts needs two attempt numbers")),
     ("why spill r3", Syntax("expected a vreg name like %r12, found 'r3'")),
     ("whatif launch-bounds 256,", Syntax("expected THREADS[,BLOCKS], found '256,'")),
-    ("sweep maxrregcount", Syntax("expected maxrregcount or knob and a range")),
+    ("sweep maxrregcount", Syntax("sweep maxrregcount needs a range")),
+    ("display step", Syntax("display needs one command that")),
+    ("display continue", Syntax("display needs one command that")),
+    ("display live; step", Ok),
+    ("display %x3", Ok),
+    ("advance", Syntax("advance needs a location")),
+    ("until", Ok),
+    ("info registers UR", Ok),
+    ("info locals R", Syntax("unexpected 'R'")),
+    ("condition 1 slot", Syntax("condition needs an operator")),
+    ("ignore 1", Syntax("ignore needs a count")),
     ("sweep maxrregcount 16-64", Syntax("expected A..B, found '16-64'")),
     ("expect %r1 = R1", Syntax("expected '=='")),
     ("expect attempts R == 3", Syntax("expected 'class'")),
@@ -351,6 +361,8 @@ const SESSION_ERRORS: &[(&str, Want)] = &[
     ("set knob RegAllocThresholdForDiscardConflicts=5000000000", Refused("knob RegAllocThresholdForDiscardConflicts")),
     ("set knob NoSuchKnob=1", Refused("unknown knob 'NoSuchKnob'")),
     ("set knob 684=true", Refused("knob RegAllocThresholdForDiscardConflicts")),
+    ("disassemble", Syntax("unknown command 'disassemble'")),
+    ("backtrce", Syntax("unknown command 'backtrce'")),
 ];
 
 /// The one check: what `line` does in the grammar and in the parser against `want`.

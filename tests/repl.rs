@@ -64,22 +64,76 @@ fn piped_commands_print_only_their_output() {
     );
 }
 
+/// Piped commands behave like gdb reading standard input: an error names its line and
+/// the session goes on; the exit status says whether any command failed.
+/// `set stop-on-error on` stops at the first error instead.
 #[test]
-fn errors_stop_piped_input_with_a_caret_unless_told_otherwise() {
+fn piped_errors_name_their_line_and_the_session_goes_on() {
     check(
         &["sessions/demo.ori"],
-        "step\nstpe 3\nstep\n",
-        "#1 [cfg] [fir16] blocks rebuilt: 3 blocks, 1 loops, max depth 1\n",
-        "error: unknown command 'stpe'\n  stpe 3\n  ^^^^\n  = help: did you mean 'step'? (try 'help')\n",
+        "step\nstpe 3\nstep\nprint %nope\nwhere\n",
+        "#1 [cfg] [fir16] blocks rebuilt: 3 blocks, 1 loops, max depth 1\n\
+         #2 [liveness] [fir16] liveness R sweep 1: 2 block(s) changed\n\
+         #2 [liveness] [fir16] liveness R sweep 1: 2 block(s) changed\n",
+        "<stdin>:2:1: error: unknown command 'stpe'\n  stpe 3\n  ^^^^\n  = help: did you mean 'step'? (try 'help')\n\
+         <stdin>:4: error: no vreg %nope in function fir16\n",
         1,
     );
     check(
         &["sessions/demo.ori"],
-        "set stop-on-error off\nprint %nope\ngoto 1\n",
-        "stop-on-error off\n#1 [cfg] [fir16] blocks rebuilt: 3 blocks, 1 loops, max depth 1\n",
-        "error: no vreg %nope in function fir16\n",
+        "set stop-on-error on\nprint %nope\ngoto 1\n",
+        "stop-on-error on\n",
+        "<stdin>:2: error: no vreg %nope in function fir16\n",
         1,
     );
+    // Every command succeeding: status 0.
+    check(&["sessions/demo.ori"], "step\n", "#1 [cfg] [fir16] blocks rebuilt: 3 blocks, 1 loops, max depth 1\n", "", 0);
+}
+
+/// A reader that closes the pipe early ends radbg quietly with status 0, never a
+/// panic (101): the REPL, and batch subcommands whose output is long.
+#[test]
+fn a_closed_stdout_pipe_ends_quietly() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let runs: &[(&[&str], &str)] = &[
+        (&["--repl", "sessions/demo.ori"], "help bt\nhelp\nhelp\nhelp\nevents 1000\n"),
+        (&["run", "sessions/demo.ori", "--events"], ""),
+        (&["import", "sessions/ptx_saxpy_tile.ptx"], ""),
+        (&["man"], ""),
+        (&["completions", "bash"], ""),
+        (&["completions", "zsh"], ""),
+        (&["sweep", "sessions/why_stages.ptx", "--maxrregcount", "16..128"], ""),
+        (&["check", "--live", "sessions/demo.ori"], ""),
+        (&["-x", "sessions/basics.radbg", "sessions/demo.ori"], ""),
+    ];
+    for (args, input) in runs {
+        for _ in 0..5 {
+            let mut child = Command::new(env!("CARGO_BIN_EXE_radbg"))
+                .args(*args)
+                .current_dir(root())
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            {
+                use std::io::Write;
+                let mut stdin = child.stdin.take().unwrap();
+                let _ = stdin.write_all(input.as_bytes());
+            }
+            // Read one chunk, as `head -c` would, then close the pipe.
+            let mut stdout = child.stdout.take().unwrap();
+            let mut buf = [0u8; 16];
+            let _ = stdout.read(&mut buf);
+            drop(stdout);
+            let mut err = String::new();
+            child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+            let status = child.wait().unwrap();
+            assert_eq!(status.code(), Some(0), "radbg {args:?} after the reader left: {err}");
+            assert!(!err.contains("panicked"), "radbg {args:?}: {err}");
+        }
+    }
 }
 
 #[test]
@@ -167,7 +221,11 @@ fn bad_files_and_options_are_reported() {
     let empty = tmp("empty.ori");
     std::fs::write(&empty, ".target sm_90\n").unwrap();
     let (_, e, c) = radbg(&[empty.to_str().unwrap()], "ir\n");
-    assert_eq!((c, e.trim_end().ends_with("has no function to debug (no .entry or .func)")), (1, true), "{e}");
+    assert_eq!(
+        (c, e.trim_end().ends_with("empty.ori: error: nothing to allocate: no function in the file")),
+        (1, true),
+        "{e}"
+    );
     let (_, _, c) = radbg(&["sessions/demo.ori", "--record", "x", "-x", "y"], "");
     assert_eq!(c, 2, "--record and -x conflict");
 }
@@ -202,4 +260,21 @@ fn piped_loop_in_process() {
     assert!(ok);
     assert_eq!(String::from_utf8(out).unwrap(), "#1 [cfg] [fir16] blocks rebuilt: 3 blocks, 1 loops, max depth 1\n");
     assert!(s.quit);
+}
+
+/// `-x` keeps stopping at the first error (a script is a program, not a conversation);
+/// `set stop-on-error off` in the script lets it go on. Piped input goes on by default.
+#[test]
+fn execute_stops_at_the_first_error_unless_told_otherwise() {
+    let stops = tmp("stops.radbg");
+    std::fs::write(&stops, "step\nstpe\nstep\n").unwrap();
+    let (o, e, c) = radbg(&["-x", stops.to_str().unwrap(), "sessions/demo.ori"], "");
+    assert_eq!(c, 1);
+    assert!(o.contains("(radbg) stpe") && !o.contains("#2 [liveness]"), "stopped at line 2:\n{o}");
+    assert!(e.contains("stops.radbg:2:1"), "{e}");
+    let goes_on = tmp("goes_on.radbg");
+    std::fs::write(&goes_on, "set stop-on-error off\nstep\nstpe\nstep\n").unwrap();
+    let (o, _, c) = radbg(&["-x", goes_on.to_str().unwrap(), "sessions/demo.ori"], "");
+    assert_eq!(c, 1, "an error still fails the replay");
+    assert!(o.contains("#2 [liveness]"), "went on after the error:\n{o}");
 }

@@ -53,11 +53,11 @@ impl Tmux {
         }
     }
 
-    /// Types a command on the TUI's command line and leaves it.
+    /// Types a command on the TUI's command line; Enter runs it and closes the line.
     fn command(&self, line: &str) {
         self.keys(&[":"]);
         self.text(line);
-        self.keys(&["Enter", "Escape"]);
+        self.keys(&["Enter"]);
     }
 }
 
@@ -171,4 +171,59 @@ fn sigterm_restores_the_terminal() {
     std::thread::sleep(Duration::from_millis(100));
     let modes = std::fs::read_to_string(&stty).unwrap();
     assert!(modes.split_whitespace().any(|w| w == "icanon"), "{modes}");
+}
+
+/// A wide terminal (200×60) on imported PTX, as issue 27 found it: the command line
+/// closes after Enter so `:continue` typed next runs `continue`; the IR pane has the
+/// width for its assignment column (no "…"), Why has a slot of its own, and at the
+/// end of the pipeline no pane says "yet".
+#[test]
+fn wide_terminal_and_the_command_line() {
+    if Command::new("tmux").arg("-V").output().map(|o| !o.status.success()).unwrap_or(true) {
+        eprintln!("skipping the tmux wide-terminal test: tmux is not installed");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("radbg-e2e-wide-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let t = Tmux { socket: format!("radbg-e2e-wide-{}", std::process::id()), dir: dir.clone() };
+    let script = format!(
+        "cd '{root}' && HOME='{d}' XDG_STATE_HOME='{d}' '{bin}' sessions/why_stages.ptx; echo RADBG_EXIT=$?; sleep 60",
+        root = env!("CARGO_MANIFEST_DIR"),
+        d = dir.display(),
+        bin = env!("CARGO_BIN_EXE_radbg"),
+    );
+    let out = t.run(&["new-session", "-d", "-s", "e2e", "-x", "200", "-y", "60", "sh", "-c", &script]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    t.run(&["set", "-s", "escape-time", "0"]);
+    t.wait_for(&["radbg │ sum8", "1 IR", "? help"]);
+
+    // `:` + a command + Enter, then at once `:continue` + Enter, as a person types.
+    t.keys(&[":"]);
+    t.text("break stage check");
+    t.keys(&["Enter"]);
+    t.wait_for(&["breakpoint 1: stage check"]);
+    let s = t.screen();
+    let last = s.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("");
+    assert!(!last.starts_with(':'), "the command line closed after Enter:\n{s}");
+    t.keys(&[":"]);
+    t.text("continue");
+    t.keys(&["Enter"]);
+    let s = t.wait_for(&["(radbg) continue", "breakpoint 1 (stage check)"]);
+    assert!(!s.contains("unknown command"), "{s}");
+    t.keys(&[":"]);
+    t.text("goto 100000000");
+    t.keys(&["Enter"]);
+    t.wait_for(&["(end)"]);
+    t.keys(&["9"]);
+    let s = t.wait_for(&["9 Why · registers of sum8", "why registers: sum8 uses"]);
+    assert!(!s.contains("│ 9 Why"), "Why has a slot of its own, not a tab beside ABI:\n{s}");
+    // The IR pane is the first ~95 columns: no assignment is cut there.
+    let ir: Vec<String> = s.lines().skip(2).take(20).map(|l| l.chars().take(96).collect()).collect();
+    assert!(ir.iter().any(|l| l.contains("%f14→R3")), "{s}");
+    assert!(ir.iter().all(|l| !l.contains('…')), "an assignment is cut in the IR pane:\n{s}");
+    // The Why pane is wide: its table rows are not wrapped at 58 columns.
+    assert!(s.lines().any(|l| l.contains("%rd2  2") && l.contains("R4:R5")), "{s}");
+    assert!(!s.contains(" yet"), "a pane says 'yet' at the end of the pipeline:\n{s}");
+    t.keys(&["q"]);
+    t.wait_for(&["RADBG_EXIT=0"]);
 }

@@ -54,6 +54,18 @@ fn at_an_assignment_every_size() {
     check("assign_x3_200x60", None, LARGE, AT_X3);
 }
 
+/// A wide terminal on imported PTX at the end of the pipeline (issue 27): the IR pane
+/// has the width for its assignments, Why a slot of its own, and no pane says "yet".
+#[test]
+fn wide_ptx_at_the_end() {
+    check("ptx_end_200x60", Some("why_stages.ptx"), LARGE, &[K(Key::Ch('>')), Cmd("why registers"), K(Key::Ch('9'))]);
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tui_snapshots/ptx_end_200x60.txt"))
+            .unwrap();
+    assert!(!text.contains(" yet"), "{text}");
+    assert!(text.contains("9 Why · registers of sum8") && !text.contains("│ 9 Why"), "{text}");
+}
+
 #[test]
 fn every_pane_as_a_tab_at_80x24() {
     check("tab_live_80x24", None, SMALL, &[Cmd("break assign %x3"), K(Key::Ch('c')), K(Key::Ch('2'))]);

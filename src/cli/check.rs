@@ -1,5 +1,6 @@
-//! `radbg check FILE...`: parse and validate; diagnostics to stderr; exit status 1
-//! when any file has an error (warnings alone pass).
+//! `radbg check FILE...`: parse and validate Ori IR, or import PTX (chosen by
+//! extension or content); diagnostics to stderr; exit status 1 when any file has an
+//! error or no function (warnings alone pass).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -10,7 +11,8 @@ use crate::ir::span::{SourceFile, SourceMap};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Ori IR files (`-` reads standard input).
+    /// Ori IR (.ori) or PTX (.ptx, or any name whose text starts with `.version`)
+    /// files; `-` reads standard input.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Also print liveness: per block live-in / live-out, max pressure per register
@@ -47,7 +49,7 @@ pub fn run(args: &Args) -> ExitCode {
 
 fn check_path(path: &Path, args: &Args) -> bool {
     match super::load(path) {
-        Ok(file) => check_file(&file, args),
+        Ok(file) => check_file(&file, crate::load::is_ptx(path, file.text.as_bytes()), args),
         Err(msg) => {
             eprint!("{msg}");
             if !msg.ends_with('\n') {
@@ -58,14 +60,28 @@ fn check_path(path: &Path, args: &Args) -> bool {
     }
 }
 
-fn check_file(file: &SourceFile, args: &Args) -> bool {
-    let (module, diags) = check_source(file);
+/// Checks one file: PTX is imported (the importer validates what it produces), Ori IR
+/// parsed and validated. A file with no function to allocate is an error.
+fn check_file(file: &SourceFile, ptx: bool, args: &Args) -> bool {
+    let (module, diags) = if ptx {
+        let imp = crate::ir::ptx::import(file);
+        let ok = !imp.diags.iter().any(Diagnostic::is_error);
+        (imp.module.filter(|_| ok), imp.diags)
+    } else {
+        let (m, diags) = check_source(file);
+        (m.map(|(m, _)| m), diags)
+    };
     eprint!("{}", diag::render_all(&diags, file));
-    let (errors, warnings) = diag::counts(&diags);
+    let (mut errors, warnings) = diag::counts(&diags);
+    if errors == 0 && module.as_ref().is_some_and(|m| m.functions.is_empty()) {
+        let what = if ptx { "no .entry or .func" } else { "no function" };
+        eprintln!("{}: error: nothing to allocate: {what} in the file", file.name);
+        errors += 1;
+    }
     if errors + warnings > 0 {
         eprintln!("{}: {}", file.name, diag::summary(errors, warnings));
     }
-    if let Some((m, _)) = &module {
+    if let Some(m) = module.as_ref().filter(|_| errors == 0) {
         // The ABI check list, in the seed's validation order, for every function with a spec.
         if !args.no_abi && m.functions.iter().any(|f| f.abi.is_some()) {
             super::output::out(&crate::abi::report(m, &m.sm));

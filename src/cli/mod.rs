@@ -38,7 +38,8 @@ warning or a failure, and panes showing the IR with assignments so far, the live
 pressure, a vreg's constraint nodes, the cost histograms of each decision, the allocator \
 state object by offset, the attempts per class and the ABI checks.
 
-FILE is an Ori IR file (.ori) or PTX (.ptx, imported). Without FILE radbg opens its \
+FILE is an Ori IR file (.ori) or PTX (.ptx, or any name whose text starts with .version; \
+imported). Without FILE radbg opens its \
 embedded demo kernel, a loop that spills and retries.
 
 radbg opens a full-screen terminal UI when standard input and output are terminals (it \
@@ -47,15 +48,18 @@ turns colour off), and a line-oriented REPL otherwise or with --repl (Tab comple
 commands, vregs, knobs and breakpoints; 'help' lists the commands). With -x it replays a \
 .radbg session headless and prints a transcript.";
 
-const AFTER_LONG_HELP: &str = "\
+pub(crate) const AFTER_LONG_HELP: &str = "\
 EXAMPLES:
   radbg                                   the TUI on the embedded demo kernel
   radbg sessions/demo.ori --maxrregcount 24
   radbg kernel.ori --repl --record bug.radbg   REPL, every command saved to bug.radbg
-  echo 'continue; stats' | radbg kernel.ori    piped commands (no prompt, no echo)
+  echo 'continue; stats' | radbg kernel.ori    piped commands (no prompt, no echo; an
+                                          error names its line and the rest still run)
   radbg kernel.ori -x check.radbg         replay a session; exit 1 if an expect fails
   radbg replay bug.radbg --json           replay a session that loads its own kernel
   radbg run kernel.ori --knob 684=10      the whole pipeline in batch, ptxas -v lines
+  radbg run kernel.ptx --json             the same for PTX, as one JSON object
+  radbg check kernel.ptx kernel.ori       parse and validate (PTX by extension or content)
   radbg completions bash > /etc/bash_completion.d/radbg
   radbg man > radbg.1
 
@@ -103,7 +107,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Parse and validate Ori IR files; diagnostics go to stderr, exit status 1 on any error.
+    /// Parse and validate Ori IR or import PTX files; diagnostics go to stderr, exit status 1 on any error.
     Check(check::Args),
     /// Print an Ori IR file in canonical form.
     Fmt(fmt::Args),
@@ -221,7 +225,28 @@ pub fn run_options(args: &PipelineArgs) -> Result<crate::engine::RunOptions, Str
 
 /// Entry point of the binary.
 pub fn main() -> ExitCode {
+    quiet_on_closed_stdout();
     run(Cli::parse())
+}
+
+/// A reader that goes away (`radbg … | head`) ends radbg quietly with status 0, as
+/// `head` users expect, for every subcommand: `println!` panics when standard output is
+/// a closed pipe (Rust ignores SIGPIPE), and this hook turns exactly that panic into an
+/// exit; any other panic is reported as before.
+fn quiet_on_closed_stdout() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.starts_with("failed printing to stdout") && msg.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        previous(info);
+    }));
 }
 
 /// Runs parsed arguments.
@@ -268,9 +293,6 @@ pub fn open_session(file: Option<&Path>, pipeline: &PipelineArgs) -> Result<Sess
             let loaded = crate::load::load_path(p)
                 .map_err(|e| if e.starts_with("cannot read") { format!("radbg: {e}") } else { e })?;
             eprint!("{}", loaded.warnings);
-            if loaded.module.functions.is_empty() {
-                return Err(format!("radbg: {} has no function to debug (no .entry or .func)", p.display()));
-            }
             s.open(loaded.module, &p.display().to_string(), loaded.imported);
         }
         None => {

@@ -29,6 +29,14 @@ impl Output {
     }
 }
 
+/// An error message as printed: `error: MESSAGE`, unless the message already says
+/// where and that it is an error (`f.ptx:10:3: error: …`, from a file's diagnostics),
+/// which it keeps as it is — one prefix, never `error: f.ptx:10:3: error: …`.
+pub fn error_text(e: &str) -> String {
+    let first = e.lines().next().unwrap_or("");
+    if first.starts_with("error: ") || first.contains(": error: ") { e.to_string() } else { format!("error: {e}") }
+}
+
 /// A debugging session: the loaded file, the debugger, the selected function.
 pub struct Session {
     pub dbg: Option<Debugger>,
@@ -47,7 +55,17 @@ pub struct Session {
     pub prev_opts: Option<RunOptions>,
     /// The last `sweep` (what the TUI charts).
     pub last_sweep: Option<(crate::why::sweep::Axis, Vec<crate::why::sweep::Row>)>,
+    /// The frame of `backtrace` selected by `frame`/`up`/`down` (0 when the cursor moves).
+    pub frame: usize,
+    /// `display` expressions (number, command line), shown after each move.
+    pub displays: Vec<(u32, String)>,
+    next_display: u32,
+    /// How deep `source` files are nested (a file that sources itself stops at a limit).
+    source_depth: usize,
 }
+
+/// How deep `source` may nest.
+const MAX_SOURCE_DEPTH: usize = 16;
 
 impl Default for Session {
     fn default() -> Session {
@@ -68,6 +86,10 @@ impl Session {
             interrupt: Arc::new(AtomicBool::new(false)),
             prev_opts: None,
             last_sweep: None,
+            frame: 0,
+            displays: Vec::new(),
+            next_display: 1,
+            source_depth: 0,
         }
     }
 
@@ -80,6 +102,7 @@ impl Session {
         self.selected = None;
         self.prev_opts = None;
         self.last_sweep = None;
+        self.frame = 0;
     }
 
     /// Loads a file (relative to `base`).
@@ -133,10 +156,13 @@ impl Session {
         let mut o = self.position();
         let d = self.dbg.as_ref().expect("loaded");
         let why = match &stop {
-            Stop::Breakpoint(id) => {
-                let bp = d.breakpoints.iter().find(|b| b.id == *id).map(|b| b.describe()).unwrap_or_default();
-                Some(format!("breakpoint {id} ({bp})"))
-            }
+            Stop::Breakpoint(id) => match d.breakpoints.iter().find(|b| b.id == *id) {
+                Some(b) => Some(format!("breakpoint {id} ({})", b.describe())),
+                None => {
+                    let bp = d.last_temporary.as_ref().filter(|b| b.id == *id).map(|b| b.describe());
+                    Some(format!("temporary breakpoint {id} ({}), now deleted", bp.unwrap_or_default()))
+                }
+            },
             Stop::Watch { id, offset, old, new } => Some(format!("watchpoint {id}: +{offset} changed {old} → {new}")),
             Stop::End => Some("end of the pipeline".to_string()),
             Stop::Start => Some("start of the pipeline".to_string()),
@@ -150,8 +176,47 @@ impl Session {
         o
     }
 
-    /// Executes one command.
+    /// Executes one command; after one that moves the cursor, the `display` list.
     pub fn exec(&mut self, cmd: &Command) -> Result<Output, String> {
+        let mut o = self.exec_one(cmd)?;
+        if crate::command::parse::moves(cmd) {
+            self.frame = 0;
+            if !matches!(cmd, Command::Load(_)) {
+                self.append_displays(&mut o, None);
+            }
+        }
+        Ok(o)
+    }
+
+    /// Appends the output of display expressions (all, or only number `only`) to `o`.
+    fn append_displays(&mut self, o: &mut Output, only: Option<u32>) {
+        if self.dbg.is_none() {
+            return;
+        }
+        let list: Vec<(u32, String)> =
+            self.displays.iter().filter(|(n, _)| only.is_none_or(|k| k == *n)).cloned().collect();
+        let mut shown = Vec::new();
+        for (n, line) in list {
+            let result = match crate::command::parse::parse_line(&line) {
+                Ok(cmds) => cmds.first().map(|c| self.exec_one(c)).unwrap_or_else(|| Err("empty".into())),
+                Err(e) => Err(e.message),
+            };
+            let (text, value) = match result {
+                Ok(x) => (x.text, x.json),
+                Err(e) => (error_text(&e), json!({"error": e})),
+            };
+            if !o.text.is_empty() {
+                o.text.push('\n');
+            }
+            o.text.push_str(&format!("{n}: {line}\n{text}"));
+            shown.push(json!({"display": n, "command": line, "output": value}));
+        }
+        if !shown.is_empty() {
+            o.json["displays"] = json!(shown);
+        }
+    }
+
+    fn exec_one(&mut self, cmd: &Command) -> Result<Output, String> {
         match cmd {
             Command::Load(path) => {
                 let msg = self.load(path)?;
@@ -163,6 +228,7 @@ impl Session {
                 self.quit = true;
                 Ok(Output::new("", json!({"quit": true})))
             }
+            Command::Source(path) => self.source(path),
             Command::Set(Setting::StopOnError(b)) => {
                 self.stop_on_error = *b;
                 Ok(Output::new(format!("stop-on-error {}", if *b { "on" } else { "off" }), json!({"stop_on_error": b})))
@@ -339,8 +405,201 @@ impl Session {
             }
             Command::Expect(e) => self.expect(e),
             Command::Export { file, what } => self.export(file, what),
-            Command::Load(_) | Command::Help(_) | Command::Echo(_) | Command::Quit => unreachable!("handled"),
+            Command::TBreak(kind) => {
+                if let BpKind::Assign { vreg, .. } | BpKind::Spill { vreg: Some(vreg) } = kind {
+                    self.check_vreg_anywhere(vreg)?;
+                }
+                let id = self.dbg()?.add_temporary_breakpoint(kind.clone());
+                let d = self.dbg.as_ref().expect("loaded");
+                let desc = d.breakpoints.iter().find(|b| b.id == id).map(|b| b.describe()).unwrap_or_default();
+                Ok(Output::new(
+                    format!("temporary breakpoint {id}: {desc}"),
+                    json!({"breakpoint": id, "what": desc, "temporary": true}),
+                ))
+            }
+            Command::Condition(id, cond) => {
+                let b =
+                    self.dbg()?.breakpoint_mut(*id).ok_or(format!("no breakpoint {id} (see 'info breakpoints')"))?;
+                let BpKind::Assign { cond: c, .. } = &mut b.kind else {
+                    return Err(format!(
+                        "breakpoint {id} ({}) has nothing to test: conditions (slot, attempt, cost, discarded) apply to assign breakpoints",
+                        b.describe()
+                    ));
+                };
+                *c = cond.clone();
+                let desc = b.describe();
+                let text = match cond {
+                    Some(_) => format!("breakpoint {id}: {desc}"),
+                    None => format!("breakpoint {id} is now unconditional: {desc}"),
+                };
+                Ok(Output::new(text, json!({"breakpoint": id, "what": desc})))
+            }
+            Command::Ignore(id, n) => {
+                let b =
+                    self.dbg()?.breakpoint_mut(*id).ok_or(format!("no breakpoint {id} (see 'info breakpoints')"))?;
+                b.ignore = *n;
+                let text = match n {
+                    0 => format!("breakpoint {id} will stop at its next hit"),
+                    1 => format!("breakpoint {id} will pass over its next hit"),
+                    n => format!("breakpoint {id} will pass over its next {n} hits"),
+                };
+                Ok(Output::new(text, json!({"breakpoint": id, "ignore": n})))
+            }
+            Command::Backtrace => {
+                let d = self.dbg.as_ref().expect("loaded");
+                Ok(render::backtrace(d, &crate::engine::frames::frames(d), self.frame))
+            }
+            Command::Frame(n) => {
+                let d = self.dbg.as_ref().expect("loaded");
+                let frames = crate::engine::frames::frames(d);
+                if frames.is_empty() {
+                    return Err("no frames before the first event (step first)".into());
+                }
+                let n = n.unwrap_or(self.frame);
+                if n >= frames.len() {
+                    return Err(format!("no frame {n}: the stack has {} (see 'backtrace')", frames.len()));
+                }
+                self.frame = n;
+                Ok(render::frame(d, &frames, n))
+            }
+            Command::Up(k) | Command::Down(k) => {
+                let d = self.dbg.as_ref().expect("loaded");
+                let frames = crate::engine::frames::frames(d);
+                if frames.is_empty() {
+                    return Err("no frames before the first event (step first)".into());
+                }
+                let up = matches!(cmd, Command::Up(_));
+                let top = frames.len() - 1;
+                if up && self.frame == top {
+                    return Err("initial frame selected; you cannot go up (the function is the outermost frame)".into());
+                }
+                if !up && self.frame == 0 {
+                    return Err("bottom (innermost) frame selected; you cannot go down".into());
+                }
+                self.frame = if up { (self.frame + k).min(top) } else { self.frame.saturating_sub(*k) };
+                Ok(render::frame(d, &frames, self.frame))
+            }
+            Command::Advance(target) => {
+                let d = self.dbg()?;
+                if let crate::engine::debugger::Target::Event(n) = target
+                    && *n <= d.cursor()
+                {
+                    return Err(format!(
+                        "event {n} is not ahead of the cursor (#{}); 'goto {n}' goes back",
+                        d.cursor()
+                    ));
+                }
+                let s = d.advance_to(target);
+                Ok(self.stopped(s))
+            }
+            Command::ReverseFinish => {
+                let s = self.dbg()?.reverse_finish();
+                Ok(self.stopped(s))
+            }
+            Command::Start => {
+                let d = self.dbg()?;
+                d.restart();
+                let s = d.advance_to(&crate::engine::debugger::Target::Kind(BpKind::Stage(Stage::Alloc)));
+                Ok(self.stopped(s))
+            }
+            Command::Display(None) => {
+                if self.displays.is_empty() {
+                    return Ok(Output::new("no displays (add one: display live)", json!({"displays": []})));
+                }
+                let mut o = Output::new("", json!({}));
+                self.append_displays(&mut o, None);
+                Ok(o)
+            }
+            Command::Display(Some(line)) => {
+                let n = self.next_display;
+                self.next_display += 1;
+                self.displays.push((n, line.clone()));
+                let mut o = Output::new("", json!({"display": n, "command": line}));
+                self.append_displays(&mut o, Some(n));
+                Ok(o)
+            }
+            Command::Undisplay(None) => {
+                let n = self.displays.len();
+                self.displays.clear();
+                Ok(Output::new(format!("deleted {n} display(s)"), json!({"undisplayed": n})))
+            }
+            Command::Undisplay(Some(n)) => {
+                let before = self.displays.len();
+                self.displays.retain(|(k, _)| k != n);
+                if self.displays.len() == before {
+                    return Err(format!("no display {n} (see 'info display')"));
+                }
+                Ok(Output::new(format!("deleted display {n}"), json!({"undisplayed": n})))
+            }
+            Command::InfoDisplay => {
+                if self.displays.is_empty() {
+                    return Ok(Output::new("no displays", json!({"displays": []})));
+                }
+                let text: Vec<String> = self.displays.iter().map(|(n, l)| format!("{n}: {l}")).collect();
+                let j: Vec<Value> = self.displays.iter().map(|(n, l)| json!({"display": n, "command": l})).collect();
+                Ok(Output::new(format!("auto-display expressions:\n{}", text.join("\n")), json!({"displays": j})))
+            }
+            Command::InfoRegisters(class) => {
+                let fi = self.func();
+                let d = self.dbg.as_ref().expect("loaded");
+                Ok(render::registers(d, fi, *class))
+            }
+            Command::Load(_) | Command::Help(_) | Command::Echo(_) | Command::Quit | Command::Source(_) => {
+                unreachable!("handled")
+            }
         }
+    }
+
+    /// `source FILE`: runs the file's commands as if typed; their output (not the
+    /// commands) is the result; the first error stops it and names FILE:LINE.
+    fn source(&mut self, path: &str) -> Result<Output, String> {
+        if self.source_depth >= MAX_SOURCE_DEPTH {
+            return Err(format!("source {path}: files nested more than {MAX_SOURCE_DEPTH} deep"));
+        }
+        let p = Path::new(path);
+        let full = if p.is_absolute() || p.exists() { p.to_path_buf() } else { self.base.join(p) };
+        let text = std::fs::read_to_string(&full).map_err(|e| format!("cannot read {path}: {e}"))?;
+        self.source_depth += 1;
+        let r = self.source_text(path, &text);
+        self.source_depth -= 1;
+        r
+    }
+
+    fn source_text(&mut self, path: &str, text: &str) -> Result<Output, String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut values = Vec::new();
+        let mut failed = false;
+        for (i, line) in text.lines().enumerate() {
+            let cmds = crate::command::parse::parse_line(line).map_err(|e| {
+                let col = line[..e.start.min(line.len())].chars().count() + 1;
+                let before = if out.is_empty() { String::new() } else { format!("{}\n", out.join("\n")) };
+                format!("{before}{path}:{}:{col}: {}", i + 1, e.render(line).trim_start_matches("error: "))
+            })?;
+            for c in &cmds {
+                match self.exec(c) {
+                    Ok(o) => {
+                        failed |= o.failed;
+                        if !o.text.is_empty() {
+                            out.push(o.text);
+                        }
+                        values.push(json!({"command": line.trim(), "output": o.json}));
+                    }
+                    Err(e) => {
+                        let before = if out.is_empty() { String::new() } else { format!("{}\n", out.join("\n")) };
+                        return Err(format!("{before}{path}:{}: {e}", i + 1));
+                    }
+                }
+                if self.quit {
+                    break;
+                }
+            }
+            if self.quit {
+                break;
+            }
+        }
+        let mut o = Output::new(out.join("\n"), json!({"source": path, "commands": values}));
+        o.failed = failed;
+        Ok(o)
     }
 
     /// Whether this session runs the Chaitin-Briggs allocator.

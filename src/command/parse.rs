@@ -6,6 +6,7 @@
 use crate::command::table;
 use crate::engine::Stage;
 use crate::engine::breakpoint::{BpKind, COND_VARS, CmpOp, Condition};
+pub use crate::engine::debugger::Target;
 use crate::ir::RegClass;
 
 /// A parsed command.
@@ -47,6 +48,35 @@ pub enum Command {
     WhatIf(crate::why::WhatIf),
     Sweep(crate::why::sweep::Axis, Vec<i64>),
     Expect(Expectation),
+    // gdb's words where the concept maps (issue 27).
+    /// `tbreak`: a breakpoint deleted at its first stop.
+    TBreak(BpKind),
+    /// `condition N [EXPR]`: set (or, without EXPR, remove) a breakpoint's condition.
+    Condition(u32, Option<Condition>),
+    /// `ignore N COUNT`: pass over the next COUNT hits of breakpoint N.
+    Ignore(u32, u32),
+    /// `backtrace`: the pipeline stack.
+    Backtrace,
+    /// `frame [N]`: select frame N of the backtrace (show the selected one without N).
+    Frame(Option<usize>),
+    /// `up [N]` / `down [N]`: select the frame N levels out / in.
+    Up(usize),
+    Down(usize),
+    /// `advance LOCATION` / `until LOCATION`: run to an event number or the next event a
+    /// breakpoint of that kind would stop at (breakpoints still stop it).
+    Advance(Target),
+    ReverseFinish,
+    /// `start`: restart and run to the allocator's first event.
+    Start,
+    /// `source FILE`: run the commands of a `.radbg` file.
+    Source(String),
+    /// `display [EXPR]`: a command shown after every stop (all of them now, without EXPR).
+    Display(Option<String>),
+    /// `undisplay [N]`: drop display N (all without N).
+    Undisplay(Option<u32>),
+    InfoDisplay,
+    /// `info registers [CLASS]`: the assignments so far.
+    InfoRegisters(Option<RegClass>),
     Export {
         file: String,
         what: String,
@@ -207,15 +237,93 @@ fn signed(w: &Word) -> Result<i64, CmdError> {
     w.text.parse().map_err(|_| CmdError::at(w, format!("expected a number, found '{}'", w.text)))
 }
 
+/// Whether a command line may be a `display` expression: one that only shows
+/// something (an Inspecting, Comparing or Explaining command of the table, `info`,
+/// `knobs`), so showing it after every stop changes nothing.
+fn displayable(line: &str) -> bool {
+    use table::Category::{Comparing, Explaining, Inspecting};
+    let head = line.split_whitespace().next().unwrap_or("");
+    table::find(head).is_some_and(|c| {
+        (matches!(c.category, Inspecting | Comparing | Explaining) && !matches!(c.name, "display" | "undisplay"))
+            || matches!(c.name, "info" | "knobs")
+    })
+}
+
+/// Whether a command moves the cursor (after it, `display` expressions are shown).
+pub fn moves(c: &Command) -> bool {
+    matches!(
+        c,
+        Command::Run
+            | Command::Step(_)
+            | Command::Next
+            | Command::Finish
+            | Command::Continue
+            | Command::ReverseStep(_)
+            | Command::ReverseNext
+            | Command::ReverseContinue
+            | Command::ReverseFinish
+            | Command::Goto(_)
+            | Command::Advance(_)
+            | Command::Start
+            | Command::Load(_)
+    ) || matches!(c, Command::Set(s) if !matches!(s, Setting::StopOnError(_)))
+}
+
 /// Limit on step counts and event numbers, to keep typos from running for hours.
 pub const MAX_COUNT: u64 = 100_000_000;
+
+// ---------------------------------------------------------------- sub-words
+// What each command accepts after its name, kept beside the parser that accepts them:
+// `ui::complete` offers exactly these lists, and a test there checks that completion
+// offers what this parser accepts and nothing else. The `*_ALIASES` lists are other
+// spellings the parser takes and completion does not offer.
+
+pub const BREAK_KINDS: &[&str] = &["assign", "spill", "attempt", "iteration", "stage", "abi", "fail", "checker"];
+pub const ATTEMPT_FILTERS: &[&str] = &["class", "spill", "nospill"];
+pub const ATTEMPT_FILTER_ALIASES: &[&str] = &["SPILL", "NOSPILL"];
+pub const INFO_TOPICS: &[&str] = &["breakpoints", "watchpoints", "registers", "locals", "frame", "stack", "display"];
+/// gdb's abbreviations of info topics (`info b`, `i r`).
+pub const INFO_ALIASES: &[(&str, &str)] = &[
+    ("b", "breakpoints"),
+    ("break", "breakpoints"),
+    ("r", "registers"),
+    ("all-registers", "registers"),
+    ("f", "frame"),
+    ("s", "stack"),
+];
+pub const SETTINGS: &[&str] = &["knob", "maxrregcount", "sm", "dce", "allocator", "stage", "stop-on-error"];
+pub const ON_OFF: &[&str] = &["on", "off"];
+pub const ON_OFF_ALIASES: &[&str] = &["true", "yes", "1", "false", "no", "0"];
+/// `set allocator` (other spellings: `AllocatorKind::from_name`).
+pub const ALLOCATORS: &[&str] = &["fatpoint", "briggs"];
+pub const ALLOCATOR_ALIASES: &[&str] = &["fat-point", "ptxas", "cicc", "chaitin-briggs"];
+pub const DIFFS: &[&str] = &["attempts", "runs", "state", "allocators"];
+pub const EXPECTS: &[&str] = &["attempts", "abi", "stats", "fails", "ok", "event", "cursor", "why"];
+pub const STAT_FIELDS: &[&str] = &["registers", "spill-stores", "spill-loads", "stack-frame", "barriers"];
+pub const WHYS: &[&str] = &["registers", "spill", "fail", "launch", "differ"];
+pub const WHY_ALIASES: &[&str] = &["regs"];
+pub const WHATIFS: &[&str] = &["maxrregcount", "knob", "sm", "launch-bounds"];
+pub const SWEEP_AXES: &[&str] = &["maxrregcount", "knob"];
+pub const EXPORT_FORMATS: &[&str] = &["json"];
+pub const EXPORTS: &[&str] =
+    &["trace", "ir", "live", "constraints", "hist", "state", "attempts", "abi", "stats", "knobs", "graph"];
+pub const KNOBS_ARGS: &[&str] = &["all"];
+
+/// The canonical info topic of a word (`b` → `breakpoints`).
+fn info_topic(word: &str) -> Option<&'static str> {
+    INFO_TOPICS
+        .iter()
+        .copied()
+        .find(|t| *t == word)
+        .or_else(|| INFO_ALIASES.iter().find(|(a, _)| *a == word).map(|(_, t)| *t))
+}
 
 fn parse_words(line: &str, w: &[Word]) -> Result<Command, CmdError> {
     let head = &w[0];
     let spec = table::find(head.text).ok_or_else(|| {
         let e = CmdError::at(head, format!("unknown command '{}'", head.text));
-        match crate::util::closest(head.text, table::all_words()) {
-            Some(s) => e.hint(format!("did you mean '{s}'? (try 'help')")),
+        match table::suggest(head.text) {
+            Some(s) => e.hint(format!("{s} (try 'help')")),
             None => e.hint("try 'help'"),
         }
     })?;
@@ -301,11 +409,23 @@ fn parse_words(line: &str, w: &[Word]) -> Result<Command, CmdError> {
         }
         "info" => {
             let x = need(0, "what to show")?;
-            if !matches!(x.text, "breakpoints" | "b" | "break" | "watchpoints") {
-                return Err(CmdError::at(x, format!("unknown info topic '{}'", x.text)).hint("try 'info breakpoints'"));
+            let topic = info_topic(x.text);
+            too_many(if topic == Some("registers") { 2 } else { 1 })?;
+            match topic {
+                Some("breakpoints" | "watchpoints") => Command::InfoBreakpoints,
+                Some("registers") => Command::InfoRegisters(args.get(1).map(class).transpose()?),
+                Some("locals") => Command::Live(None),
+                Some("frame") => Command::Frame(None),
+                Some("stack") => Command::Backtrace,
+                Some("display") => Command::InfoDisplay,
+                _ => {
+                    let e = CmdError::at(x, format!("unknown info topic '{}'", x.text));
+                    return Err(match crate::util::closest(x.text, INFO_TOPICS.iter().copied()) {
+                        Some(s) => e.hint(format!("did you mean 'info {s}'?")),
+                        None => e.hint(format!("topics: {}", INFO_TOPICS.join(", "))),
+                    });
+                }
             }
-            too_many(1)?;
-            Command::InfoBreakpoints
         }
         "delete" => {
             too_many(1)?;
@@ -399,6 +519,10 @@ fn parse_words(line: &str, w: &[Word]) -> Result<Command, CmdError> {
             too_many(2)?;
             match (args.first(), args.get(1)) {
                 (None, _) => Command::Sweep(Axis::MaxRegCount, DEFAULT_BUDGETS.iter().map(|&b| b as i64).collect()),
+                (Some(k), None) if SWEEP_AXES.contains(&k.text) => {
+                    return Err(CmdError::at(&end_of(line, w), format!("sweep {} needs a range", k.text))
+                        .hint(format!("usage: {}", spec.synopsis)));
+                }
                 (Some(k), Some(r)) if k.text == "maxrregcount" => {
                     Command::Sweep(Axis::MaxRegCount, budget_range(r.text).map_err(|e| CmdError::at(r, e))?)
                 }
@@ -427,8 +551,7 @@ fn parse_words(line: &str, w: &[Word]) -> Result<Command, CmdError> {
             let file = need(1, "a file")?.text.to_string();
             too_many(3)?;
             let what = args.get(2).map(|x| x.text.to_string()).unwrap_or_else(|| "trace".into());
-            const WHAT: &[&str] =
-                &["trace", "ir", "live", "constraints", "hist", "state", "attempts", "abi", "stats", "knobs", "graph"];
+            const WHAT: &[&str] = EXPORTS;
             if !WHAT.contains(&what.as_str()) {
                 let x = &args[2];
                 let e = CmdError::at(x, format!("cannot export '{what}'"));
@@ -447,6 +570,80 @@ fn parse_words(line: &str, w: &[Word]) -> Result<Command, CmdError> {
         "quit" => {
             too_many(0)?;
             Command::Quit
+        }
+        "tbreak" => Command::TBreak(parse_break(line, w, args)?),
+        "condition" => {
+            let n = number(need(0, "a breakpoint number")?, "a breakpoint number", u32::MAX as u64)?;
+            let cond = if args.len() > 1 { Some(parse_cond(line, w, &args[1..])?) } else { None };
+            Command::Condition(n, cond)
+        }
+        "ignore" => {
+            too_many(2)?;
+            let n = number(need(0, "a breakpoint number")?, "a breakpoint number", u32::MAX as u64)?;
+            Command::Ignore(n, number(need(1, "a count")?, "a count", u32::MAX as u64)?)
+        }
+        "backtrace" => {
+            too_many(0)?;
+            Command::Backtrace
+        }
+        "frame" => {
+            too_many(1)?;
+            Command::Frame(args.first().map(|x| number(x, "a frame number", 16)).transpose()?)
+        }
+        "up" | "down" => {
+            too_many(1)?;
+            let n = match args.first() {
+                Some(x) => number(x, "a frame count", 16)?,
+                None => 1,
+            };
+            if spec.name == "up" { Command::Up(n) } else { Command::Down(n) }
+        }
+        "until" | "advance" => match args.first() {
+            None if spec.name == "until" => Command::Next,
+            None => {
+                return Err(CmdError::at(&end_of(line, w), "advance needs a location")
+                    .hint(format!("usage: {}", spec.synopsis)));
+            }
+            Some(x) if x.text.chars().all(|c| c.is_ascii_digit()) => {
+                too_many(1)?;
+                Command::Advance(Target::Event(number(x, "an event number", MAX_COUNT)?))
+            }
+            Some(_) => Command::Advance(Target::Kind(parse_break(line, w, args)?)),
+        },
+        "reverse-finish" => {
+            too_many(0)?;
+            Command::ReverseFinish
+        }
+        "start" => {
+            too_many(0)?;
+            Command::Start
+        }
+        "source" => {
+            need(0, "a file")?;
+            Command::Source(rest(0).trim().to_string())
+        }
+        "display" => {
+            if args.is_empty() {
+                Command::Display(None)
+            } else {
+                let expr = rest(0);
+                // A bare vreg is gdb's `display x`: print it.
+                let shown = if expr.starts_with('%') && args.len() == 1 { format!("print {expr}") } else { expr };
+                let first = parse_line(&shown).map_err(|e| CmdError {
+                    start: args[0].start + e.start.min(shown.len()),
+                    end: args[0].start + e.end,
+                    ..e
+                })?;
+                if first.len() != 1 || !displayable(&shown) {
+                    return Err(CmdError::at(&args[0], "display needs one command that does not move the cursor")
+                        .hint("e.g. display live, display hist, display %x3"));
+                }
+                Command::Display(Some(shown))
+            }
+        }
+        "undisplay" => {
+            too_many(1)?;
+            Command::Undisplay(args.first().map(|x| number(x, "a display number", u32::MAX as u64)).transpose()?)
         }
         other => unreachable!("command {other} in the table but not parsed"),
     };
@@ -486,7 +683,10 @@ fn parse_break(line: &str, w: &[Word], args: &[Word]) -> Result<BpKind, CmdError
             while let Some(x) = args.get(i) {
                 match x.text {
                     "class" => {
-                        class_ = Some(class(args.get(i + 1).ok_or_else(|| CmdError::at(x, "class needs a name"))?)?);
+                        class_ = Some(class(
+                            args.get(i + 1)
+                                .ok_or_else(|| CmdError::at(&end_of(line, w), "class needs a register class"))?,
+                        )?);
                         i += 1;
                     }
                     "spill" | "SPILL" => spill = Some(true),
@@ -536,9 +736,8 @@ fn parse_break(line: &str, w: &[Word], args: &[Word]) -> Result<BpKind, CmdError
             BpKind::Checker
         }
         other => {
-            let kinds = ["assign", "spill", "attempt", "stage", "abi", "fail", "checker"];
             let e = CmdError::at(kind, format!("unknown breakpoint kind '{other}'"));
-            return Err(match crate::util::closest(other, kinds) {
+            return Err(match crate::util::closest(other, BREAK_KINDS.iter().copied()) {
                 Some(s) => e.hint(format!("did you mean '{s}'?")),
                 None => e.hint(format!("usage: {usage}")),
             });
@@ -629,9 +828,8 @@ fn parse_set(line: &str, w: &[Word], a: &[Word]) -> Result<Setting, CmdError> {
             Setting::StopOnError(on_off(val(1)?)?)
         }
         other => {
-            let opts = ["knob", "maxrregcount", "sm", "dce", "allocator", "stage", "stop-on-error"];
             let e = CmdError::at(what, format!("unknown setting '{other}'"));
-            return Err(match crate::util::closest(other, opts) {
+            return Err(match crate::util::closest(other, SETTINGS.iter().copied()) {
                 Some(s) => e.hint(format!("did you mean '{s}'?")),
                 None => e.hint(format!("usage: {usage}")),
             });
@@ -681,7 +879,7 @@ fn parse_diff(line: &str, w: &[Word], a: &[Word]) -> Result<DiffWhat, CmdError> 
         }
         other => {
             let e = CmdError::at(what, format!("cannot diff '{other}'"));
-            return Err(match crate::util::closest(other, ["attempts", "runs", "state", "allocators"]) {
+            return Err(match crate::util::closest(other, DIFFS.iter().copied()) {
                 Some(s) => e.hint(format!("did you mean '{s}'?")),
                 None => e.hint(format!("usage: {usage}")),
             });
@@ -736,7 +934,7 @@ fn parse_expect(line: &str, w: &[Word], a: &[Word]) -> Result<Expectation, CmdEr
         "stats" => {
             extra(4)?;
             let f = arg(1)?;
-            const FIELDS: &[&str] = &["registers", "spill-stores", "spill-loads", "stack-frame", "barriers"];
+            const FIELDS: &[&str] = STAT_FIELDS;
             if !FIELDS.contains(&f.text) {
                 let e = CmdError::at(f, format!("unknown statistic '{}'", f.text));
                 return Err(match crate::util::closest(f.text, FIELDS.iter().copied()) {
@@ -763,9 +961,8 @@ fn parse_expect(line: &str, w: &[Word], a: &[Word]) -> Result<Expectation, CmdEr
             Expectation::Cursor(cmp(arg(1)?)?, signed(arg(2)?)?)
         }
         other => {
-            let kinds = ["attempts", "abi", "stats", "fails", "ok", "event", "cursor", "why"];
             let e = CmdError::at(first, format!("unknown expectation '{other}'"));
-            return Err(match crate::util::closest(other, kinds) {
+            return Err(match crate::util::closest(other, EXPECTS.iter().copied()) {
                 Some(s) => e.hint(format!("did you mean '{s}'?")),
                 None => e.hint(format!("usage: {usage}")),
             });
@@ -812,7 +1009,7 @@ fn parse_why(line: &str, w: &[Word], a: &[Word]) -> Result<crate::why::WhyCmd, C
         }
         other => {
             let e = CmdError::at(first, format!("unknown question '{other}'"));
-            return Err(match crate::util::closest(other, ["registers", "spill", "fail", "launch", "differ"]) {
+            return Err(match crate::util::closest(other, WHYS.iter().copied()) {
                 Some(s) => e.hint(format!("did you mean '{s}'?")),
                 None => e.hint(format!("usage: {usage}")),
             });
@@ -826,6 +1023,13 @@ fn parse_whatif(line: &str, w: &[Word], a: &[Word]) -> Result<crate::why::WhatIf
     let first = a
         .first()
         .ok_or_else(|| CmdError::at(&end_of(line, w), "whatif needs a change").hint(format!("usage: {usage}")))?;
+    if !WHATIFS.contains(&first.text) {
+        let e = CmdError::at(first, format!("unknown what-if '{}'", first.text));
+        return Err(match crate::util::closest(first.text, WHATIFS.iter().copied()) {
+            Some(s) => e.hint(format!("did you mean '{s}'?")),
+            None => e.hint(format!("usage: {usage}")),
+        });
+    }
     let val = a
         .get(1)
         .ok_or_else(|| CmdError::at(&end_of(line, w), "whatif needs a value").hint(format!("usage: {usage}")))?;
@@ -857,7 +1061,7 @@ fn parse_whatif(line: &str, w: &[Word], a: &[Word]) -> Result<crate::why::WhatIf
         }
         other => {
             let e = CmdError::at(first, format!("unknown what-if '{other}'"));
-            return Err(match crate::util::closest(other, ["maxrregcount", "knob", "sm", "launch-bounds"]) {
+            return Err(match crate::util::closest(other, WHATIFS.iter().copied()) {
                 Some(s) => e.hint(format!("did you mean '{s}'?")),
                 None => e.hint(format!("usage: {usage}")),
             });
@@ -890,6 +1094,29 @@ mod tests {
         assert_eq!(e.hint.as_deref(), Some("did you mean 'slot'?"));
         let e = parse_line("step 1000000000000").unwrap_err();
         assert!(e.message.contains("out of range"));
+    }
+
+    /// gdb's words parse as the radbg commands they map to; unknown words get a hint
+    /// from the gdb table first, then a unique prefix, then the spelling.
+    #[test]
+    fn gdb_words_and_suggestions() {
+        assert_eq!(parse_line("bt").unwrap(), vec![Command::Backtrace]);
+        assert_eq!(parse_line("up").unwrap(), vec![Command::Up(1)]);
+        assert_eq!(parse_line("x +1564").unwrap(), vec![Command::State(Some(1564))]);
+        assert_eq!(parse_line("cond 1").unwrap(), vec![Command::Condition(1, None)]);
+        assert_eq!(parse_line("f 2").unwrap(), vec![Command::Frame(Some(2))]);
+        assert_eq!(parse_line("i r").unwrap(), vec![Command::InfoRegisters(None)]);
+        assert_eq!(parse_line("info locals").unwrap(), vec![Command::Live(None)]);
+        assert_eq!(parse_line("until").unwrap(), vec![Command::Next]);
+        assert_eq!(parse_line("stepi").unwrap(), vec![Command::Step(1)]);
+        assert_eq!(parse_line("advance 40").unwrap(), vec![Command::Advance(Target::Event(40))]);
+        let hint = |l: &str| parse_line(l).unwrap_err().hint.unwrap_or_default();
+        assert_eq!(hint("backtrce"), "did you mean 'backtrace'? (try 'help')");
+        assert_eq!(hint("disas"), "gdb's 'disas' is 'ir' here (try 'help')");
+        assert_eq!(hint("condit"), "did you mean 'condition'? (try 'help')");
+        assert_eq!(hint("upp"), "did you mean 'up'? (try 'help')");
+        assert_eq!(hint("locals"), "gdb's 'locals' is 'info locals' here (try 'help')");
+        assert!(parse_line("display step").is_err());
     }
 
     #[test]

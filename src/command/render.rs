@@ -11,6 +11,7 @@ use crate::command::table::{self, COMMANDS};
 use crate::engine::Machine;
 use crate::engine::breakpoint::Breakpoint;
 use crate::engine::debugger::RunSummary;
+use crate::engine::frames::{Frame, FrameKind};
 use crate::engine::query::{self, HistView, LiveView, NodeView, VregInfo};
 use crate::engine::{Debugger, Event};
 use crate::ir::RegClass;
@@ -77,10 +78,85 @@ pub fn breakpoints(bps: &[Breakpoint]) -> Output {
     let mut s = String::from("Num  Enb  Hits  What");
     let mut j = Vec::new();
     for b in bps {
-        let _ = write!(s, "\n{:<4} {:<4} {:<5} {}", b.id, if b.enabled { "y" } else { "n" }, b.hits, b.describe());
-        j.push(json!({"id": b.id, "enabled": b.enabled, "hits": b.hits, "what": b.describe()}));
+        let mut what = b.describe();
+        if b.temporary {
+            what.push_str(" (temporary)");
+        }
+        if b.ignore > 0 {
+            let _ = write!(what, " (ignore next {} hit{})", b.ignore, if b.ignore == 1 { "" } else { "s" });
+        }
+        let _ = write!(s, "\n{:<4} {:<4} {:<5} {what}", b.id, if b.enabled { "y" } else { "n" }, b.hits);
+        j.push(json!({"id": b.id, "enabled": b.enabled, "hits": b.hits, "what": b.describe(),
+            "temporary": b.temporary, "ignore": b.ignore}));
     }
     out(s, json!({"breakpoints": j}))
+}
+
+/// One frame line: number, kind, the event that opened it, what it is.
+fn frame_line(d: &Debugger, f: &Frame, i: usize) -> String {
+    let what = match f.kind {
+        FrameKind::Event => d.current().map(|e| format!("[{}] {}", e.stage().name(), d.machine().describe(e))),
+        _ => None,
+    };
+    format!("#{i:<2} {:<9} #{:<6} {}", f.kind.name(), f.opened, what.unwrap_or_else(|| f.what.clone()))
+}
+
+fn frame_json(f: &Frame, i: usize) -> Value {
+    json!({"frame": i, "kind": f.kind.name(), "what": f.what, "opened": f.opened})
+}
+
+/// `backtrace`: the pipeline stack, innermost first; `>` marks the selected frame.
+pub fn backtrace(d: &Debugger, frames: &[Frame], selected: usize) -> Output {
+    if frames.is_empty() {
+        return out("no stack before the first event (step first)".into(), json!({"frames": []}));
+    }
+    let lines: Vec<String> = frames
+        .iter()
+        .enumerate()
+        .map(|(i, f)| format!("{}{}", if i == selected { ">" } else { " " }, frame_line(d, f, i)))
+        .collect();
+    let j: Vec<Value> = frames.iter().enumerate().map(|(i, f)| frame_json(f, i)).collect();
+    out(lines.join("\n"), json!({"frames": j, "selected": selected}))
+}
+
+/// `frame N`, `up`, `down`: the selected frame and the event that opened it.
+pub fn frame(d: &Debugger, frames: &[Frame], i: usize) -> Output {
+    let f = &frames[i];
+    let mut s = frame_line(d, f, i);
+    if f.kind != FrameKind::Event
+        && let Some(e) = f.opened.checked_sub(1).and_then(|k| d.trace().get(k))
+    {
+        let _ = write!(s, "\n    opened by #{} [{}] {}", f.opened, e.stage().name(), d.machine().describe(e));
+    }
+    out(s, frame_json(f, i))
+}
+
+/// `info registers [CLASS]`: the assignments so far, by class.
+pub fn registers(d: &Debugger, fi: usize, class: Option<RegClass>) -> Output {
+    let m = d.machine();
+    let f = query::func_ir(m, fi);
+    let all = query::assignments(m, fi);
+    let rows: Vec<&(String, RegClass, String)> = all.iter().filter(|(_, c, _)| class.is_none_or(|k| k == *c)).collect();
+    if rows.is_empty() {
+        let which = class.map(|c| format!("{} ", c.name())).unwrap_or_default();
+        return out(
+            format!("{}: no {which}vreg has a register yet (step into the alloc stage)", f.name),
+            json!({"function": f.name, "registers": []}),
+        );
+    }
+    let mut s = format!("{}: {} vreg(s) with a register", f.name, rows.len());
+    let mut classes: Vec<RegClass> = rows.iter().map(|r| r.1).collect();
+    classes.dedup();
+    classes.sort_by_key(|c| c.name());
+    classes.dedup();
+    for c in classes {
+        let _ = write!(s, "\n{}:", c.name());
+        for (v, _, r) in rows.iter().filter(|r| r.1 == c) {
+            let _ = write!(s, "\n  {v:<16} {r}");
+        }
+    }
+    let j: Vec<Value> = rows.iter().map(|(v, c, r)| json!({"vreg": v, "class": c.name(), "register": r})).collect();
+    out(s, json!({"function": f.name, "registers": j}))
 }
 
 pub fn events(d: &Debugger, n: usize) -> Output {

@@ -54,7 +54,7 @@ pub fn replay(session: &mut Session, name: &str, text: &str, json_lines: bool) -
                     emit(&mut t, json_lines, &shown, &o.text, o.json);
                 }
                 Err(e) => {
-                    let msg = format!("{name}:{}: error: {e}", i + 1);
+                    let msg = format!("{name}:{}: {}", i + 1, crate::command::exec::error_text(&e));
                     emit(&mut t, json_lines, &shown, &msg, json!({"error": msg}));
                     failures.push(msg);
                     ok = false;

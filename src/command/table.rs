@@ -51,7 +51,7 @@ macro_rules! cmd {
 pub static COMMANDS: &[CommandSpec] = &[
     cmd!(
         "load",
-        [],
+        ["file"],
         "load FILE",
         Sessions,
         "load an Ori IR or PTX file and restart",
@@ -69,7 +69,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     ),
     cmd!(
         "step",
-        ["s"],
+        ["s", "stepi", "si"],
         "step [N]",
         Running,
         "advance N events (default 1)",
@@ -78,7 +78,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     ),
     cmd!(
         "next",
-        ["n"],
+        ["n", "nexti", "ni"],
         "next",
         Running,
         "advance to the next event at the same level",
@@ -105,7 +105,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     ),
     cmd!(
         "reverse-step",
-        ["rs"],
+        ["rs", "reverse-stepi", "rsi"],
         "reverse-step [N]",
         Running,
         "go back N events (default 1)",
@@ -114,7 +114,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     ),
     cmd!(
         "reverse-next",
-        ["rn"],
+        ["rn", "reverse-nexti", "rni"],
         "reverse-next",
         Running,
         "go back to the previous event at the same level",
@@ -129,6 +129,42 @@ pub static COMMANDS: &[CommandSpec] = &[
         "go back to the previous breakpoint hit (or the start)",
         "Searches backwards for the most recent event that triggers a breakpoint or watchpoint and stops there.",
         ["reverse-continue", "rc"]
+    ),
+    cmd!(
+        "reverse-finish",
+        [],
+        "reverse-finish",
+        Running,
+        "go back to where the enclosing frame began",
+        "The reverse of `finish`: back to the event that opened the innermost enclosing frame of `backtrace` — from an assignment to its attempt's start, from there to its class's start, then to its stage's first event.",
+        ["reverse-finish"]
+    ),
+    cmd!(
+        "until",
+        ["u"],
+        "until [LOCATION]",
+        Running,
+        "`next`, or run to LOCATION (as `advance`)",
+        "Without an argument: `next` (radbg's `next` never goes back, so gdb's loop rule is moot). With a LOCATION: `advance LOCATION`.",
+        ["until", "until 200", "u assign %x3"]
+    ),
+    cmd!(
+        "advance",
+        [],
+        "advance N | advance (assign|spill) %VREG | advance attempt … | advance stage NAME | …",
+        Running,
+        "run to event N or to the next event a breakpoint of that kind would stop at",
+        "Runs forward to event number N, or to the next event matching a breakpoint description (the kinds and conditions of `break`), without setting a breakpoint. Enabled breakpoints still stop it on the way.",
+        ["advance 300", "advance assign %x3 if attempt > 0", "advance stage check", "advance attempt 1"]
+    ),
+    cmd!(
+        "start",
+        [],
+        "start",
+        Running,
+        "restart and run to the allocator's first event",
+        "gdb's `start` stops at main: radbg's restarts the pipeline and runs to the first event of the `alloc` stage (breakpoints on the way still stop it).",
+        ["start"]
     ),
     cmd!(
         "goto",
@@ -170,11 +206,48 @@ pub static COMMANDS: &[CommandSpec] = &[
     cmd!(
         "info",
         ["i"],
-        "info breakpoints",
+        "info breakpoints | info registers | info locals | info frame | info stack | info display",
         Breakpoints,
-        "list breakpoints and watchpoints",
-        "Lists breakpoints with their numbers, hit counts and whether they are enabled.",
-        ["info breakpoints", "info b"]
+        "list breakpoints, assignments so far, the live set, frames or displays",
+        "gdb's info topics, where they map: `breakpoints` (also `watchpoints`, `b`) lists breakpoints with their numbers, hit counts, conditions and ignore counts; `registers` (`r`) the assignments so far of the current function, vreg → register by class (`info registers R` for one class); `locals` the live set at the current point, as `live`; `frame` (`f`) the selected frame of `backtrace`; `stack` (`s`) the backtrace; `display` the expressions `display` shows after each stop.",
+        [
+            "info breakpoints",
+            "info b",
+            "info registers",
+            "i r",
+            "info registers R",
+            "info locals",
+            "info frame",
+            "info stack",
+            "info display"
+        ]
+    ),
+    cmd!(
+        "tbreak",
+        ["tb"],
+        "tbreak (assign|spill) %VREG [if COND] | tbreak attempt … | tbreak stage NAME | …",
+        Breakpoints,
+        "set a breakpoint that is deleted when it first stops the run",
+        "Like `break` (the same kinds and conditions), but the breakpoint is deleted the first time it stops `continue`.",
+        ["tbreak assign %x3", "tbreak stage alloc", "tb attempt 1"]
+    ),
+    cmd!(
+        "condition",
+        ["cond"],
+        "condition N [COND]",
+        Breakpoints,
+        "set or remove the condition of breakpoint N",
+        "Sets the condition of breakpoint N (the `if` part of `break assign %VREG if COND`: terms over slot, attempt, cost, discarded joined by &&); without COND removes it. Conditions test an assignment, so they apply to assign breakpoints.",
+        ["condition 1 slot >= 32", "condition 1 attempt > 0 && slot < 8", "condition 1"]
+    ),
+    cmd!(
+        "ignore",
+        [],
+        "ignore N COUNT",
+        Breakpoints,
+        "pass over the next COUNT hits of breakpoint N",
+        "Breakpoint N does not stop the run for its next COUNT hits (they still count in `info breakpoints`); `ignore N 0` stops at the next one again.",
+        ["ignore 1 3", "ignore 2 0"]
     ),
     cmd!(
         "delete",
@@ -213,6 +286,60 @@ pub static COMMANDS: &[CommandSpec] = &[
         ["where"]
     ),
     cmd!(
+        "backtrace",
+        ["bt"],
+        "backtrace",
+        Inspecting,
+        "the pipeline stack: event › attempt › class › stage › function",
+        "Prints the pipeline as gdb prints a call stack, innermost first: #0 the event at the cursor, then the attempt (or Chaitin-Briggs iteration) it belongs to, its register class, its stage and its function, each with the event number that opened it (`goto N` goes there; `reverse-finish` goes back to the enclosing one). `>` marks the frame `frame`, `up` and `down` selected.",
+        ["backtrace", "bt"]
+    ),
+    cmd!(
+        "frame",
+        ["f"],
+        "frame [N]",
+        Inspecting,
+        "select frame N of the backtrace (show the selected one without N)",
+        "Selects frame N of `backtrace` (0 is the event at the cursor) and prints it with the event that opened it. The selection resets when the cursor moves.",
+        ["frame 1", "frame", "f 2"]
+    ),
+    cmd!(
+        "up",
+        [],
+        "up [N]",
+        Inspecting,
+        "select the frame N levels out (default 1)",
+        "Selects the enclosing frame: from the event to its attempt, its class, its stage, its function.",
+        ["up", "up 2"]
+    ),
+    cmd!(
+        "down",
+        [],
+        "down [N]",
+        Inspecting,
+        "select the frame N levels in (default 1)",
+        "Selects the frame inside the selected one, back towards the event at the cursor (frame 0).",
+        ["down", "down 2"]
+    ),
+    cmd!(
+        "display",
+        [],
+        "display [COMMAND | %VREG]",
+        Inspecting,
+        "show a command's output after every stop",
+        "Adds a command that does not move the cursor (`live`, `hist`, `state +1564`, or a vreg for `print %VREG`) to the list shown after every command that moves it, numbered as in gdb; without an argument shows them all now. `undisplay N` drops one, `info display` lists them.",
+        ["display live", "display %x3", "display hist", "display"]
+    ),
+    cmd!(
+        "undisplay",
+        [],
+        "undisplay [N]",
+        Inspecting,
+        "drop display N (all when omitted)",
+        "Removes an expression added with `display`, or all of them.",
+        ["undisplay 1", "undisplay"]
+    ),
+    cmd!(
         "events",
         [],
         "events [N]",
@@ -223,7 +350,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     ),
     cmd!(
         "func",
-        ["f"],
+        [],
         "func [NAME]",
         Inspecting,
         "select the function queries look at",
@@ -286,11 +413,11 @@ pub static COMMANDS: &[CommandSpec] = &[
     ),
     cmd!(
         "state",
-        [],
+        ["x"],
         "state [+OFFSET]",
         Inspecting,
         "the allocator state object by offset",
-        "Prints the allocator state object field by field with ptxas byte offsets; fields changed by the current event are marked `*`.",
+        "Prints the allocator state object field by field with ptxas byte offsets; fields changed by the current event are marked `*`. `x` is gdb's name (examine memory): here the memory is the state object.",
         ["state", "state +1564"]
     ),
     cmd!(
@@ -422,6 +549,15 @@ pub static COMMANDS: &[CommandSpec] = &[
         ["export json out.json", "export json state.json state"]
     ),
     cmd!(
+        "source",
+        [],
+        "source FILE",
+        Sessions,
+        "run the commands of a .radbg file",
+        "Runs FILE's commands in this session as if typed, printing their output (not the commands); the first error stops it and names FILE:LINE. Relative paths resolve as `load`'s do.",
+        ["source sessions/basics.radbg"]
+    ),
+    cmd!(
         "echo",
         [],
         "echo TEXT",
@@ -458,4 +594,47 @@ pub fn find(word: &str) -> Option<&'static CommandSpec> {
 /// Every name and alias, for completion and suggestions.
 pub fn all_words() -> impl Iterator<Item = &'static str> {
     COMMANDS.iter().flat_map(|c| std::iter::once(c.name).chain(c.aliases.iter().copied()))
+}
+
+/// Words gdb users type that radbg has under another name or not at all, with the
+/// radbg command to use. `suggest` reads this before guessing by spelling.
+pub const GDB_WORDS: &[(&str, &str)] = &[
+    ("disassemble", "ir"),
+    ("disas", "ir"),
+    ("jump", "goto"),
+    ("kill", "run"),
+    ("rwatch", "watch"),
+    ("awatch", "watch"),
+    ("ptype", "print"),
+    ("whatis", "print"),
+    ("return", "finish"),
+    ("checkpoint", "goto"),
+    ("restart", "goto"),
+    ("record", "reverse-step"),
+    ("watchpoints", "info"),
+    ("breakpoints", "info"),
+    ("registers", "info"),
+    ("locals", "info"),
+];
+
+/// A "did you mean" for an unknown command word: gdb's word for a radbg command first
+/// (`disassemble` → `ir`), then a unique prefix of a name (`backt` → `backtrace`), then
+/// the closest name or alias by edit distance (`backtrce` → `backtrace`).
+pub fn suggest(word: &str) -> Option<String> {
+    if let Some((_, to)) = GDB_WORDS.iter().find(|(w, _)| *w == word) {
+        let how = match *to {
+            "info" => format!("info {word}"),
+            "goto" => "goto N (radbg keeps every event: goto and reverse-step go anywhere)".to_string(),
+            "reverse-step" => "reverse-step (radbg records every run; no 'record' needed)".to_string(),
+            other => other.to_string(),
+        };
+        return Some(format!("gdb's '{word}' is '{how}' here"));
+    }
+    let prefixed: Vec<&str> = COMMANDS.iter().map(|c| c.name).filter(|n| n.starts_with(word)).collect();
+    if let [one] = prefixed.as_slice()
+        && word.len() >= 2
+    {
+        return Some(format!("did you mean '{one}'?"));
+    }
+    crate::util::closest(word, all_words()).map(|s| format!("did you mean '{s}'?"))
 }

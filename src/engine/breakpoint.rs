@@ -109,6 +109,11 @@ pub struct Breakpoint {
     pub kind: BpKind,
     pub enabled: bool,
     pub hits: u32,
+    /// Deleted at its first stop (`tbreak`).
+    pub temporary: bool,
+    /// Hits still to pass over without stopping (`ignore N COUNT`); each passed hit
+    /// counts in `hits`, as in gdb.
+    pub ignore: u32,
 }
 
 impl Breakpoint {

@@ -36,6 +36,13 @@ pub fn snapshot_bytes(m: &Machine) -> usize {
     1024 + sweeps + alloc
 }
 
+/// Where `advance` runs to: an event number, or the next event matching a breakpoint kind.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Target {
+    Event(usize),
+    Kind(BpKind),
+}
+
 /// Why `continue` (or a reverse continue) stopped.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stop {
@@ -62,6 +69,8 @@ pub struct Debugger {
     /// The machine as it stood when options last changed (for `diff runs`): run to its
     /// end only when the diff is asked for, so a knob change costs one re-run, not two.
     previous: Option<Machine>,
+    /// The temporary breakpoint deleted at the last stop (so the stop can name it).
+    pub last_temporary: Option<Breakpoint>,
 }
 
 /// What a whole run produced, for diffs between runs.
@@ -111,6 +120,7 @@ impl Debugger {
             breakpoints: Vec::new(),
             next_bp: 1,
             previous: None,
+            last_temporary: None,
         }
     }
 
@@ -241,6 +251,61 @@ impl Debugger {
         }
     }
 
+    /// Back to the event that opened the enclosing frame (`reverse-finish`): the
+    /// innermost frame of `backtrace` opened before the current event — from an
+    /// assignment to its attempt's start, from an attempt's start to its class's, from a
+    /// class to its stage's first event.
+    pub fn reverse_finish(&mut self) -> Stop {
+        let frames = crate::engine::frames::frames(self);
+        match frames.iter().skip(1).find(|f| f.opened < self.cursor) {
+            Some(f) => {
+                self.goto(f.opened);
+                Stop::Steps
+            }
+            None => {
+                self.goto(0);
+                Stop::Start
+            }
+        }
+    }
+
+    /// Runs forward until `target` (an event number, or the next event a breakpoint of
+    /// that kind would stop at), an enabled breakpoint, or the end (`advance`, `until`,
+    /// `start`). `Stop::Steps` means the target was reached.
+    pub fn advance_to(&mut self, target: &Target) -> Stop {
+        if let Target::Event(n) = target
+            && *n <= self.cursor
+        {
+            return Stop::Steps;
+        }
+        let probe = match target {
+            Target::Kind(k) => {
+                Some(Breakpoint { id: 0, kind: k.clone(), enabled: true, hits: 0, temporary: true, ignore: 0 })
+            }
+            Target::Event(_) => None,
+        };
+        let module = self.machine.module.clone();
+        loop {
+            if !self.advance() {
+                return Stop::End;
+            }
+            let reached = match (target, &probe) {
+                (Target::Event(n), _) => self.cursor >= *n,
+                (_, Some(b)) => {
+                    let prev = self.cursor.checked_sub(2).and_then(|i| self.trace.get(i));
+                    b.matches(self.current().expect("just applied"), prev, &module)
+                }
+                _ => false,
+            };
+            if reached {
+                return Stop::Steps;
+            }
+            if let Some(s) = self.check_breakpoints() {
+                return s;
+            }
+        }
+    }
+
     fn run_until(&mut self, stop: impl Fn(&Event) -> bool) -> Stop {
         loop {
             if !self.advance() {
@@ -295,8 +360,13 @@ impl Debugger {
                 continue;
             }
             if self.breakpoints[i].matches(&ev, prev.as_ref(), &module) {
-                self.breakpoints[i].hits += 1;
-                hit.get_or_insert(Stop::Breakpoint(self.breakpoints[i].id));
+                let b = &mut self.breakpoints[i];
+                b.hits += 1;
+                if b.ignore > 0 {
+                    b.ignore -= 1;
+                    continue;
+                }
+                hit.get_or_insert(Stop::Breakpoint(b.id));
             }
         }
         if hit.is_none() && !watches.is_empty() {
@@ -306,11 +376,26 @@ impl Debugger {
                 let old = before.iter().find(|f| f.0 == off).map(|f| f.1.clone()).unwrap_or_default();
                 let new = now.iter().find(|f| f.0 == off).map(|f| f.1.clone()).unwrap_or_default();
                 if old != new {
-                    self.breakpoints[i].hits += 1;
-                    hit = Some(Stop::Watch { id: self.breakpoints[i].id, offset: off, old, new });
+                    let b = &mut self.breakpoints[i];
+                    b.hits += 1;
+                    if b.ignore > 0 {
+                        b.ignore -= 1;
+                        continue;
+                    }
+                    hit = Some(Stop::Watch { id: b.id, offset: off, old, new });
                     break;
                 }
             }
+        }
+        // A temporary breakpoint (`tbreak`) is gone once it has stopped the run.
+        let stopped = match &hit {
+            Some(Stop::Breakpoint(id)) | Some(Stop::Watch { id, .. }) => Some(*id),
+            _ => None,
+        };
+        if let Some(id) = stopped
+            && let Some(i) = self.breakpoints.iter().position(|b| b.id == id && b.temporary)
+        {
+            self.last_temporary = Some(self.breakpoints.remove(i));
         }
         hit
     }
@@ -420,7 +505,16 @@ impl Debugger {
     pub fn add_breakpoint(&mut self, kind: BpKind) -> u32 {
         let id = self.next_bp;
         self.next_bp += 1;
-        self.breakpoints.push(Breakpoint { id, kind, enabled: true, hits: 0 });
+        self.breakpoints.push(Breakpoint { id, kind, enabled: true, hits: 0, temporary: false, ignore: 0 });
+        id
+    }
+
+    /// Adds a breakpoint deleted at its first stop (`tbreak`); returns its number.
+    pub fn add_temporary_breakpoint(&mut self, kind: BpKind) -> u32 {
+        let id = self.add_breakpoint(kind);
+        if let Some(b) = self.breakpoint_mut(id) {
+            b.temporary = true;
+        }
         id
     }
 

@@ -16,6 +16,7 @@ pub use options::{AllocatorKind, RunOptions};
 pub mod breakpoint;
 pub mod briggs;
 pub mod debugger;
+pub mod frames;
 pub mod query;
 pub mod query_briggs;
 

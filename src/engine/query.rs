@@ -9,7 +9,7 @@ use crate::analysis::Liveness;
 use crate::engine::debugger::Debugger;
 use crate::engine::event::EventKind;
 use crate::engine::machine::Machine;
-use crate::ir::{Function, RegFile, VRegId, print, vflags};
+use crate::ir::{Function, RegClass, RegFile, VRegId, print, vflags};
 
 /// The allocation object that describes function `fi` right now: the one in progress,
 /// or the finished one.
@@ -124,6 +124,22 @@ pub fn ir_lines(m: &Machine, fi: usize, range: std::ops::Range<u32>) -> Vec<IrLi
         p += 1;
     }
     out
+}
+
+/// Every vreg of a function with a register so far, in vreg order: (vreg, class, register).
+/// What gdb's `info registers` maps to: the allocator's registers are the assignments.
+pub fn assignments(m: &Machine, fi: usize) -> Vec<(String, RegClass, String)> {
+    let f = func_ir(m, fi);
+    let alloc = alloc_of(m, fi);
+    let briggs = crate::engine::briggs::briggs_of(m, fi);
+    let slot_of = |v: VRegId| alloc.map_or_else(|| briggs.and_then(|b| b.slot_of(v)), |a| a.slot_of(v));
+    (0..f.vregs.len())
+        .filter_map(|i| {
+            let v = VRegId::new(i);
+            let vr = f.vreg(v);
+            slot_of(v).map(|s| (vr.name.clone(), vr.class, reg_name(vr.file(), s, vr.width)))
+        })
+        .collect()
 }
 
 /// `R4`, or `R4:R5` for a pair, `R8..R11` for wider.
@@ -472,18 +488,6 @@ pub fn abi_view(d: &Debugger, fi: usize) -> Option<AbiView> {
         error: res.error.clone(),
         current,
     })
-}
-
-/// The event number at which the scope enclosing the current event began (the
-/// reverse of `finish`): the most recent earlier event of a higher level. `None` at
-/// the start or when the current event is already at the top level.
-pub fn scope_start(d: &Debugger) -> Option<usize> {
-    let lvl = crate::engine::debugger::level(d.current()?);
-    if lvl == 0 {
-        return None;
-    }
-    let trace = &d.trace()[..d.cursor().saturating_sub(1)];
-    trace.iter().rposition(|e| crate::engine::debugger::level(e) < lvl).map(|i| i + 1)
 }
 
 /// Identifies the liveness `liveness_of(m, fi)` answers from at the cursor: the number

@@ -6,6 +6,10 @@
 //! Reads the session only (names, breakpoint numbers); knows nothing of terminals.
 
 use crate::command::Session;
+use crate::command::parse::{
+    ALLOCATORS, ATTEMPT_FILTERS, BREAK_KINDS, DIFFS, EXPECTS, EXPORT_FORMATS, EXPORTS, INFO_TOPICS, KNOBS_ARGS, ON_OFF,
+    SETTINGS, STAT_FIELDS, SWEEP_AXES, WHATIFS, WHYS,
+};
 use crate::command::table::{self, COMMANDS};
 use crate::engine::{Stage, query};
 use crate::ir::RegClass;
@@ -50,15 +54,6 @@ fn context(line: &str, pos: usize) -> Option<(Vec<&str>, &str, usize)> {
     Some((done, &before[cur_start..], cur_start))
 }
 
-const BREAK_KINDS: &[&str] = &["assign", "spill", "attempt", "iteration", "stage", "abi", "fail", "checker"];
-const SETTINGS: &[&str] = &["knob", "maxrregcount", "sm", "dce", "allocator", "stage", "stop-on-error"];
-const DIFFS: &[&str] = &["attempts", "runs", "state", "allocators"];
-const EXPECTS: &[&str] = &["attempts", "abi", "stats", "fails", "ok", "event", "cursor", "why"];
-const WHYS: &[&str] = &["registers", "spill", "fail", "launch", "differ"];
-const WHATIFS: &[&str] = &["maxrregcount", "knob", "sm", "launch-bounds"];
-const STATS: &[&str] = &["registers", "spill-stores", "spill-loads", "stack-frame", "barriers"];
-const EXPORTS: &[&str] =
-    &["trace", "ir", "live", "constraints", "hist", "state", "attempts", "abi", "stats", "knobs", "graph"];
 const EVENT_KINDS: &[&str] = &[
     "assign",
     "attempt-start",
@@ -76,7 +71,6 @@ const EVENT_KINDS: &[&str] = &[
     "done",
 ];
 const SMS: &[&str] = &["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120"];
-const ON_OFF: &[&str] = &["on", "off"];
 
 fn classes() -> Vec<String> {
     RegClass::ALL.iter().filter(|c| c.is_allocatable()).map(|c| c.name().to_string()).collect()
@@ -145,34 +139,55 @@ fn candidates(s: &Session, done: &[&str], cur: &str) -> Vec<String> {
     let n = done.len();
     let prev = done.last().copied().unwrap_or("");
     match (spec.name, n) {
-        ("break", 1) => words(BREAK_KINDS),
-        ("break", 2) => match done[1] {
+        ("break" | "tbreak" | "advance" | "until", 1) => words(BREAK_KINDS),
+        ("break" | "tbreak" | "advance" | "until", 2) => match done[1] {
             "assign" | "spill" => vregs(s),
             "stage" => Stage::ALL.iter().map(|st| st.name().to_string()).collect(),
-            "attempt" => words(&["class", "spill", "nospill"]),
+            "attempt" => words(ATTEMPT_FILTERS),
             _ => Vec::new(),
         },
-        ("break", _) => match (done[1], prev) {
+        ("break" | "tbreak" | "advance" | "until", _) => match (done[1], prev) {
             (_, "class") => classes(),
             (_, "if") | (_, "&&") => words(crate::engine::breakpoint::COND_VARS),
             ("assign", _) if n == 3 => words(&["if"]),
             ("assign", _) if n >= 7 && (n - 7).is_multiple_of(4) => words(&["&&"]),
-            ("attempt", _) => words(&["class", "spill", "nospill"]),
+            ("attempt", _) => words(ATTEMPT_FILTERS),
             _ => Vec::new(),
         },
+        ("condition", 1) => breakpoints(s),
+        ("condition", _) if n == 2 || prev == "&&" => words(crate::engine::breakpoint::COND_VARS),
+        ("ignore", 1) => breakpoints(s),
+        ("undisplay", 1) => s.displays.iter().map(|(k, _)| k.to_string()).collect(),
+        ("display", 1) => {
+            let mut v: Vec<String> = COMMANDS
+                .iter()
+                .filter(|c| {
+                    crate::command::parse::parse_line(c.examples.first().copied().unwrap_or(""))
+                        .is_ok_and(|cmds| cmds.len() == 1 && !crate::command::parse::moves(&cmds[0]))
+                        && !matches!(c.name, "display" | "undisplay" | "quit" | "help" | "echo" | "export" | "source")
+                })
+                .map(|c| c.name.to_string())
+                .collect();
+            if cur.starts_with('%') {
+                v = vregs(s);
+            }
+            v
+        }
+        ("source", _) => files(cur),
         ("watch", 1) => state_offsets(s),
-        ("info", 1) => words(&["breakpoints"]),
+        ("info", 1) => words(INFO_TOPICS),
+        ("info", 2) if matches!(done[1], "registers" | "r") => classes(),
         ("delete" | "enable" | "disable", 1) => breakpoints(s),
         ("func", 1) => functions(s),
         ("print" | "constraints", 1) => vregs(s),
         ("attempts", 1) => classes(),
         ("state", 1) => state_offsets(s),
-        ("knobs", 1) => words(&["all"]),
+        ("knobs", 1) => words(KNOBS_ARGS),
         ("set", 1) => words(SETTINGS),
         ("set", 2) => match done[1] {
             "knob" => crate::knobs::CATALOGUE.iter().map(|k| format!("{}=", k.name)).collect(),
             "dce" | "stop-on-error" => words(ON_OFF),
-            "allocator" => words(&["fatpoint", "briggs"]),
+            "allocator" => words(ALLOCATORS),
             "sm" => words(SMS),
             _ => Vec::new(),
         },
@@ -186,7 +201,7 @@ fn candidates(s: &Session, done: &[&str], cur: &str) -> Vec<String> {
             _ => Vec::new(),
         },
         ("whatif", 1) => words(WHATIFS),
-        ("sweep", 1) => words(&["maxrregcount", "knob"]),
+        ("sweep", 1) => words(SWEEP_AXES),
         ("whatif", 2) => match done[1] {
             "knob" => crate::knobs::CATALOGUE.iter().map(|k| format!("{}=", k.name)).collect(),
             "sm" => words(SMS),
@@ -201,7 +216,7 @@ fn candidates(s: &Session, done: &[&str], cur: &str) -> Vec<String> {
             v
         }
         ("expect", 2) => match done[1] {
-            "stats" => words(STATS),
+            "stats" => words(STAT_FIELDS),
             "attempts" => words(&["class"]),
             "event" => words(EVENT_KINDS),
             "cursor" => words(&["=="]),
@@ -209,7 +224,7 @@ fn candidates(s: &Session, done: &[&str], cur: &str) -> Vec<String> {
             _ => Vec::new(),
         },
         ("expect", 3) if done[1] == "attempts" => classes(),
-        ("export", 1) => words(&["json"]),
+        ("export", 1) => words(EXPORT_FORMATS),
         ("export", 2) => files(cur),
         ("export", 3) => words(EXPORTS),
         ("load", _) => files(cur),
@@ -305,7 +320,7 @@ mod tests {
     #[test]
     fn completes_by_context() {
         check("bre", &["break"]);
-        check("re", &["reverse-continue", "reverse-next", "reverse-step"]);
+        check("re", &["reverse-continue", "reverse-finish", "reverse-next", "reverse-step"]);
         check("break a", &["abi", "assign", "attempt"]);
         check("break assign %tap1", &["%tap1", "%tap10", "%tap11", "%tap12", "%tap13", "%tap14", "%tap15"]);
         check(
@@ -325,6 +340,102 @@ mod tests {
         check("diff attempts U", &["UP", "UR", "URext"]);
         check("# step", &[]);
         check("help fi", &["finish"]);
+    }
+
+    /// Every sub-word the parser knows, its aliases, every command word, and some junk.
+    fn vocabulary() -> Vec<&'static str> {
+        use crate::command::parse::*;
+        let lists: &[&[&str]] = &[
+            BREAK_KINDS,
+            ATTEMPT_FILTERS,
+            ATTEMPT_FILTER_ALIASES,
+            INFO_TOPICS,
+            SETTINGS,
+            ON_OFF,
+            ON_OFF_ALIASES,
+            ALLOCATORS,
+            ALLOCATOR_ALIASES,
+            DIFFS,
+            EXPECTS,
+            STAT_FIELDS,
+            WHYS,
+            WHY_ALIASES,
+            WHATIFS,
+            SWEEP_AXES,
+            EXPORT_FORMATS,
+            EXPORTS,
+            KNOBS_ARGS,
+            &["zzz", "foo", "breakpoint", "register", "local"],
+        ];
+        let mut v: Vec<&str> = lists.iter().flat_map(|l| l.iter().copied()).collect();
+        v.extend(INFO_ALIASES.iter().map(|(a, _)| *a));
+        v.extend(table::all_words());
+        // Numbers are arguments, not sub-words.
+        v.retain(|w| !w.chars().all(|c| c.is_ascii_digit()));
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    /// Whether the parser takes `w` as the next word after `ctx`: the line parses, or
+    /// its error is about something after `w` (a missing argument), not `w` itself.
+    fn accepts(ctx: &str, w: &str) -> bool {
+        let line = format!("{ctx}{w}");
+        match crate::command::parse_line(&line) {
+            Ok(_) => true,
+            Err(e) => e.start != ctx.len(),
+        }
+    }
+
+    /// One grammar source: for every command position with fixed sub-words, completion
+    /// offers exactly the words the parser accepts there (less the listed aliases,
+    /// accepted but not offered). Once `break iteration` was accepted and not offered.
+    #[test]
+    fn completion_offers_what_the_parser_accepts() {
+        use crate::command::parse::*;
+        let s = demo();
+        let info_aliases: Vec<&str> = INFO_ALIASES.iter().map(|(a, _)| *a).collect();
+        let command_aliases: Vec<&str> = COMMANDS.iter().flat_map(|c| c.aliases.iter().copied()).collect();
+        let contexts: &[(&str, &[&str])] = &[
+            ("", &command_aliases),
+            ("break ", &[]),
+            ("tbreak ", &[]),
+            ("advance ", &[]),
+            ("break attempt ", ATTEMPT_FILTER_ALIASES),
+            ("info ", &info_aliases),
+            ("set ", &[]),
+            ("set dce ", ON_OFF_ALIASES),
+            ("set stop-on-error ", ON_OFF_ALIASES),
+            ("set allocator ", ALLOCATOR_ALIASES),
+            ("diff ", &[]),
+            ("expect ", &[]),
+            ("expect stats ", &[]),
+            ("why ", WHY_ALIASES),
+            ("whatif ", &[]),
+            ("sweep ", &[]),
+            ("knobs ", &[]),
+            ("export ", &[]),
+            ("export json f.json ", &[]),
+        ];
+        for (ctx, hidden) in contexts {
+            let mut offered: Vec<String> = complete(&s, ctx, ctx.len()).candidates;
+            offered.extend(hidden.iter().filter(|w| !w.chars().all(|c| c.is_ascii_digit())).map(|w| w.to_string()));
+            offered.sort();
+            offered.dedup();
+            let accepted: Vec<String> =
+                vocabulary().into_iter().filter(|w| accepts(ctx, w)).map(str::to_string).collect();
+            assert_eq!(accepted, offered, "after {ctx:?}: accepted by the parser (left) vs offered (right)");
+        }
+    }
+
+    #[test]
+    fn gdb_words_complete() {
+        check("bac", &["backtrace"]);
+        check("info r", &["registers"]);
+        check("tbreak a", &["abi", "assign", "attempt"]);
+        check("break i", &["iteration"]);
+        check("advance st", &["stage"]);
+        check("condition 1 s", &["slot"]);
     }
 
     #[test]

@@ -21,6 +21,7 @@ use rustyline::validate::Validator;
 use rustyline::{CompletionType, Config, Context, Editor, Helper};
 
 use crate::command::Session;
+use crate::command::exec::error_text;
 use crate::command::script::Recorder;
 use crate::ui::{Outcome, complete, run_line};
 
@@ -43,16 +44,34 @@ pub fn print_outcomes(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> std::io::Result<bool> {
+    print_outcomes_at(outcomes, json, None, out, err)
+}
+
+/// Like [`print_outcomes`]; with `at` (input name, line number) each error names its
+/// line as `name:line[:col]: error: …`, as gdb does for a script read from a pipe.
+pub fn print_outcomes_at(
+    outcomes: &[Outcome],
+    json: bool,
+    at: Option<(&str, usize)>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> std::io::Result<bool> {
     let mut failed = false;
     for o in outcomes {
         failed |= o.is_failure();
         match o {
             Outcome::Parse { line, error } => {
+                let msg = match at {
+                    Some((name, n)) => {
+                        let col = line[..error.start.min(line.len())].chars().count() + 1;
+                        format!("{name}:{n}:{col}: {}", error.render(line))
+                    }
+                    None => error.render(line),
+                };
                 if json {
-                    let msg = error.render(line);
                     writeln!(out, "{}", serde_json::json!({"command": line.trim(), "output": {"error": msg}}))?;
                 } else {
-                    writeln!(err, "{}", error.render(line))?;
+                    writeln!(err, "{msg}")?;
                 }
             }
             Outcome::Ran { text, result } => match (result, json) {
@@ -63,28 +82,40 @@ pub fn print_outcomes(
                     }
                 }
                 (Err(e), true) => {
+                    let e = match at {
+                        Some((name, n)) => format!("{name}:{n}: {}", error_text(e)),
+                        None => e.clone(),
+                    };
                     writeln!(out, "{}", serde_json::json!({"command": text, "output": {"error": e}}))?;
                 }
-                (Err(e), false) => writeln!(err, "error: {e}")?,
+                (Err(e), false) => match at {
+                    Some((name, n)) => writeln!(err, "{name}:{n}: {}", error_text(e))?,
+                    None => writeln!(err, "{}", error_text(e))?,
+                },
             },
         }
     }
     Ok(failed)
 }
 
-/// Runs the REPL until `quit`, end of input or Ctrl-D. Exit status 1 when reading
-/// from a pipe and a command failed (an error or an `expect` that did not hold).
+/// Runs the REPL until `quit`, end of input or Ctrl-D. Reading from a pipe it goes on
+/// after an error, as gdb does with commands on standard input (`set stop-on-error on`
+/// stops at the first one), and exits with status 1 when any command failed (an error
+/// or an `expect` that did not hold). A reader that closes the pipe early (`| head`)
+/// ends radbg quietly with status 0.
 pub fn run(session: Session, opts: ReplOptions) -> ExitCode {
     if std::io::stdin().is_terminal() {
         interactive(session, opts)
     } else {
         let stdin = std::io::stdin();
         let mut s = session;
+        s.stop_on_error = false;
         let mut o = opts;
         let r = piped(&mut s, &mut o, &mut stdin.lock(), &mut std::io::stdout(), &mut std::io::stderr());
         match r {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::FAILURE,
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("radbg: {e}");
                 ExitCode::FAILURE
@@ -93,9 +124,9 @@ pub fn run(session: Session, opts: ReplOptions) -> ExitCode {
     }
 }
 
-/// Reads commands line by line from `input` (no prompt, no echo). Returns `Ok(true)`
-/// when every command succeeded. `stop-on-error` (on by default) ends the run at the
-/// first failure.
+/// Reads commands line by line from `input` (no prompt, no echo); errors name their
+/// line (`<stdin>:3: error: …`). Returns `Ok(true)` when every command succeeded. With
+/// the session's `stop-on-error` on, the first error ends the run.
 pub fn piped(
     session: &mut Session,
     opts: &mut ReplOptions,
@@ -105,13 +136,15 @@ pub fn piped(
 ) -> std::io::Result<bool> {
     let mut ok = true;
     let mut line = String::new();
+    let mut number = 0;
     loop {
         line.clear();
         if input.read_line(&mut line)? == 0 {
             break;
         }
+        number += 1;
         let outcomes = run_line(session, line.trim_end_matches(['\n', '\r']), opts.recorder.as_mut());
-        let failed = print_outcomes(&outcomes, opts.json, out, err)?;
+        let failed = print_outcomes_at(&outcomes, opts.json, Some(("<stdin>", number)), out, err)?;
         out.flush()?;
         ok &= !failed;
         let errored = outcomes.iter().any(|o| matches!(o, Outcome::Parse { .. } | Outcome::Ran { result: Err(_), .. }));

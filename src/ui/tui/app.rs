@@ -232,13 +232,6 @@ impl App {
     pub fn act(&mut self, a: Action) -> Effect {
         match a {
             Action::Cmd(line) => Effect::Run(line.to_string()),
-            Action::ReverseFinish => match self.session.dbg.as_ref().and_then(query::scope_start) {
-                Some(n) => Effect::Run(format!("goto {n}")),
-                None => {
-                    self.note("already at the top level (S steps back)", false);
-                    Effect::Redraw
-                }
-            },
             Action::BreakOnVreg | Action::PrintVreg => match self.vreg_name() {
                 Some(v) => Effect::Run(if a == Action::BreakOnVreg {
                     format!("break assign {v}")
@@ -459,6 +452,9 @@ impl App {
                     self.search(true);
                     return Effect::Redraw;
                 }
+                // Enter closes the command line, as in vim and less: the next key is a
+                // key again, and `:` opens the line anew.
+                v.mode = Mode::Normal;
                 if line.trim().is_empty() {
                     return Effect::Redraw;
                 }
@@ -468,6 +464,9 @@ impl App {
                 return Effect::Run(line);
             }
             Key::Tab if v.mode == Mode::Command => self.complete(),
+            // A `:` typed on an empty command line is the one that opened it, typed
+            // again out of habit: `::continue` runs `continue`.
+            Key::Ch(':') if v.mode == Mode::Command && v.input.is_empty() => {}
             Key::Ch(c) => {
                 v.input.insert(v.input_pos, c);
                 v.input_pos += c.len_utf8();
@@ -576,8 +575,9 @@ impl App {
                     last = Some((first, out.failed));
                 }
                 Outcome::Ran { result: Err(e), .. } => {
-                    self.push_log(LogKind::Error, format!("error: {e}"));
-                    last = Some((format!("error: {e}"), true));
+                    let e = crate::command::exec::error_text(e);
+                    last = Some((e.lines().next().unwrap_or("").to_string(), true));
+                    self.push_log(LogKind::Error, e);
                 }
             }
         }

@@ -89,8 +89,6 @@ impl Key {
 pub enum Action {
     /// Run this command line.
     Cmd(&'static str),
-    /// Back to where the current scope began (`goto N`, the reverse of `finish`).
-    ReverseFinish,
     /// Set a breakpoint on the selected vreg's assignment.
     BreakOnVreg,
     /// `print` the selected vreg.
@@ -138,7 +136,7 @@ pub static KEYS: &[Binding] = &[
     b(&[K::Ch('n')], A::Cmd("next"), "next: the next event at the same level (next assignment, attempt …)"),
     b(&[K::Ch('N')], A::Cmd("reverse-next"), "reverse-next: the previous event at the same level"),
     b(&[K::Ch('f')], A::Cmd("finish"), "finish: to the end of the current attempt, class or stage"),
-    b(&[K::Ch('F')], A::ReverseFinish, "reverse-finish: back to where the current scope began"),
+    b(&[K::Ch('F')], A::Cmd("reverse-finish"), "reverse-finish: back to where the enclosing frame began"),
     b(&[K::Ch('c')], A::Cmd("continue"), "continue: to the next breakpoint or the end (Ctrl-C interrupts)"),
     b(&[K::Ch('C')], A::Cmd("reverse-continue"), "reverse-continue: back to the previous breakpoint hit"),
     b(&[K::Ch('<')], A::Cmd("goto 0"), "go to the start of the pipeline"),

@@ -1,5 +1,5 @@
 //! Where each pane goes for a terminal size. Three arrangements: *large* (≥ 180×50:
-//! three columns), *medium* (≥ 100×30: IR beside a column of panes, the less used
+//! the IR on half the width, two columns of panes, Why beside the log), *medium* (≥ 100×30: IR beside a column of panes, the less used
 //! ones sharing a tabbed slot) and *small* (anything less, e.g. a plain 80×24 SSH
 //! session: every pane in one tabbed slot). A zoomed pane takes the whole middle.
 //!
@@ -140,19 +140,24 @@ pub fn layout(area: Rect, zoom: Option<PaneId>) -> Screen {
                 ]
             }
             Size::Large => {
-                let r = split(Direction::Vertical, middle, &[Min(20), Length(10)]);
-                let cols = split(Direction::Horizontal, r[0], &[Percentage(40), Percentage(30), Percentage(30)]);
+                // The IR gets half the width (its assignment column is what people read
+                // on a wide terminal); Why gets a wide strip of its own beside the log
+                // (its tables are ~100 columns); State shares a slot with ABI.
+                let bottom = (middle.height * 3 / 10).max(10);
+                let r = split(Direction::Vertical, middle, &[Min(20), Length(bottom)]);
+                let cols = split(Direction::Horizontal, r[0], &[Percentage(48), Percentage(24), Percentage(28)]);
                 let mid = split(Direction::Vertical, cols[1], &[Percentage(36), Percentage(34), Percentage(30)]);
-                let right = split(Direction::Vertical, cols[2], &[Percentage(30), Percentage(45), Percentage(25)]);
+                let right = split(Direction::Vertical, cols[2], &[Percentage(35), Percentage(65)]);
+                let low = split(Direction::Horizontal, r[1], &[Percentage(40), Percentage(60)]);
                 vec![
                     slot(cols[0], &[Ir]),
                     slot(mid[0], &[Live]),
                     slot(mid[1], &[Hist]),
                     slot(mid[2], &[Constraints]),
                     slot(right[0], &[Attempts]),
-                    slot(right[1], &[State]),
-                    slot(right[2], &[Abi, Why]),
-                    slot(r[1], &[Log]),
+                    slot(right[1], &[State, Abi]),
+                    slot(low[0], &[Log]),
+                    slot(low[1], &[Why]),
                 ]
             }
         }
@@ -178,6 +183,14 @@ mod tests {
         assert_eq!(size_of(Rect::new(0, 0, 80, 24)), Size::Small);
         assert_eq!(size_of(Rect::new(0, 0, 120, 40)), Size::Medium);
         assert_eq!(size_of(Rect::new(0, 0, 200, 60)), Size::Large);
+        // A wide terminal: the IR takes about half the width, Why a slot of its own at
+        // least 100 columns wide (issue 27: it shared a tab with ABI and wrapped at 58).
+        let wide = layout(Rect::new(0, 0, 200, 60), None);
+        let of = |p: PaneId| wide.slots.iter().find(|x| x.panes.contains(&p)).expect("placed").clone();
+        assert!(of(PaneId::Ir).area.width >= 95, "{:?}", of(PaneId::Ir));
+        assert_eq!(of(PaneId::Why).panes, vec![PaneId::Why]);
+        assert!(of(PaneId::Why).area.width >= 100 && of(PaneId::Why).area.height >= 15, "{:?}", of(PaneId::Why));
+        assert!(of(PaneId::State).area.width < of(PaneId::Ir).area.width);
         let z = layout(Rect::new(0, 0, 80, 24), Some(PaneId::Hist));
         assert_eq!(z.slots, vec![Slot { area: Rect::new(0, 1, 80, 22), panes: vec![PaneId::Hist] }]);
     }

@@ -29,7 +29,11 @@ pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
         return;
     };
     let Some(v) = query::abi_view(d, fi) else {
-        empty(buf, area, "no ABI checks yet: they run after liveness and the uninitialized-register check", th.dim);
+        let msg = match super::phase(app, crate::engine::Stage::Abi) {
+            super::Phase::Before => "no ABI checks yet: they run after liveness and the uninitialized-register check",
+            _ => "no ABI checks ran for this function",
+        };
+        empty(buf, area, msg, th.dim);
         return;
     };
     if v.checks.is_empty() && v.error.is_none() {

@@ -66,7 +66,11 @@ pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
         out.push(text(format!("{c:<6} {n:<2} {mode:<8} … in progress"), th.current));
     }
     if out.len() == 1 {
-        empty(buf, area, "no attempts yet: they start in the alloc stage", th.dim);
+        let msg = match super::phase(app, crate::engine::Stage::Alloc) {
+            super::Phase::After => "no attempts: this function's allocation ran none",
+            _ => "no attempts yet: they start in the alloc stage",
+        };
+        empty(buf, area, msg, th.dim);
         return;
     }
     let s = app.view.scroll[PaneId::Attempts.index()];

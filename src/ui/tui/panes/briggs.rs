@@ -165,7 +165,11 @@ pub fn render_iterations(app: &mut App, area: Rect, buf: &mut Buffer) {
     };
     let its = qb::iterations(d, fi);
     if its.is_empty() {
-        empty(buf, area, "no Briggs iterations yet: they start in the alloc stage", th.dim);
+        let msg = match super::phase(app, crate::engine::Stage::Alloc) {
+            super::Phase::After => "no Briggs iterations: this function's allocation ran none",
+            _ => "no Briggs iterations yet: they start in the alloc stage",
+        };
+        empty(buf, area, msg, th.dim);
         return;
     }
     let mut out = vec![text("it nodes edges coal simp frz cand col spilled", th.dim)];

@@ -23,7 +23,16 @@ pub fn title(app: &App) -> String {
 pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
     let th = app.theme;
     let Some(h) = app.session.dbg.as_ref().and_then(|d| query::histogram(d.machine())) else {
-        empty(buf, area, "no assignment decision yet: the histograms appear at an 'assign' event", th.dim);
+        let msg = match super::phase(app, crate::engine::Stage::Alloc) {
+            super::Phase::Before => "no assignment decision yet: the histograms appear at an 'assign' event",
+            super::Phase::In => {
+                "no decision at this event: the histograms appear at an 'assign' event (n steps to the next)"
+            }
+            super::Phase::After => {
+                "allocation is over: no decision at the cursor (break assign %VREG then rc, or S, goes back to one)"
+            }
+        };
+        empty(buf, area, msg, th.dim);
         return;
     };
     let n = h.primary.len();

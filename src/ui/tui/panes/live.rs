@@ -37,7 +37,11 @@ pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
     };
     let point = app.cursor_point();
     let Some(lv) = query::live_at(d.machine(), fi, point) else {
-        empty(buf, area, "no liveness yet: it is computed in the liveness stage (s steps)", th.dim);
+        let msg = match super::phase(app, crate::engine::Stage::Liveness) {
+            super::Phase::Before => "no liveness yet: it is computed in the liveness stage (s steps)",
+            _ => "no liveness at this point",
+        };
+        empty(buf, area, msg, th.dim);
         return;
     };
     let m = d.machine();

@@ -119,6 +119,26 @@ pub fn clip(s: &str, w: usize) -> String {
     out
 }
 
+/// Where the cursor is against a stage, so an empty pane says "not yet" only when the
+/// stage is still to come (issue 27: at the end of the pipeline the panes said "yet").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Before,
+    In,
+    After,
+}
+
+pub fn phase(app: &App, stage: crate::engine::Stage) -> Phase {
+    let Some(d) = app.session.dbg.as_ref() else { return Phase::Before };
+    match d.current().map(|e| e.stage()) {
+        _ if d.at_end() => Phase::After,
+        None => Phase::Before,
+        Some(s) if s < stage => Phase::Before,
+        Some(s) if s == stage => Phase::In,
+        Some(_) => Phase::After,
+    }
+}
+
 /// A message centred-left in the area, for panes with nothing to show yet.
 pub fn empty(buf: &mut Buffer, area: Rect, msg: &str, style: Style) {
     for (y, chunk) in (area.y..area.bottom()).zip(wrap(msg, area.width as usize)) {

@@ -29,7 +29,9 @@ pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
     let d = app.session.dbg.as_ref().expect("checked");
     let mut changed = 0;
     let mut out = Vec::new();
-    let nw = (area.width as usize).saturating_sub(8 + 12).clamp(10, 44);
+    // Names take what the values leave (values are short: flags, counts, a cost).
+    let vw = table.iter().filter_map(|f| f.value.as_deref()).map(|v| v.chars().count()).max().unwrap_or(0).clamp(3, 12);
+    let nw = (area.width as usize).saturating_sub(8 + vw + 1).clamp(10, 44);
     for f in table.iter().filter(|f| f.value.is_some()) {
         let v = f.value.as_deref().unwrap_or("");
         let ch = d.cursor() > 0 && before.iter().find(|b| b.0 == f.offset).map(|b| b.1.as_str()) != Some(v);
