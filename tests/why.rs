@@ -340,3 +340,31 @@ fn breakdown_counts_an_alignment_hole() {
         (4, 3, 1, 0, 0, 0, 0)
     );
 }
+
+/// Issue 27: `radbg why` explains a spilling kernel's spills without `--fail-on-spill`,
+/// names the input that set the budget, and on PTX with `.loc` names CUDA lines and
+/// groups the values live at the peak by them.
+#[test]
+fn why_explains_spills_names_the_budget_input_and_cuda_lines() {
+    let (code, out, err) = radbg(&["why", "sessions/demo.ori"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("why spill %tap2: spilled"), "{out}");
+    assert!(out.contains("budget: 32 registers, set by .option maxrregcount = 32 in the file"), "{out}");
+    assert!(!out.contains("set by --maxrregcount"), "{out}");
+    let (_, out, _) = radbg(&["why", "sessions/demo.ori", "--maxrregcount", "40"]);
+    assert!(out.contains("set by --maxrregcount 40"), "{out}");
+    let (_, out, _) = radbg(&["why", "sessions/abi_7001.ori"]);
+    assert!(out.contains("set by .maxnreg 64"), "{out}");
+
+    let (code, out, err) = radbg(&["why", "sessions/hotspot.ptx", "--maxrregcount", "10", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let first: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    let r = &first["files"][0];
+    assert_eq!(r["at_line"], "sessions/hotspot.ptx:29 (hotspot.cu:9)");
+    assert_eq!(r["sources"][0]["line"], "hotspot.cu:9");
+    assert_eq!(r["sources"][0]["vregs"], serde_json::json!(["%rd5", "%rd4"]));
+    assert!(out.lines().any(|l| l.contains("\"why\":\"spill\"")), "spills explained: {out}");
+    let (_, out, _) = radbg(&["why", "sessions/hotspot.ptx", "--maxrregcount", "10"]);
+    assert!(out.contains("the values live at the peak come from hotspot.cu:9 (%rd5, %rd4) and :11 (%rd6)"), "{out}");
+    assert!(out.contains("reload at sessions/hotspot.ptx:55 (hotspot.cu:15 [inlined hotspot.cu:3])"), "{out}");
+}

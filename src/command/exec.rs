@@ -47,6 +47,10 @@ pub struct Session {
     pub prev_opts: Option<RunOptions>,
     /// The last `sweep` (what the TUI charts).
     pub last_sweep: Option<(crate::why::sweep::Axis, Vec<crate::why::sweep::Row>)>,
+    /// Where to look for the CUDA files a PTX `.file` table names (`--source-dir`).
+    pub source_dir: Option<PathBuf>,
+    /// The CUDA files found for the loaded module (read at load).
+    pub sources: crate::command::source::Texts,
 }
 
 impl Default for Session {
@@ -68,6 +72,8 @@ impl Session {
             interrupt: Arc::new(AtomicBool::new(false)),
             prev_opts: None,
             last_sweep: None,
+            source_dir: None,
+            sources: Default::default(),
         }
     }
 
@@ -75,6 +81,9 @@ impl Session {
     pub fn open(&mut self, module: crate::ir::Module, name: &str, imported: bool) {
         let mut opts = self.opts.clone();
         opts.imported = imported;
+        let p = Path::new(name);
+        let ptx = if p.is_absolute() || p.exists() { p.to_path_buf() } else { self.base.join(p) };
+        self.sources = crate::command::source::load(&module.srcloc, Some(&ptx), self.source_dir.as_deref());
         self.dbg = Some(Debugger::new(module, opts));
         self.file = Some(name.to_string());
         self.selected = None;
@@ -279,6 +288,12 @@ impl Session {
                 let d = self.dbg.as_ref().expect("loaded");
                 let info = query::vreg_info(d, fi, v).ok_or("no such vreg")?;
                 Ok(render::vreg(&info))
+            }
+            Command::SourceView(line) => {
+                let fi = self.func();
+                let d = self.dbg.as_ref().expect("loaded");
+                let t = crate::engine::query_source::source_table(d.machine(), fi);
+                Ok(crate::command::source::render(&t, &self.sources, &d.machine().module.srcloc, *line, 10))
             }
             Command::Live(p) => {
                 let fi = self.func();

@@ -18,5 +18,6 @@ pub mod briggs;
 pub mod debugger;
 pub mod query;
 pub mod query_briggs;
+pub mod query_source;
 
 pub use debugger::{Debugger, Stop};
