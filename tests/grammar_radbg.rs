@@ -265,7 +265,7 @@ const LINES: &[(&str, Want)] = &[
     ("event", Ok),
     ("f", Ok),
     ("l 5", Ok),
-    ("l 0 5", Err),
+    ("l 0 5", Syntax("unexpected '5' after source-view")),
     ("list", Ok),
     ("p %x", Ok),
     ("cons %r1", Ok),

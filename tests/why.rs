@@ -264,7 +264,7 @@ fn sweep_rows_equal_fresh_runs() {
 /// absent.
 #[test]
 fn compare_with_the_real_ptxas() {
-    let Some(exe) = why::compare::find(None) else {
+    let Some(exe) = why::compare::find(None).exe else {
         eprintln!("skipped: no ptxas");
         return;
     };
@@ -315,9 +315,13 @@ fn batch_commands() {
     assert!(out.contains("← fewest registers, no spill"), "{out}");
     assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
     let _ = std::fs::remove_file(&svg);
+    // No ptxas: every place looked at and how to point it, and a failing status.
     let (code, _, err) = radbg(&["compare", "sessions/demo.ori", "--ptxas", "/nonexistent/ptxas"]);
-    assert_eq!(code, 0);
-    assert!(err.contains("no runnable ptxas"), "{err}");
+    assert_eq!(code, 1);
+    assert!(err.contains("no runnable ptxas; nothing compared. Looked at: --ptxas /nonexistent/ptxas"), "{err}");
+    assert!(err.contains("--ptxas PATH or RADBG_PTXAS=PATH"), "{err}");
+    let (_, out, _) = radbg(&["compare", "--help"]);
+    assert!(out.contains("$RADBG_PTXAS") && out.contains("radbg-corpus"), "{out}");
     let (code, _, err) = radbg(&["sweep", "sessions/demo.ori", "--maxrregcount", "48..24"]);
     assert_eq!(code, 2);
     assert!(err.contains("empty range"), "{err}");
@@ -366,5 +370,5 @@ fn why_explains_spills_names_the_budget_input_and_cuda_lines() {
     assert!(out.lines().any(|l| l.contains("\"why\":\"spill\"")), "spills explained: {out}");
     let (_, out, _) = radbg(&["why", "sessions/hotspot.ptx", "--maxrregcount", "10"]);
     assert!(out.contains("the values live at the peak come from hotspot.cu:9 (%rd5, %rd4) and :11 (%rd6)"), "{out}");
-    assert!(out.contains("reload at sessions/hotspot.ptx:55 (hotspot.cu:15 [inlined hotspot.cu:3])"), "{out}");
+    assert!(out.contains("reload at sessions/hotspot.ptx:56 (hotspot.cu:15 [inlined hotspot.cu:3])"), "{out}");
 }
