@@ -204,6 +204,23 @@ pub fn stands_for(m: &Machine, f: &Function, v: VRegId) -> Option<String> {
             at(vr.origin)
         ));
     }
+    // `%r5$rl0`: a reload temporary of the spill code; `%r5$w2`: one web (a separately
+    // allocatable piece) of `%r5`. The tag ends in digits only.
+    for (tag, what) in [("$rl", "a reload of"), ("$w", "a web (separately allocated piece) of")] {
+        if let Some((stem, k)) = vr.name.rsplit_once(tag)
+            && !k.is_empty()
+            && k.bytes().all(|b| b.is_ascii_digit())
+            && f.vregs.iter().any(|x| x.name == stem)
+        {
+            let first = f.blocks.iter().flat_map(|b| &b.insts).find_map(|i| {
+                let mut hit = false;
+                i.for_each_def(|r| hit |= r.vreg == v);
+                i.for_each_use(|r| hit |= r.vreg == v);
+                hit.then_some(i.origin).flatten()
+            });
+            return Some(format!("{what} {stem}, at {}", at(first.or(vr.origin))));
+        }
+    }
     let bare = vr.name.trim_start_matches('%');
     let kind = if let Some(rest) = bare.strip_prefix("k64tmp") {
         rest.bytes().all(|b| b.is_ascii_digit()).then_some("k64")
@@ -239,4 +256,30 @@ pub fn stands_for(m: &Machine, f: &Function, v: VRegId) -> Option<String> {
         _ if elems.is_empty() => format!("the vector operand of {}", at(first)),
         _ => format!("the vector operand {{{}}} of {}", elems.join(", "), at(first)),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::{Machine, RunOptions};
+
+    const PTX: &str = ".version 8.0\n.target sm_80\n.address_size 64\n\
+.visible .entry k(.param .u64 p)\n{\n.reg .f32 %f<5>;\n.reg .b64 %rd<2>;\n\
+.loc 1 3 1\nld.param.u64 %rd1, [p];\n\
+.loc 1 4 1\nld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1];\n\
+.loc 1 5 1\nadd.f32 %f1, %f1, %f4;\nst.global.f32 [%rd1], %f1;\nret;\n}\n.file 1 \"k.cu\"\n";
+
+    #[test]
+    fn synthetic_names_say_what_they_stand_for() {
+        let (m, _) = crate::ir::ptx::import_str("k.ptx", PTX).unwrap();
+        let machine = Machine::new(m, RunOptions { imported: true, ..RunOptions::default() });
+        let f = &machine.module.functions[0];
+        let v = f.vregs.iter().position(|v| v.name.contains("v4tmp")).expect("a vector temporary");
+        let s = super::stands_for(&machine, f, crate::ir::VRegId::new(v)).unwrap();
+        assert_eq!(s, "the vector operand {%f1, %f2, %f3, %f4} of PTX line 11 (k.cu:4)");
+        let mut g = f.clone();
+        let base = g.vreg_by_name("%f1").unwrap();
+        let w = g.add_vreg("%f1$rl0".to_string(), crate::ir::RegClass::R, 1);
+        assert!(super::stands_for(&machine, &g, w).unwrap().starts_with("a reload of %f1"));
+        assert_eq!(super::stands_for(&machine, &g, base), None);
+    }
 }

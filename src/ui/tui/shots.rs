@@ -112,12 +112,32 @@ pub fn all() -> Vec<Shot> {
             file: None,
             steps: &[K(Key::Ch('>')), Cmd("sweep maxrregcount 16..80:8"), K(Key::Ch('9')), K(Key::Ch('z'))],
         },
+        Shot {
+            name: "source-pane",
+            caption: "The Source pane (0) on sessions/hotspot.ptx (NVRTC -lineinfo form) in the SPILL attempt: each hotspot.cu line's live registers at its peak, spill stores/reloads, the values it keeps alive at the peak",
+            width: 120,
+            height: 40,
+            mono: false,
+            file: Some("hotspot.ptx"),
+            steps: &[
+                Cmd("set maxrregcount 10"),
+                Cmd("break assign %f12 if attempt > 0"),
+                K(Key::Ch('c')),
+                K(Key::Ch('0')),
+                K(Key::Ch('z')),
+            ],
+        },
     ]
 }
 
 /// An app on the scenario's kernel (no recording, no history).
 pub fn app_for(shot: &Shot, sessions: &std::path::Path) -> Result<App, String> {
     let mut s = Session::new();
+    // `sessions/NAME` resolves from the sessions directory's parent (the CUDA files a
+    // PTX `.file` names are found beside it).
+    if let Some(root) = sessions.parent() {
+        s.base = root.to_path_buf();
+    }
     match shot.file {
         None => {
             let file = crate::ir::span::SourceFile::from_bytes(
