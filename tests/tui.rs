@@ -144,6 +144,9 @@ fn screenshots_are_current() {
         shots::write_all(&dir, sessions(), png).unwrap();
         return;
     }
+    let chart = shots::sweep_chart(sessions()).unwrap();
+    let want = std::fs::read_to_string(dir.join("sweep-demo.svg")).unwrap_or_default();
+    assert!(chart == want, "screenshots/sweep-demo.svg is out of date: run `cargo run -- screenshots --png`");
     for shot in shots::all() {
         let svg = snapshot::to_svg(&shots::render_shot(&shot, sessions()).unwrap());
         let path = dir.join(format!("{}.svg", shot.name));

@@ -222,9 +222,9 @@ fn sweep_golden_on_the_demo_kernel() {
     let rows = why::sweep::run(&m, &o, &axis, &values, 2).unwrap();
     let one = why::sweep::run(&m, &o, &axis, &values, 1).unwrap();
     assert_eq!(rows, one, "thread count must not change the result");
-    let x = why::sweep::render(&rows, &axis);
+    let x = why::sweep::render(&rows, &axis, true);
     check_golden("sweep_demo.txt", &x.text);
-    let svg = why::sweep::svg(&rows, &axis, 0);
+    let svg = why::sweep::svg(&rows, &axis);
     assert!(svg.starts_with("<svg") && svg.contains("polyline"));
 }
 
@@ -314,6 +314,12 @@ fn batch_commands() {
     assert_eq!(code, 0);
     assert!(out.contains("← fewest registers, no spill"), "{out}");
     assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
+    // Condensed by default: values with the same figures share a row; --all lists each.
+    let (_, out, _) = radbg(&["sweep", "sessions/demo.ori", "--maxrregcount", "16..128"]);
+    assert!(out.contains("  41..128 ") && out.contains("(113 values in 26 rows"), "{out}");
+    assert!(out.lines().count() < 32, "{out}");
+    let (_, out, _) = radbg(&["sweep", "sessions/demo.ori", "--maxrregcount", "16..128", "--all"]);
+    assert!(out.contains("\n  128 ") && !out.contains("41..128"), "{out}");
     let _ = std::fs::remove_file(&svg);
     // No ptxas: every place looked at and how to point it, and a failing status.
     let (code, _, err) = radbg(&["compare", "sessions/demo.ori", "--ptxas", "/nonexistent/ptxas"]);

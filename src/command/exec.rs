@@ -348,7 +348,7 @@ impl Session {
                 let d = self.dbg.as_ref().expect("loaded");
                 let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
                 let rows = crate::why::sweep::run(&d.loaded, &d.opts, axis, values, threads)?;
-                let x = crate::why::sweep::render(&rows, axis);
+                let x = crate::why::sweep::render(&rows, axis, false);
                 self.last_sweep = Some((axis.clone(), rows));
                 Ok(Output::new(x.text.trim_end(), x.json))
             }
