@@ -195,14 +195,17 @@ fn source_pane_in_tmux() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     t.run(&["set", "-s", "escape-time", "0"]);
     t.wait_for(&["radbg │ stencil", "? help"]);
-    t.keys(&[">", "0", "z"]);
+    t.keys(&[">"]);
+    // The IR pane names the CUDA line beside the PTX line.
+    t.wait_for(&["(end)", "L22 hotspot.cu:8"]);
+    t.keys(&["0", "z"]);
     let s = t.wait_for(&["0 Source · hotspot.cu", "[zoom: z]", "float edge = a + c + g + i;", "(end)"]);
     assert!(s.contains("S2") && s.contains("L3"), "spill stores and reloads are marked:\n{s}");
     assert!(s.contains("← %rd4 %rd5"), "line 9 keeps the peak's pointers alive:\n{s}");
     // Back into the SPILL attempt: the pane follows the cursor.
     t.keys(&["z"]);
     t.keys(&["S"]);
-    t.wait_for(&["0 Source"]);
+    t.wait_for(&["event 292", "line live spill", "float edge"]);
     t.keys(&["q"]);
     t.wait_for(&["RADBG_EXIT=0"]);
 }

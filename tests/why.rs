@@ -378,3 +378,25 @@ fn why_explains_spills_names_the_budget_input_and_cuda_lines() {
     assert!(out.contains("the values live at the peak come from hotspot.cu:9 (%rd5, %rd4) and :11 (%rd6)"), "{out}");
     assert!(out.contains("reload at sessions/hotspot.ptx:56 (hotspot.cu:15 [inlined hotspot.cu:3])"), "{out}");
 }
+
+/// Issue 27: `compare` on a `.target sm_52` kernel (hand-written, sessions/hotspot.ptx
+/// retargeted) maps it to the oldest SM the installed ptxas accepts and says so; skipped
+/// cleanly without ptxas.
+#[test]
+fn compare_maps_an_old_target() {
+    if why::compare::find(None).exe.is_none() {
+        eprintln!("skipped: no ptxas");
+        return;
+    }
+    let text = std::fs::read_to_string(root().join("sessions/hotspot.ptx")).unwrap().replace("sm_80", "sm_52");
+    let path = std::env::temp_dir().join(format!("radbg-compare-sm52-{}.ptx", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    let (code, out, err) = radbg(&["compare", path.to_str().unwrap(), "--maxrregcount", "32"]);
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("note: .target sm_52 is older than this ptxas accepts (oldest sm_75); comparing both at sm_75"),
+        "{err}"
+    );
+    assert!(out.contains("-arch=sm_75") && out.contains("stencil"), "{out}");
+}

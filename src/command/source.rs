@@ -86,7 +86,7 @@ fn range(rows: &[&crate::engine::query_source::SourceRow], center: Option<u32>, 
     match center {
         Some(c) => {
             let lo = c.saturating_sub(count / 2).max(1);
-            (lo, lo + count.max(1) - 1)
+            (lo, lo.saturating_add(count.max(1) - 1))
         }
         None => (first, last),
     }
@@ -197,6 +197,17 @@ pub fn marks(r: &&crate::engine::query_source::SourceRow) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_huge_line_number_lists_nothing_without_overflow() {
+        let t = SourceTable {
+            function: "k".into(),
+            rows: vec![crate::engine::query_source::SourceRow { file: 1, line: 3, ..Default::default() }],
+            ..Default::default()
+        };
+        let out = render(&t, &Texts::new(), &SourceLines::default(), Some(u32::MAX), 10);
+        assert!(!out.text.contains("     3"), "{}", out.text);
+    }
 
     #[test]
     fn lookup_order_prefers_the_source_dir_then_the_name_then_the_ptx_directory() {
