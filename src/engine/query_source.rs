@@ -196,12 +196,28 @@ pub fn stands_for(m: &Machine, f: &Function, v: VRegId) -> Option<String> {
         },
         None => "an unknown line".to_string(),
     };
+    // The first instruction that defines (else reads) it: a vreg's own origin is its
+    // declaration's line, the top of the function for PTX registers.
+    let first_ref = || {
+        let insts = || f.blocks.iter().flat_map(|b| &b.insts);
+        let defines = |i: &crate::ir::Inst| {
+            let mut hit = false;
+            i.for_each_def(|r| hit |= r.vreg == v);
+            hit
+        };
+        let reads = |i: &crate::ir::Inst| {
+            let mut hit = false;
+            i.for_each_use(|r| hit |= r.vreg == v);
+            hit
+        };
+        insts().find(|i| defines(i)).or_else(|| insts().find(|i| reads(i))).and_then(|i| i.origin)
+    };
     if let Some(stem) = vr.name.strip_suffix("$32")
         && f.vregs.iter().any(|x| x.name == stem)
     {
         return Some(format!(
             "the 32-bit form of PTX register {stem} (narrowed: used only as a shared/local address), defined at {}",
-            at(vr.origin)
+            at(first_ref().or(vr.origin))
         ));
     }
     // `%r5$rl0`: a reload temporary of the spill code; `%r5$w2`: one web (a separately
@@ -212,13 +228,7 @@ pub fn stands_for(m: &Machine, f: &Function, v: VRegId) -> Option<String> {
             && k.bytes().all(|b| b.is_ascii_digit())
             && f.vregs.iter().any(|x| x.name == stem)
         {
-            let first = f.blocks.iter().flat_map(|b| &b.insts).find_map(|i| {
-                let mut hit = false;
-                i.for_each_def(|r| hit |= r.vreg == v);
-                i.for_each_use(|r| hit |= r.vreg == v);
-                hit.then_some(i.origin).flatten()
-            });
-            return Some(format!("{what} {stem}, at {}", at(first.or(vr.origin))));
+            return Some(format!("{what} {stem}, at {}", at(first_ref().or(vr.origin))));
         }
     }
     let bare = vr.name.trim_start_matches('%');
@@ -280,6 +290,18 @@ mod tests {
         let base = g.vreg_by_name("%f1").unwrap();
         let w = g.add_vreg("%f1$rl0".to_string(), crate::ir::RegClass::R, 1);
         assert!(super::stands_for(&machine, &g, w).unwrap().starts_with("a reload of %f1"));
+        // A narrowed register is placed at its defining instruction, not its declaration.
+        let m = crate::ir::parse_str(
+            ".target sm_80\n.entry k {\n  .reg .R.x2 %rd1\n  .reg .R %rd1$32\nBB0:\n  .loc 7\n  %rd1$32 = MOV 0x0\n  EXIT\n}\n",
+        )
+        .unwrap();
+        let machine = Machine::new(m, RunOptions::default());
+        let f = &machine.module.functions[0];
+        let n = f.vreg_by_name("%rd1$32").unwrap();
+        assert_eq!(
+            super::stands_for(&machine, f, n).unwrap(),
+            "the 32-bit form of PTX register %rd1 (narrowed: used only as a shared/local address), defined at PTX line 7"
+        );
         assert_eq!(super::stands_for(&machine, &g, base), None);
     }
 }

@@ -463,6 +463,16 @@ pub fn explain(cx: &Ctx, fi: usize) -> Explanation {
         if let Some(line) = sources_text(cx, &by_source(cx, p)) {
             t.push_str(&line);
         }
+        // Names the importer and the prepasses made (`%v4tmp0`, `%rd16$32`, `%f3$rl0`):
+        // what PTX register and line each stands for.
+        if cx.m.opts.imported {
+            let f = cx.func(fi);
+            for lv in p.live.iter().take(LIST) {
+                if let Some(x) = crate::engine::query_source::stands_for(cx.m, f, lv.vreg) {
+                    t.push_str(&format!("  {} is {x}\n", lv.name));
+                }
+            }
+        }
     }
     let stages = crate::why::stages::replay(cx.m, fi);
     if let Some(st) = &stages {
