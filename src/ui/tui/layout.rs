@@ -68,6 +68,7 @@ impl PaneId {
             PaneId::Constraints => "Cons",
             PaneId::Hist => "Hist",
             PaneId::Attempts => "Att",
+            PaneId::Source => "Src",
             p => p.title(),
         }
     }
