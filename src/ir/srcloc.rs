@@ -64,6 +64,8 @@ impl SourceLines {
                 if let Some((n, name)) = parse_file(rest) {
                     s.files.insert(n, name);
                 }
+                // A file name may hold braces: they are not the module's.
+                continue;
             } else if let Some(l) = directive(t, ".loc").and_then(parse_loc) {
                 cur = (l.line > 0).then_some(l);
             }
@@ -255,5 +257,9 @@ mod tests {
         assert!(SourceLines::scan(".version 9.0\n.file x\n.loc\n.loc a b\n").is_empty());
         let s = SourceLines::scan("{\n.loc 2 7 1\nret;\n}\n");
         assert_eq!(s.label(3).as_deref(), Some("file#2:7"));
+        // Nested scopes keep the location; braces in a file name are not scopes.
+        let s = SourceLines::scan(".file 1 \"x{.cu\"\n{\n.loc 1 4 1\n{\n.reg .b32 %t;\n}\nret;\n}\n{\nret;\n}\n");
+        assert_eq!(s.label(7).as_deref(), Some("x{.cu:4"));
+        assert_eq!(s.at(10), None, "the second function starts without a location");
     }
 }
