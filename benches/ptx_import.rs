@@ -175,7 +175,7 @@ fn pipeline_vs_ptxas(name: &str, src: &str, runs: usize) {
     );
     // `RADBG_PTXAS` when set, else `ptxas` on PATH, else the one the corpus build installs.
     let explicit = std::env::var_os("RADBG_PTXAS").map(std::path::PathBuf::from);
-    let Some(ptxas) = radbg::why::compare::find(explicit.as_deref()) else {
+    let Some(ptxas) = radbg::why::compare::find(explicit.as_deref()).exe else {
         println!("{name}: ptxas not found (PATH, RADBG_PTXAS): no ratio");
         return;
     };

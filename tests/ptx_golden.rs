@@ -54,7 +54,9 @@ fn check(ptx: &Path) -> Vec<String> {
         Some(m) => {
             let text = radbg::ir::print_module(m);
             match radbg::ir::parse::parse_named(&format!("{name}.ori"), &text) {
-                Ok((m2, _, _)) if &m2 == m => {}
+                // The Ori form keeps PTX lines (`.loc`), not the CUDA line table of the
+                // PTX's `.file`/`.loc` (a limit recorded in ARCHITECTURE.md).
+                Ok((m2, _, _)) if m2 == radbg::ir::Module { srcloc: Default::default(), ..m.clone() } => {}
                 Ok(_) => problems.push(format!("{name}: the module changed in the round trip")),
                 Err(e) => problems.push(format!("{name}: the printed module does not re-parse or validate:\n{e}")),
             }

@@ -227,3 +227,40 @@ fn wide_terminal_and_the_command_line() {
     t.keys(&["q"]);
     t.wait_for(&["RADBG_EXIT=0"]);
 }
+
+/// Issue 27: the Source pane in a real terminal on PTX with `.file`/`.loc`: key 0 shows
+/// hotspot.cu (found beside the PTX) with each line's live registers and spill marks,
+/// and it follows the cursor back into the run.
+#[test]
+fn source_pane_in_tmux() {
+    if Command::new("tmux").arg("-V").output().map(|o| !o.status.success()).unwrap_or(true) {
+        eprintln!("skipping the tmux source-pane test: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("radbg-e2e-src-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let t = Tmux { socket: format!("radbg-e2e-src-{}", std::process::id()), dir: dir.clone() };
+    let script = format!(
+        "cd '{root}' && HOME='{d}' XDG_STATE_HOME='{d}' '{bin}' sessions/hotspot.ptx --maxrregcount 10; echo RADBG_EXIT=$?; sleep 60",
+        root = env!("CARGO_MANIFEST_DIR"),
+        d = dir.display(),
+        bin = env!("CARGO_BIN_EXE_radbg"),
+    );
+    let out = t.run(&["new-session", "-d", "-s", "e2e", "-x", "120", "-y", "40", "sh", "-c", &script]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    t.run(&["set", "-s", "escape-time", "0"]);
+    t.wait_for(&["radbg │ stencil", "? help"]);
+    t.keys(&[">"]);
+    // The IR pane names the CUDA line beside the PTX line.
+    t.wait_for(&["(end)", "L22 hotspot.cu:8"]);
+    t.keys(&["0", "z"]);
+    let s = t.wait_for(&["0 Source · hotspot.cu", "[zoom: z]", "float edge = a + c + g + i;", "(end)"]);
+    assert!(s.contains("S2") && s.contains("L3"), "spill stores and reloads are marked:\n{s}");
+    assert!(s.contains("← %rd4 %rd5"), "line 9 keeps the peak's pointers alive:\n{s}");
+    // Back into the SPILL attempt: the pane follows the cursor.
+    t.keys(&["z"]);
+    t.keys(&["S"]);
+    t.wait_for(&["event 292", "line live spill", "float edge"]);
+    t.keys(&["q"]);
+    t.wait_for(&["RADBG_EXIT=0"]);
+}

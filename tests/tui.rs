@@ -156,6 +156,9 @@ fn screenshots_are_current() {
         shots::write_all(&dir, sessions(), png).unwrap();
         return;
     }
+    let chart = shots::sweep_chart(sessions()).unwrap();
+    let want = std::fs::read_to_string(dir.join("sweep-demo.svg")).unwrap_or_default();
+    assert!(chart == want, "screenshots/sweep-demo.svg is out of date: run `cargo run -- screenshots --png`");
     for shot in shots::all() {
         let svg = snapshot::to_svg(&shots::render_shot(&shot, sessions()).unwrap());
         let path = dir.join(format!("{}.svg", shot.name));
@@ -178,4 +181,27 @@ fn briggs_panes_at_a_colour_event() {
         LARGE,
         &[Cmd("set allocator briggs"), Cmd("break assign %s12"), K(Key::Ch('c'))],
     );
+}
+
+/// Issue 27: the Source pane on PTX with `.file`/`.loc`, as a tab at 80×24 and zoomed at
+/// 120×40 during the SPILL attempt (hotspot.cu found beside the PTX); on Ori IR it says
+/// there are no source lines.
+#[test]
+fn source_pane() {
+    const AT_F12: &[Step] =
+        &[Cmd("set maxrregcount 10"), Cmd("break assign %f12 if attempt > 0"), K(Key::Ch('c')), K(Key::Ch('0'))];
+    check("tab_source_80x24", Some("hotspot.ptx"), SMALL, AT_F12);
+    check(
+        "zoom_source_120x40",
+        Some("hotspot.ptx"),
+        MEDIUM,
+        &[
+            Cmd("set maxrregcount 10"),
+            Cmd("break assign %f12 if attempt > 0"),
+            K(Key::Ch('c')),
+            K(Key::Ch('0')),
+            K(Key::Ch('z')),
+        ],
+    );
+    check("tab_source_ori_80x24", None, SMALL, &[K(Key::Ch('0'))]);
 }

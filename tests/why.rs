@@ -222,9 +222,9 @@ fn sweep_golden_on_the_demo_kernel() {
     let rows = why::sweep::run(&m, &o, &axis, &values, 2).unwrap();
     let one = why::sweep::run(&m, &o, &axis, &values, 1).unwrap();
     assert_eq!(rows, one, "thread count must not change the result");
-    let x = why::sweep::render(&rows, &axis);
+    let x = why::sweep::render(&rows, &axis, true);
     check_golden("sweep_demo.txt", &x.text);
-    let svg = why::sweep::svg(&rows, &axis, 0);
+    let svg = why::sweep::svg(&rows, &axis);
     assert!(svg.starts_with("<svg") && svg.contains("polyline"));
 }
 
@@ -264,7 +264,7 @@ fn sweep_rows_equal_fresh_runs() {
 /// absent.
 #[test]
 fn compare_with_the_real_ptxas() {
-    let Some(exe) = why::compare::find(None) else {
+    let Some(exe) = why::compare::find(None).exe else {
         eprintln!("skipped: no ptxas");
         return;
     };
@@ -314,10 +314,20 @@ fn batch_commands() {
     assert_eq!(code, 0);
     assert!(out.contains("← fewest registers, no spill"), "{out}");
     assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
+    // Condensed by default: values with the same figures share a row; --all lists each.
+    let (_, out, _) = radbg(&["sweep", "sessions/demo.ori", "--maxrregcount", "16..128"]);
+    assert!(out.contains("  41..128 ") && out.contains("(113 values in 26 rows"), "{out}");
+    assert!(out.lines().count() < 32, "{out}");
+    let (_, out, _) = radbg(&["sweep", "sessions/demo.ori", "--maxrregcount", "16..128", "--all"]);
+    assert!(out.contains("\n  128 ") && !out.contains("41..128"), "{out}");
     let _ = std::fs::remove_file(&svg);
+    // No ptxas: every place looked at and how to point it, and a failing status.
     let (code, _, err) = radbg(&["compare", "sessions/demo.ori", "--ptxas", "/nonexistent/ptxas"]);
-    assert_eq!(code, 0);
-    assert!(err.contains("no runnable ptxas"), "{err}");
+    assert_eq!(code, 1);
+    assert!(err.contains("no runnable ptxas; nothing compared. Looked at: --ptxas /nonexistent/ptxas"), "{err}");
+    assert!(err.contains("--ptxas PATH or RADBG_PTXAS=PATH"), "{err}");
+    let (_, out, _) = radbg(&["compare", "--help"]);
+    assert!(out.contains("$RADBG_PTXAS") && out.contains("radbg-corpus"), "{out}");
     let (code, _, err) = radbg(&["sweep", "sessions/demo.ori", "--maxrregcount", "48..24"]);
     assert_eq!(code, 2);
     assert!(err.contains("empty range"), "{err}");
@@ -339,4 +349,54 @@ fn breakdown_counts_an_alignment_hole() {
         (b.registers, b.peak, b.holes, b.fixed, b.precoloured, b.elsewhere, b.correction),
         (4, 3, 1, 0, 0, 0, 0)
     );
+}
+
+/// Issue 27: `radbg why` explains a spilling kernel's spills without `--fail-on-spill`,
+/// names the input that set the budget, and on PTX with `.loc` names CUDA lines and
+/// groups the values live at the peak by them.
+#[test]
+fn why_explains_spills_names_the_budget_input_and_cuda_lines() {
+    let (code, out, err) = radbg(&["why", "sessions/demo.ori"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("why spill %tap2: spilled"), "{out}");
+    assert!(out.contains("budget: 32 registers, set by .option maxrregcount = 32 in the file"), "{out}");
+    assert!(!out.contains("set by --maxrregcount"), "{out}");
+    let (_, out, _) = radbg(&["why", "sessions/demo.ori", "--maxrregcount", "40"]);
+    assert!(out.contains("set by --maxrregcount 40"), "{out}");
+    let (_, out, _) = radbg(&["why", "sessions/abi_7001.ori"]);
+    assert!(out.contains("set by .maxnreg 64"), "{out}");
+
+    let (code, out, err) = radbg(&["why", "sessions/hotspot.ptx", "--maxrregcount", "10", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let first: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    let r = &first["files"][0];
+    assert_eq!(r["at_line"], "sessions/hotspot.ptx:29 (hotspot.cu:9)");
+    assert_eq!(r["sources"][0]["line"], "hotspot.cu:9");
+    assert_eq!(r["sources"][0]["vregs"], serde_json::json!(["%rd5", "%rd4"]));
+    assert!(out.lines().any(|l| l.contains("\"why\":\"spill\"")), "spills explained: {out}");
+    let (_, out, _) = radbg(&["why", "sessions/hotspot.ptx", "--maxrregcount", "10"]);
+    assert!(out.contains("the values live at the peak come from hotspot.cu:9 (%rd5, %rd4) and :11 (%rd6)"), "{out}");
+    assert!(out.contains("reload at sessions/hotspot.ptx:56 (hotspot.cu:15 [inlined hotspot.cu:3])"), "{out}");
+}
+
+/// Issue 27: `compare` on a `.target sm_52` kernel (hand-written, sessions/hotspot.ptx
+/// retargeted) maps it to the oldest SM the installed ptxas accepts and says so; skipped
+/// cleanly without ptxas.
+#[test]
+fn compare_maps_an_old_target() {
+    if why::compare::find(None).exe.is_none() {
+        eprintln!("skipped: no ptxas");
+        return;
+    }
+    let text = std::fs::read_to_string(root().join("sessions/hotspot.ptx")).unwrap().replace("sm_80", "sm_52");
+    let path = std::env::temp_dir().join(format!("radbg-compare-sm52-{}.ptx", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    let (code, out, err) = radbg(&["compare", path.to_str().unwrap(), "--maxrregcount", "32"]);
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("note: .target sm_52 is older than this ptxas accepts (oldest sm_75); comparing both at sm_75"),
+        "{err}"
+    );
+    assert!(out.contains("-arch=sm_75") && out.contains("stencil"), "{out}");
 }

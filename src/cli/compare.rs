@@ -1,5 +1,8 @@
 //! `radbg compare FILE.ptx [--ptxas PATH]`: radbg's and the real ptxas's `-v` figures
-//! side by side (same target and budget). Without a runnable ptxas it says so and exits 0.
+//! side by side (same target and budget). A `.target` older than the ptxas accepts is
+//! compared at the oldest target it does accept (both sides), and said so. Without a
+//! runnable ptxas it names every place it looked and how to point it, and exits 1: a
+//! comparison that did not happen is not a success.
 //!
 //! Owns argument handling and output; running ptxas is `crate::why::compare`.
 
@@ -14,7 +17,8 @@ pub struct Args {
     pub file: PathBuf,
     #[command(flatten)]
     pub pipeline: super::PipelineArgs,
-    /// The ptxas to run (default: ptxas on PATH).
+    /// The ptxas to run. Default: $RADBG_PTXAS, else ptxas on PATH, else the corpus
+    /// build's (~/.cache/radbg-corpus/root/nvidia/cu13/bin/ptxas, or under $RADBG_CORPUS_CACHE).
     #[arg(long, value_name = "PATH")]
     pub ptxas: Option<PathBuf>,
     /// Print JSON instead of the table.
@@ -23,18 +27,34 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> ExitCode {
-    let Some(exe) = compare::find(args.ptxas.as_deref()) else {
+    let found = compare::find(args.ptxas.as_deref());
+    let Some(exe) = found.exe else {
         eprintln!(
-            "radbg: no runnable ptxas ({}); nothing to compare",
-            args.ptxas.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "not on PATH".into())
+            "radbg: no runnable ptxas; nothing compared. Looked at: {}.\n\
+             Point at one with --ptxas PATH or RADBG_PTXAS=PATH.",
+            found.tried.join(", ")
         );
-        return ExitCode::SUCCESS;
+        return ExitCode::FAILURE;
     };
-    let (module, opts) = match super::load_for_pipeline(&args.file, &args.pipeline) {
+    let (module, mut opts) = match super::load_for_pipeline(&args.file, &args.pipeline) {
         Ok(x) => x,
         Err(code) => return code,
     };
+    let target = opts.sm.clone().unwrap_or_else(|| module.sm.clone());
+    let (version, note) = if target.suffix.is_empty() {
+        compare::map_target(target.version, &compare::supported_sms(&exe))
+    } else {
+        (target.version, None)
+    };
+    if let Some(n) = &note {
+        eprintln!("radbg: {n}");
+        opts.sm = Some(crate::ir::Sm { version, suffix: String::new() });
+    }
     let (m, _) = crate::why::run_module(module, opts);
+    if m.module.functions.is_empty() {
+        eprintln!("radbg: {}: no function to compare", args.file.display());
+        return ExitCode::FAILURE;
+    }
     let sm = m.module.sm.to_string();
     let budget = m.module.options.maxrregcount;
     let ptxas = match compare::run_ptxas(&exe, &args.file, &sm, budget) {
@@ -44,15 +64,34 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let x = compare::render(&crate::why::whatif::figures(&m), &ptxas);
+    let figures = crate::why::whatif::figures(&m);
+    let x = compare::render(&figures, &ptxas);
     if args.json {
-        super::output::outln(&x.json.to_string());
+        let mut j = x.json.clone();
+        if let Some(o) = j.as_object_mut() {
+            o.insert("target".into(), serde_json::json!(sm));
+            o.insert("note".into(), serde_json::json!(note));
+        }
+        super::output::outln(&j.to_string());
     } else {
         super::output::out(&format!(
             "{exe} -v -arch={sm}{}\n",
             budget.map(|b| format!(" --maxrregcount={b}")).unwrap_or_default()
         ));
         super::output::out(&x.text);
+    }
+    // Nothing compared (no function of radbg's run in ptxas's report) or a function
+    // radbg failed to allocate is a failure, so scripts can rely on the status.
+    let compared = figures.iter().any(|f| ptxas.iter().any(|p| p.name == f.name));
+    let failed = m.funcs.iter().any(|r| r.alloc.as_deref().is_some_and(|a| a.failure.is_some()));
+    if !compared || failed {
+        if !compared {
+            eprintln!("radbg: nothing compared: ptxas reported none of radbg's functions");
+        }
+        if failed {
+            eprintln!("radbg: radbg's allocation failed");
+        }
+        return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
 }

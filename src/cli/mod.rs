@@ -171,6 +171,10 @@ pub struct PipelineArgs {
     /// Switch a pre-allocation stage of imported PTX off (repeatable; `set stage NAME off`).
     #[arg(long = "disable-stage", value_name = "NAME")]
     pub disable_stage: Vec<String>,
+    /// Where the CUDA files a PTX `.file` table names are (the Source pane, `list`);
+    /// by default the name as written, then the PTX file's directory.
+    #[arg(long = "source-dir", value_name = "DIR")]
+    pub source_dir: Option<PathBuf>,
 }
 
 /// Loads a module and turns pipeline arguments into run options; diagnostics go to
@@ -288,6 +292,7 @@ fn screenshots(args: &ScreenshotArgs) -> ExitCode {
 pub fn open_session(file: Option<&Path>, pipeline: &PipelineArgs) -> Result<Session, String> {
     let mut s = Session::new();
     s.opts = run_options(pipeline)?;
+    s.source_dir = pipeline.source_dir.clone();
     match file {
         Some(p) => {
             let loaded = crate::load::load_path(p)

@@ -1,6 +1,8 @@
 //! `radbg sweep FILE [--maxrregcount A..B[:STEP]] [--knob NAME=A..B[:STEP]] [--svg FILE]`:
 //! the `ptxas -v` loop people write by hand, as one table with the knees marked, run on
-//! every core; `--svg` writes the chart of the first function.
+//! every core: only the rows where something changes (`--all` for every value);
+//! `--svg` writes the chart (a panel per function, registers and spill bytes on axes
+//! of their own).
 //!
 //! Owns argument handling and output; the sweep is `crate::why::sweep`.
 
@@ -21,7 +23,8 @@ pub struct Args {
     pub knob: Option<String>,
     #[arg(long, value_name = "SM")]
     pub sm: Option<String>,
-    /// Write the chart (registers and spill bytes per value) as SVG.
+    /// Write the chart as SVG: a panel per function, registers and spill bytes each on
+    /// its own axis, the knees marked (rsvg-convert FILE.svg -o FILE.png for a PNG).
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
     /// Threads to run on (default: the available cores).
@@ -30,6 +33,9 @@ pub struct Args {
     /// Print JSON instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// List every value (default: only the rows where something changes).
+    #[arg(long)]
+    pub all: bool,
 }
 
 pub fn run(args: &Args) -> ExitCode {
@@ -61,14 +67,14 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let x = sweep::render(&rows, &axis);
+    let x = sweep::render(&rows, &axis, args.all);
     if args.json {
         super::output::outln(&x.json.to_string());
     } else {
         super::output::out(&x.text);
     }
     if let Some(p) = &args.svg {
-        if let Err(e) = std::fs::write(p, sweep::svg(&rows, &axis, 0)) {
+        if let Err(e) = std::fs::write(p, sweep::svg(&rows, &axis)) {
             eprintln!("radbg: cannot write {}: {e}", p.display());
             return ExitCode::FAILURE;
         }

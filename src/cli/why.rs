@@ -1,6 +1,7 @@
 //! `radbg why FILE [--fail-on-spill] [--json]`: `why registers` for every function of a
-//! file in batch (plus `why fail` where allocation failed); with `--fail-on-spill` a CI
-//! gate that exits 1 when anything spills, printing `why spill` for each spilled vreg.
+//! file in batch (plus `why fail` where allocation failed, and `why spill` for each
+//! spilled vreg of a spilling function); with `--fail-on-spill` a CI gate that exits 1
+//! when anything spills.
 //! With `--against FILE2` or `--against-knob/-maxrregcount/-sm`, `why differ` between
 //! the two runs instead.
 //!
@@ -20,7 +21,7 @@ pub struct Args {
     pub file: PathBuf,
     #[command(flatten)]
     pub pipeline: super::PipelineArgs,
-    /// Exit with status 1 when any function spills, explaining each spilled vreg.
+    /// Exit with status 1 when any function spills (spills are explained either way).
     #[arg(long)]
     pub fail_on_spill: bool,
     /// Print one JSON object per function instead of text.
@@ -120,23 +121,22 @@ pub fn run(args: &Args) -> ExitCode {
             && !a.spills.is_empty()
         {
             spilled = true;
-            if args.fail_on_spill {
-                // The first few in full (each revisits two moments of the run); the rest
-                // by name, so a kernel with hundreds of spills still answers quickly.
-                for s in a.spills.iter().take(FULL_SPILLS) {
-                    let v = a.func.vreg(s.vreg).name.clone();
-                    match crate::why::answer(&WhyCmd::Spill(v), &cx, fi) {
-                        Ok(x) => answers.push(x),
-                        Err(e) => eprintln!("radbg: {e}"),
-                    }
+            // A spilling function's report always says why it spills. The first few in
+            // full (each revisits two moments of the run); the rest by name, so a kernel
+            // with hundreds of spills still answers quickly.
+            for s in a.spills.iter().take(FULL_SPILLS) {
+                let v = a.func.vreg(s.vreg).name.clone();
+                match crate::why::answer(&WhyCmd::Spill(v), &cx, fi) {
+                    Ok(x) => answers.push(x),
+                    Err(e) => eprintln!("radbg: {e}"),
                 }
-                if a.spills.len() > FULL_SPILLS {
-                    let rest: Vec<String> =
-                        a.spills[FULL_SPILLS..].iter().map(|s| a.func.vreg(s.vreg).name.clone()).collect();
-                    let text = format!("also spilled ({}): {}\n", rest.len(), rest.join(" "));
-                    let json = serde_json::json!({"why": "spill", "also_spilled": rest});
-                    answers.push(crate::why::Explanation { text, json, facts: Vec::new() });
-                }
+            }
+            if a.spills.len() > FULL_SPILLS {
+                let rest: Vec<String> =
+                    a.spills[FULL_SPILLS..].iter().map(|s| a.func.vreg(s.vreg).name.clone()).collect();
+                let text = format!("also spilled ({}): {}\n", rest.len(), rest.join(" "));
+                let json = serde_json::json!({"why": "spill", "also_spilled": rest});
+                answers.push(crate::why::Explanation { text, json, facts: Vec::new() });
             }
         }
         for x in answers {

@@ -62,6 +62,10 @@ pub struct Session {
     next_display: u32,
     /// How deep `source` files are nested (a file that sources itself stops at a limit).
     source_depth: usize,
+    /// Where to look for the CUDA files a PTX `.file` table names (`--source-dir`).
+    pub source_dir: Option<PathBuf>,
+    /// The CUDA files found for the loaded module (read at load).
+    pub sources: crate::command::source::Texts,
 }
 
 /// How deep `source` may nest.
@@ -90,6 +94,8 @@ impl Session {
             displays: Vec::new(),
             next_display: 1,
             source_depth: 0,
+            source_dir: None,
+            sources: Default::default(),
         }
     }
 
@@ -97,6 +103,9 @@ impl Session {
     pub fn open(&mut self, module: crate::ir::Module, name: &str, imported: bool) {
         let mut opts = self.opts.clone();
         opts.imported = imported;
+        let p = Path::new(name);
+        let ptx = if p.is_absolute() || p.exists() { p.to_path_buf() } else { self.base.join(p) };
+        self.sources = crate::command::source::load(&module.srcloc, Some(&ptx), self.source_dir.as_deref());
         self.dbg = Some(Debugger::new(module, opts));
         self.file = Some(name.to_string());
         self.selected = None;
@@ -346,6 +355,12 @@ impl Session {
                 let info = query::vreg_info(d, fi, v).ok_or("no such vreg")?;
                 Ok(render::vreg(&info))
             }
+            Command::SourceView(line) => {
+                let fi = self.func();
+                let d = self.dbg.as_ref().expect("loaded");
+                let t = crate::engine::query_source::source_table(d.machine(), fi);
+                Ok(crate::command::source::render(&t, &self.sources, &d.machine().module.srcloc, *line, 10))
+            }
             Command::Live(p) => {
                 let fi = self.func();
                 let d = self.dbg.as_ref().expect("loaded");
@@ -399,7 +414,7 @@ impl Session {
                 let d = self.dbg.as_ref().expect("loaded");
                 let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
                 let rows = crate::why::sweep::run(&d.loaded, &d.opts, axis, values, threads)?;
-                let x = crate::why::sweep::render(&rows, axis);
+                let x = crate::why::sweep::render(&rows, axis, false);
                 self.last_sweep = Some((axis.clone(), rows));
                 Ok(Output::new(x.text.trim_end(), x.json))
             }

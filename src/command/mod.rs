@@ -8,6 +8,7 @@ pub mod parse;
 pub mod render;
 pub mod render_briggs;
 pub mod script;
+pub mod source;
 pub mod table;
 
 pub use exec::{Output, Session};

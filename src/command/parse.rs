@@ -33,6 +33,8 @@ pub enum Command {
     Ir(Option<u32>, Option<u32>),
     Print(String),
     Live(Option<u32>),
+    /// `source-view [LINE]` / `list`: the CUDA source lines with their live registers.
+    SourceView(Option<u32>),
     Constraints(Option<String>),
     Hist,
     /// The Chaitin-Briggs graph view (`graph`).
@@ -460,6 +462,10 @@ fn parse_words(line: &str, w: &[Word]) -> Result<Command, CmdError> {
         "print" => {
             too_many(1)?;
             Command::Print(vreg(need(0, "a vreg")?)?)
+        }
+        "source-view" => {
+            too_many(1)?;
+            Command::SourceView(args.first().map(|x| number(x, "a source line", u32::MAX as u64)).transpose()?)
         }
         "live" => {
             too_many(1)?;

@@ -199,11 +199,15 @@ pub fn ir(d: &Debugger, fi: usize, point: Option<u32>, count: u32) -> Output {
         // Imported PTX: the PTX line beside each instruction (as the TUI's IR pane shows).
         if let Some(o) = l.origin.filter(|_| d.opts.imported) {
             let _ = write!(s, "  // PTX line {o}");
+            if let Some(src) = &l.source {
+                let _ = write!(s, " {src}");
+            }
         }
         let s2 = s.trim_end().to_string();
         s = s2;
         j.push(json!({"point": l.point, "label": l.label, "text": l.text, "spill": l.spill,
-            "assigned": l.assigned.iter().map(|(v, r)| json!([v, r])).collect::<Vec<_>>(), "origin": l.origin}));
+            "assigned": l.assigned.iter().map(|(v, r)| json!([v, r])).collect::<Vec<_>>(), "origin": l.origin,
+            "source": l.source}));
     }
     out(s, json!({"function": f.name, "lines": j}))
 }
@@ -221,6 +225,12 @@ pub fn vreg(i: &VregInfo) -> Output {
     if let Some(o) = i.origin {
         let _ = write!(s, "\n  source line {o}");
     }
+    if let Some(src) = &i.source {
+        let _ = write!(s, "\n  defined at {src}");
+    }
+    if let Some(x) = &i.stands_for {
+        let _ = write!(s, "\n  stands for {x}");
+    }
     let _ = write!(s, "\n  constraints: {}", i.constraints.len());
     for n in &i.constraints {
         let _ = write!(s, "\n    {}", node_line(n));
@@ -236,7 +246,7 @@ pub fn vreg(i: &VregInfo) -> Output {
         s,
         json!({"name": i.name, "class": i.class, "width": i.width, "flags": i.flags, "flag_names": i.flag_names,
         "cost": i.cost, "register": i.slot, "constraints": i.constraints.iter().map(node_json).collect::<Vec<_>>(),
-        "history": i.history, "origin": i.origin}),
+        "history": i.history, "origin": i.origin, "source": i.source, "stands_for": i.stands_for}),
     )
 }
 
@@ -271,13 +281,21 @@ pub fn constraints(name: &str, nodes: &[NodeView]) -> Output {
 
 pub fn live(l: &LiveView) -> Output {
     let mut s = format!("point {}", l.point);
+    if let (Some(o), Some(src)) = (l.origin, &l.source) {
+        let _ = write!(s, " (PTX line {o}, {src})");
+    }
     let _ = write!(s, "\n  live before: {}", if l.before.is_empty() { "-".into() } else { l.before.join(" ") });
     let _ = write!(s, "\n  live after:  {}", if l.after.is_empty() { "-".into() } else { l.after.join(" ") });
     let p: Vec<String> = l.pressure.iter().map(|(f, n)| format!("{} {n}", f.prefix())).collect();
     let _ = write!(s, "\n  pressure:    {}", p.join(", "));
+    if !l.defined.is_empty() {
+        let d: Vec<String> = l.defined.iter().map(|(v, src)| format!("{v} {src}")).collect();
+        let _ = write!(s, "\n  defined at:  {}", d.join(", "));
+    }
     out(
         s,
-        json!({"point": l.point, "before": l.before, "after": l.after,
+        json!({"point": l.point, "origin": l.origin, "source": l.source, "before": l.before, "after": l.after,
+        "defined": l.defined.iter().map(|(v, src)| json!([v, src])).collect::<Vec<_>>(),
         "pressure": l.pressure.iter().map(|(f, n)| json!({"file": f.prefix(), "pressure": n})).collect::<Vec<_>>()}),
     )
 }

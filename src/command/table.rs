@@ -359,7 +359,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     ),
     cmd!(
         "ir",
-        ["list", "l"],
+        [],
         "ir [POINT [COUNT]]",
         Inspecting,
         "show the IR with assignments so far",
@@ -374,6 +374,15 @@ pub static COMMANDS: &[CommandSpec] = &[
         "show a vreg: flags, cost, constraints, assignment history",
         "Shows a vreg's class, width, decoded flag bits, spill cost, current register, constraint nodes and every decision about it so far. Under Briggs: its node's degree, K, high-degree neighbours, Briggs-safety, spill cost and priority, status and colour, and every Briggs event about it.",
         ["print %r12", "p %rd0"]
+    ),
+    cmd!(
+        "source-view",
+        ["list", "l"],
+        "source-view [LINE]",
+        Inspecting,
+        "CUDA source lines with their live registers and spills",
+        "For PTX with `.file`/`.loc` (compiled with -lineinfo): each CUDA line of the current function with the registers live at its peak point, the values it defines that are live at the function's peak (\"keeps alive\") and its spill stores (S) and reloads (L), as the allocation stands at the cursor. The source text comes from the file `.file` names (or from --source-dir DIR); without it, the same table by line number. LINE shows ten lines around it.",
+        ["source-view", "list 12", "l"]
     ),
     cmd!(
         "live",

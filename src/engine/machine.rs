@@ -133,6 +133,42 @@ impl Machine {
         self.set_options(opts);
     }
 
+    /// What set a budget, in the words of the input that set it: `--maxrregcount 24`
+    /// (command line or `set maxrregcount`), `.option maxrregcount = 32 in the file`,
+    /// `.maxnreg 40`, `the launch bounds (.maxntid 256, .minnctapersm 2)`.
+    pub fn budget_source(&self, f: &crate::ir::Function, b: &budget::Budget) -> String {
+        use budget::BudgetSource as S;
+        let file = &self.source.options;
+        match b.source {
+            S::MaxRegCount => match (self.opts.maxrregcount, file.maxrregcount) {
+                (Some(n), _) => format!("--maxrregcount {n}"),
+                (None, Some(n)) => format!(".option maxrregcount = {n} in the file"),
+                (None, None) => b.source.describe().to_string(),
+            },
+            S::DeviceFunctionMaxRegCount => match file.device_function_maxrregcount {
+                Some(n) => format!(".option device-function-maxrregcount = {n} in the file"),
+                None => b.source.describe().to_string(),
+            },
+            S::MaxNReg => match f.maxnreg {
+                Some(n) => format!(".maxnreg {n}"),
+                None => b.source.describe().to_string(),
+            },
+            S::LaunchBounds => {
+                let mut parts = Vec::new();
+                if let Some(d) = f.maxntid.as_ref().or(f.reqntid.as_ref()) {
+                    let dims: Vec<String> = d.iter().map(u32::to_string).collect();
+                    let name = if f.maxntid.is_some() { ".maxntid" } else { ".reqntid" };
+                    parts.push(format!("{name} {}", dims.join(",")));
+                }
+                if let Some(n) = f.minnctapersm {
+                    parts.push(format!(".minnctapersm {n}"));
+                }
+                format!("the launch bounds ({})", parts.join(", "))
+            }
+            S::ArchCap | S::AbiFloor => b.source.describe().to_string(),
+        }
+    }
+
     /// One line for an event, naming vregs from the function as it stands now.
     pub fn describe(&self, e: &Event) -> String {
         let f = e.func.filter(|&i| i < self.module.functions.len()).map(|i| crate::engine::query::func_ir(self, i));
@@ -249,7 +285,7 @@ impl Machine {
                     let b = budget::resolve(&self.module, f, uses_abi);
                     let ev = EventKind::Budget {
                         gpr: b.gpr,
-                        source: b.source.describe().to_string(),
+                        source: self.budget_source(f, &b),
                         diagnostics: b.diagnostics.clone(),
                     };
                     self.funcs[fi].budget = Some(b);

@@ -19,5 +19,6 @@ pub mod debugger;
 pub mod frames;
 pub mod query;
 pub mod query_briggs;
+pub mod query_source;
 
 pub use debugger::{Debugger, Stop};

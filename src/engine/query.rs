@@ -82,6 +82,8 @@ pub struct IrLine {
     /// `(vreg name, register)` for every vreg the instruction references that has one.
     pub assigned: Vec<(String, String)>,
     pub origin: Option<u32>,
+    /// The CUDA line (`hot.cu:9`) of imported PTX with `.loc`.
+    pub source: Option<String>,
 }
 
 /// The IR of a function with assignments so far; `range` limits the lines built
@@ -120,6 +122,7 @@ pub fn ir_lines(m: &Machine, fi: usize, range: std::ops::Range<u32>) -> Vec<IrLi
             spill: crate::alloc::spill::is_spill_code(inst),
             assigned,
             origin: inst.origin,
+            source: inst.origin.and_then(|o| m.module.srcloc.user_line(o)).map(|u| m.module.srcloc.label_of(u)),
         });
         p += 1;
     }
@@ -156,6 +159,12 @@ pub fn reg_name(file: RegFile, slot: u16, width: u8) -> String {
 #[derive(Clone, Debug, PartialEq)]
 pub struct LiveView {
     pub point: u32,
+    /// The PTX line and CUDA line of the instruction at the point.
+    pub origin: Option<u32>,
+    pub source: Option<String>,
+    /// `(vreg, CUDA line of its first definition)` for the values live before the point
+    /// (imported PTX with `.loc` only).
+    pub defined: Vec<(String, String)>,
     pub before: Vec<String>,
     pub after: Vec<String>,
     /// (file, pressure) for each file with liveness.
@@ -176,7 +185,19 @@ pub fn live_at(m: &Machine, fi: usize, point: u32) -> Option<LiveView> {
         .filter(|file| f.vregs.iter().any(|v| v.file() == **file))
         .map(|&file| (file, l.pressure(f, point, file)))
         .collect();
-    Some(LiveView { point, before: names(&before), after: names(&after), pressure })
+    let src = &m.module.srcloc;
+    let origin = f.layout().locate(point).and_then(|(b, i)| f.blocks[b].insts[i].origin);
+    let source = origin.and_then(|o| src.label(o));
+    let mut defined = Vec::new();
+    if !src.is_empty() {
+        let lines = crate::engine::query_source::def_lines(m, f);
+        for v in before.iter() {
+            if let Some(Some(u)) = lines.get(v.index()) {
+                defined.push((f.vreg(v).name.clone(), src.label_of(*u)));
+            }
+        }
+    }
+    Some(LiveView { point, origin, source, before: names(&before), after: names(&after), pressure, defined })
 }
 
 /// Pressure of a file at every program point.
@@ -312,6 +333,10 @@ pub struct VregInfo {
     /// One line per assignment decision or spill of this vreg in the trace so far.
     pub history: Vec<String>,
     pub origin: Option<u32>,
+    /// The CUDA line of its first definition (imported PTX with `.loc`).
+    pub source: Option<String>,
+    /// What an importer- or prepass-made name stands for (`%v4tmp0`, `%rd16$32`).
+    pub stands_for: Option<String>,
 }
 
 pub fn vreg_info(d: &Debugger, fi: usize, v: VRegId) -> Option<VregInfo> {
@@ -349,6 +374,12 @@ pub fn vreg_info(d: &Debugger, fi: usize, v: VRegId) -> Option<VregInfo> {
         constraints: constraints_of(m, fi, v),
         history,
         origin: vr.origin,
+        source: crate::engine::query_source::def_lines(m, f)
+            .get(v.index())
+            .copied()
+            .flatten()
+            .map(|u| m.module.srcloc.label_of(u)),
+        stands_for: crate::engine::query_source::stands_for(m, f, v),
     })
 }
 

@@ -16,6 +16,7 @@ pub mod print;
 pub mod ptx;
 pub mod sm;
 pub mod span;
+pub mod srcloc;
 pub mod validate;
 
 pub use abi_spec::*;

@@ -24,6 +24,9 @@ pub struct Module {
     /// Module-scope memory declarations (`.shared`, `.global`, `.const`, `.local`).
     pub globals: Vec<Global>,
     pub functions: Vec<Function>,
+    /// CUDA source lines by PTX line (`.file`/`.loc` of imported PTX; empty for Ori IR).
+    /// Looked up through each instruction's and vreg's `origin`.
+    pub srcloc: crate::ir::srcloc::SourceLines,
 }
 
 impl Module {
@@ -52,6 +55,7 @@ impl Module {
             knobs: old.knobs.clone(),
             globals: old.globals.clone(),
             functions: functions.collect(),
+            srcloc: old.srcloc.clone(),
         });
     }
 }

@@ -23,21 +23,88 @@ pub struct PtxasFigures {
     pub spill_loads: u32,
 }
 
-/// The ptxas to run: the given path, else `ptxas` on PATH, else the one the corpus build
-/// installs (`$RADBG_CORPUS_CACHE` or `~/.cache/radbg-corpus`, `root/nvidia/cu13/bin/ptxas`);
-/// `None` when none can be run.
-pub fn find(explicit: Option<&Path>) -> Option<String> {
+/// Where `compare` found ptxas, or every place it looked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Found {
+    pub exe: Option<String>,
+    /// The places tried, in order (`--ptxas /x`, `RADBG_PTXAS=/y`, `ptxas on PATH`, …).
+    pub tried: Vec<String>,
+}
+
+/// The ptxas to run, in this order: `--ptxas PATH` (only it, when given); `$RADBG_PTXAS`;
+/// `ptxas` on PATH; the one the corpus build installs (`$RADBG_CORPUS_CACHE` or
+/// `~/.cache/radbg-corpus`, `root/nvidia/cu13/bin/ptxas`).
+pub fn find(explicit: Option<&Path>) -> Found {
+    find_with(explicit, std::env::var_os("RADBG_PTXAS").map(std::path::PathBuf::from))
+}
+
+/// [`find`] with the environment variable given (tests).
+pub fn find_with(explicit: Option<&Path>, env: Option<std::path::PathBuf>) -> Found {
     let runs = |exe: &str| Command::new(exe).arg("--version").output().map(|o| o.status.success()).unwrap_or(false);
+    let mut tried = Vec::new();
     if let Some(p) = explicit {
         let exe = p.display().to_string();
-        return runs(&exe).then_some(exe);
+        tried.push(format!("--ptxas {exe}"));
+        return Found { exe: runs(&exe).then_some(exe), tried };
     }
+    if let Some(p) = env {
+        let exe = p.display().to_string();
+        tried.push(format!("RADBG_PTXAS={exe}"));
+        if runs(&exe) {
+            return Found { exe: Some(exe), tried };
+        }
+    }
+    tried.push("ptxas on PATH".to_string());
     if runs("ptxas") {
-        return Some("ptxas".to_string());
+        return Found { exe: Some("ptxas".to_string()), tried };
     }
-    let cache = crate::fidelity::default_corpus()?;
-    let exe = cache.join("root/nvidia/cu13/bin/ptxas").display().to_string();
-    runs(&exe).then_some(exe)
+    match crate::fidelity::default_corpus() {
+        Some(cache) => {
+            let exe = cache.join("root/nvidia/cu13/bin/ptxas").display().to_string();
+            tried.push(exe.clone());
+            Found { exe: runs(&exe).then_some(exe), tried }
+        }
+        None => {
+            tried.push("the corpus build's ptxas (no $RADBG_CORPUS_CACHE or $HOME)".to_string());
+            Found { exe: None, tried }
+        }
+    }
+}
+
+/// The `sm_NN` targets a ptxas accepts, from the allowed values its `--help` lists for
+/// `--gpu-name` (ptxas 13 dropped everything below sm_75).
+pub fn supported_sms(exe: &str) -> Vec<u32> {
+    let Ok(o) = Command::new(exe).arg("--help").output() else { return Vec::new() };
+    let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    parse_sms(&text)
+}
+
+/// Every plain `'sm_NN'` in a ptxas help text, sorted.
+pub fn parse_sms(help: &str) -> Vec<u32> {
+    let mut v: Vec<u32> =
+        help.split('\'').filter_map(|w| w.strip_prefix("sm_")).filter_map(|n| n.parse().ok()).collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// The target to compare at: the module's own when this ptxas accepts it, else the
+/// oldest it accepts that is newer (PTX for `.target sm_XY` compiles for every sm_MN
+/// with MN >= XY), with the sentence that says so.
+pub fn map_target(version: u32, supported: &[u32]) -> (u32, Option<String>) {
+    if supported.is_empty() || supported.contains(&version) {
+        return (version, None);
+    }
+    match supported.iter().find(|&&s| s > version) {
+        Some(&s) => (
+            s,
+            Some(format!(
+                "note: .target sm_{version} is older than this ptxas accepts (oldest sm_{}); comparing both at sm_{s}",
+                supported[0]
+            )),
+        ),
+        None => (version, None),
+    }
 }
 
 /// Runs `ptxas -v` and parses its report.
@@ -121,6 +188,26 @@ pub fn render(radbg: &[Figures], ptxas: &[PtxasFigures]) -> Explanation {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn old_targets_map_to_the_oldest_supported() {
+        let sms = super::parse_sms("Allowed values: 'compute_75','sm_100','sm_75','sm_80','sm_90a','sm_90'");
+        assert_eq!(sms, vec![75, 80, 90, 100]);
+        let (v, note) = super::map_target(52, &sms);
+        assert_eq!(v, 75);
+        assert!(note.unwrap().contains(".target sm_52 is older than this ptxas accepts (oldest sm_75)"));
+        assert_eq!(super::map_target(80, &sms), (80, None));
+        assert_eq!(super::map_target(52, &[]), (52, None));
+    }
+
+    #[test]
+    fn a_missing_ptxas_names_every_place_looked() {
+        let f = super::find_with(Some(std::path::Path::new("/nonexistent/ptxas")), None);
+        assert_eq!((f.exe, f.tried), (None, vec!["--ptxas /nonexistent/ptxas".to_string()]));
+        let f = super::find_with(None, Some("/nonexistent/env-ptxas".into()));
+        assert_eq!(f.tried[0], "RADBG_PTXAS=/nonexistent/env-ptxas");
+        assert_eq!(f.tried[1], "ptxas on PATH");
+    }
+
     #[test]
     fn parses_ptxas_v() {
         let t = "ptxas info    : 0 bytes gmem\nptxas info    : Compiling entry function 'k' for 'sm_90'\n\

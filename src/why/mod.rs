@@ -109,12 +109,21 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// `file:line` for an origin, `point N` when the instruction has none.
+    /// `file:line` for an origin, `point N` when the instruction has none; PTX with
+    /// `.loc` adds the CUDA line (`k.ptx:40 (hot.cu:9)`).
     pub fn at(&self, origin: Option<u32>, point: u32) -> String {
         match origin {
-            Some(l) => format!("{}:{l}", self.file),
+            Some(l) => match self.source(origin) {
+                Some(src) => format!("{}:{l} ({src})", self.file),
+                None => format!("{}:{l}", self.file),
+            },
             None => format!("point {point}"),
         }
+    }
+
+    /// The CUDA source line (`hot.cu:9`) of a PTX origin, when the PTX has `.loc`.
+    pub fn source(&self, origin: Option<u32>) -> Option<String> {
+        origin.and_then(|o| self.m.module.srcloc.label(o))
     }
 
     /// Resolves a function name (or the given default index).

@@ -398,6 +398,45 @@ pub fn report(cx: &Ctx, fi: usize) -> Report {
     }
 }
 
+/// The values live at a peak grouped by the CUDA line of their first definition (PTX
+/// with `.loc` only): most values first, then by line; values with no line are left out.
+pub fn by_source(cx: &Ctx, p: &FilePeak) -> Vec<((u32, u32), Vec<String>)> {
+    let src = &cx.m.module.srcloc;
+    let mut groups: Vec<((u32, u32), Vec<String>)> = Vec::new();
+    for lv in &p.live {
+        let Some(u) = lv.def.and_then(|(_, o)| o).and_then(|o| src.user_line(o)) else { continue };
+        match groups.iter_mut().find(|(k, _)| *k == u) {
+            Some((_, vs)) => vs.push(lv.name.clone()),
+            None => groups.push((u, vec![lv.name.clone()])),
+        }
+    }
+    groups.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
+    groups
+}
+
+/// `  the values live at the peak come from hot.cu:8 (%f1, %rd6), :9 (%f2) and :6 (%r1)`:
+/// a line in the same file as the one before it is written `:LINE`.
+fn sources_text(cx: &Ctx, groups: &[((u32, u32), Vec<String>)]) -> Option<String> {
+    if groups.is_empty() {
+        return None;
+    }
+    let src = &cx.m.module.srcloc;
+    let mut parts = Vec::new();
+    let mut last_file = None;
+    for ((file, line), vs) in groups {
+        let at = if last_file == Some(*file) { format!(":{line}") } else { src.label_of((*file, *line)) };
+        last_file = Some(*file);
+        let names =
+            if vs.len() > 4 { format!("{}, … {} values", vs[..3].join(", "), vs.len()) } else { vs.join(", ") };
+        parts.push(format!("{at} ({names})"));
+    }
+    let list = match parts.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => parts.join(""),
+    };
+    Some(format!("  the values live at the peak come from {list}\n"))
+}
+
 pub fn at_line(cx: &Ctx, x: Option<(u32, Option<u32>)>) -> String {
     match x {
         Some((p, o)) => cx.at(o, p),
@@ -497,6 +536,19 @@ pub fn explain(cx: &Ctx, fi: usize) -> Explanation {
         if p.live.len() > LIST {
             t.push_str(&format!("  … and {} more live there\n", p.live.len() - LIST));
         }
+        if let Some(line) = sources_text(cx, &by_source(cx, p)) {
+            t.push_str(&line);
+        }
+        // Names the importer and the prepasses made (`%v4tmp0`, `%rd16$32`, `%f3$rl0`):
+        // what PTX register and line each stands for.
+        if cx.m.opts.imported {
+            let f = cx.func(fi);
+            for lv in p.live.iter().take(LIST) {
+                if let Some(x) = crate::engine::query_source::stands_for(cx.m, f, lv.vreg) {
+                    t.push_str(&format!("  {} is {x}\n", lv.name));
+                }
+            }
+        }
     }
     let stages = crate::why::stages::replay(cx.m, fi);
     if let Some(st) = &stages {
@@ -524,7 +576,8 @@ pub fn explain(cx: &Ctx, fi: usize) -> Explanation {
         budget_breakdown(&mut t, b, r.scan_bound);
     }
     if let Some(bg) = &r.budget {
-        t.push_str(&format!("budget: {} registers, set by {}\n", bg.gpr, bg.source.describe()));
+        let set_by = cx.m.budget_source(src, bg);
+        t.push_str(&format!("budget: {} registers, set by {set_by}\n", bg.gpr));
         let mut inputs = vec![format!("architectural cap {}", crate::alloc::budget::GPR_CAP)];
         if let Some(n) = cx.m.module.options.maxrregcount {
             inputs.push(format!("--maxrregcount {n}"));
@@ -569,6 +622,7 @@ pub fn explain(cx: &Ctx, fi: usize) -> Explanation {
         ("registers".to_string(), b.registers as i64),
         ("peak".to_string(), rp.map(|p| p.peak).unwrap_or(0) as i64),
         ("peak-point".to_string(), rp.map(|p| p.at).unwrap_or(0) as i64),
+        ("peak-source-lines".to_string(), rp.map(|p| by_source(cx, p).len()).unwrap_or(0) as i64),
         ("near-peak".to_string(), rp.map(|p| p.near).unwrap_or(0) as i64),
         ("holes".to_string(), b.holes as i64),
         ("fixed".to_string(), b.fixed as i64),
@@ -589,6 +643,9 @@ pub fn explain(cx: &Ctx, fi: usize) -> Explanation {
             json!({
                 "file": p.file.prefix(), "peak": p.peak, "points": p.points, "near": p.near, "at": p.at,
                 "at_line": cx.at(p.at_origin, p.at),
+                "sources": by_source(cx, p).iter().map(|(u, vs)| json!({
+                    "line": cx.m.module.srcloc.label_of(*u), "vregs": vs,
+                })).collect::<Vec<_>>(),
                 "live": p.live.iter().map(|lv| json!({
                     "vreg": lv.name, "width": lv.width, "range": lv.length, "loop_depth": lv.depth,
                     "score": lv.score, "defined": at_line(cx, lv.def), "last_use": at_line(cx, lv.last_use),
@@ -603,7 +660,7 @@ pub fn explain(cx: &Ctx, fi: usize) -> Explanation {
         "breakdown": {"peak": b.peak, "correction": b.correction, "holes": b.holes, "fixed": b.fixed,
             "precoloured": b.precoloured, "elsewhere": b.elsewhere, "report_rule": b.rule, "report_rule_reason": b.rule_reason,
             "rounding": 0, "sum": b.sum()},
-        "budget": r.budget.as_ref().map(|bg| json!({"gpr": bg.gpr, "source": bg.source.describe(),
+        "budget": r.budget.as_ref().map(|bg| json!({"gpr": bg.gpr, "source": cx.m.budget_source(src, bg),
             "diagnostics": bg.diagnostics, "launch_bound": bg.launch_bound})),
         "occupancy": {"warps": w, "limit": lim, "next": next.map(|(nr, nw)| json!({"registers": nr, "warps": nw}))},
         "facts": facts_json(&facts),

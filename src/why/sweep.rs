@@ -131,8 +131,29 @@ pub fn knees(rows: &[Row], fi: usize) -> (Option<usize>, Option<usize>) {
     (regs, occ)
 }
 
-/// The table with knee marks, per function.
-pub fn render(rows: &[Row], axis: &Axis) -> Explanation {
+/// The figures a row shows for one function (what "something changes" compares).
+fn shown(f: &Figures) -> (u32, u32, u32, u32, u32, bool) {
+    (f.registers, f.stores, f.loads, f.attempts, f.warps, f.failed)
+}
+
+/// The rows of function `fi` the condensed table prints: `(first, last)` index pairs of
+/// runs of consecutive values with the same figures; with `all`, every row alone.
+pub fn runs(rows: &[Row], fi: usize, all: bool) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for (i, r) in rows.iter().enumerate() {
+        let same =
+            !all && out.last().is_some_and(|&(a, _)| rows[a].funcs.get(fi).map(shown) == r.funcs.get(fi).map(shown));
+        match out.last_mut() {
+            Some(last) if same => last.1 = i,
+            _ => out.push((i, i)),
+        }
+    }
+    out
+}
+
+/// The table with knee marks, per function: only the rows where something changes (a
+/// run of values with the same figures is one row, `40..47`), or every row with `all`.
+pub fn render(rows: &[Row], axis: &Axis, all: bool) -> Explanation {
     let name = match axis {
         Axis::MaxRegCount => "maxrregcount".to_string(),
         Axis::Knob(k) => k.clone(),
@@ -149,17 +170,20 @@ pub fn render(rows: &[Row], axis: &Axis) -> Explanation {
                 .map(String::from)
                 .to_vec(),
         ];
-        for (i, r) in rows.iter().enumerate() {
-            let f = &r.funcs[fi];
+        let runs = runs(rows, fi, all);
+        for &(a, b) in &runs {
+            let f = &rows[a].funcs[fi];
             let mut mark = Vec::new();
-            if kr == Some(i) {
+            if kr.is_some_and(|k| (a..=b).contains(&k)) {
                 mark.push("← fewest registers, no spill");
             }
-            if ko == Some(i) {
+            if ko.is_some_and(|k| (a..=b).contains(&k)) {
                 mark.push("← best occupancy, no spill");
             }
+            let value =
+                if a == b { rows[a].value.to_string() } else { format!("{}..{}", rows[a].value, rows[b].value) };
             tab.push(vec![
-                r.value.to_string(),
+                value,
                 format!("{}{}", f.registers, if f.failed { " FAILED" } else { "" }),
                 f.stores.to_string(),
                 f.loads.to_string(),
@@ -169,6 +193,14 @@ pub fn render(rows: &[Row], axis: &Axis) -> Explanation {
             ]);
         }
         t.push_str(&table(&tab));
+        if runs.len() < rows.len() {
+            t.push_str(&format!(
+                "  ({} values in {} row{}: values with the same figures share a row; --all lists each)\n",
+                rows.len(),
+                runs.len(),
+                if runs.len() == 1 { "" } else { "s" }
+            ));
+        }
         if kr.is_none() {
             t.push_str("  no value avoids spilling\n");
         }
@@ -188,53 +220,233 @@ pub fn render(rows: &[Row], axis: &Axis) -> Explanation {
     Explanation { text: t, json: json!({"sweep": name, "functions": fj}), facts }
 }
 
-/// An SVG line chart of registers (solid) and spill bytes (dashed) per swept value for
-/// function `fi`, the knees marked.
-pub fn svg(rows: &[Row], axis: &Axis, fi: usize) -> String {
-    let (w, h, pad) = (640.0f64, 360.0f64, 48.0f64);
-    let xs: Vec<f64> = rows.iter().map(|r| r.value as f64).collect();
-    let (x0, x1) = (
-        xs.first().copied().unwrap_or(0.0),
-        xs.last().copied().unwrap_or(1.0).max(xs.first().copied().unwrap_or(0.0) + 1.0),
-    );
-    let regs: Vec<f64> = rows.iter().map(|r| r.funcs.get(fi).map_or(0.0, |f| f.registers as f64)).collect();
-    let spill: Vec<f64> = rows.iter().map(|r| r.funcs.get(fi).map_or(0.0, |f| (f.stores + f.loads) as f64)).collect();
-    let ymax = regs.iter().chain(&spill).copied().fold(1.0, f64::max);
-    let px = |x: f64| pad + (x - x0) / (x1 - x0) * (w - 2.0 * pad);
-    let py = |y: f64| h - pad - y / ymax * (h - 2.0 * pad);
-    let line = |ys: &[f64]| {
-        xs.iter().zip(ys).map(|(&x, &y)| format!("{:.1},{:.1}", px(x), py(y))).collect::<Vec<_>>().join(" ")
-    };
+/// Round tick values from 0 to at least `max`: steps of 1, 2 or 5 × 10^k, about five.
+pub fn ticks(max: f64) -> Vec<f64> {
+    ticks_n(max, 5.0)
+}
+
+/// [`ticks`] with about `n` steps.
+fn ticks_n(max: f64, n: f64) -> Vec<f64> {
+    let max = if max > 0.0 { max } else { 1.0 };
+    let raw = max / n;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(10.0 * mag).max(1.0);
+    let n = (max / step).ceil() as usize;
+    (0..=n).map(|k| k as f64 * step).collect()
+}
+
+/// Tick values over `[lo, hi]` for the swept axis (round steps, within the range).
+fn x_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let span = (hi - lo).max(1.0);
+    let t = ticks_n(span, 8.0);
+    let step = t.get(1).copied().unwrap_or(1.0);
+    let first = (lo / step).ceil() * step;
+    let mut out = Vec::new();
+    let mut x = first;
+    while x <= hi + 1e-9 {
+        out.push(x);
+        x += step;
+    }
+    out
+}
+
+/// Escapes text for SVG.
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+/// The chart: one panel per function, each with registers (top, blue) and spill bytes
+/// stored + loaded (bottom, red) on their own y axes starting at zero with round ticks,
+/// the swept value on a shared x axis with ticks, and the knees as vertical lines with
+/// labels on rows of their own above the plots (never over each other or the lines).
+pub fn svg(rows: &[Row], axis: &Axis) -> String {
     let name = match axis {
-        Axis::MaxRegCount => "maxrregcount".to_string(),
-        Axis::Knob(k) => k.clone(),
+        Axis::MaxRegCount => "--maxrregcount".to_string(),
+        Axis::Knob(k) => format!("knob {k}"),
     };
-    let fname = rows.first().and_then(|r| r.funcs.get(fi)).map(|f| f.name.clone()).unwrap_or_default();
+    let nf = rows.first().map(|r| r.funcs.len()).unwrap_or(0);
+    let (w, left, right) = (760.0f64, 78.0f64, 24.0f64);
+    let (title_h, panel_h) = (44.0f64, 330.0f64);
+    let h = title_h + panel_h * nf.max(1) as f64 + 8.0;
+    let xs: Vec<f64> = rows.iter().map(|r| r.value as f64).collect();
+    let x0 = xs.first().copied().unwrap_or(0.0);
+    let x1 = xs.last().copied().unwrap_or(1.0).max(x0 + 1.0);
+    let px = |x: f64| left + (x - x0) / (x1 - x0) * (w - left - right);
     let mut s = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"monospace\" font-size=\"12\">\n\
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"DejaVu Sans, sans-serif\" font-size=\"12\">\n\
          <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
-         <text x=\"{pad}\" y=\"20\">{fname}: registers (blue) and spill bytes (red, dashed) by {name}</text>\n\
-         <line x1=\"{pad}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\" stroke=\"black\"/>\n<line x1=\"{pad}\" y1=\"{pad}\" x2=\"{pad}\" y2=\"{b}\" stroke=\"black\"/>\n\
-         <text x=\"{pad}\" y=\"{t}\">{x0}</text><text x=\"{r}\" y=\"{t}\" text-anchor=\"end\">{x1}</text><text x=\"4\" y=\"{pad}\">{ymax}</text>\n",
-        b = h - pad,
-        r = w - pad,
-        t = h - pad + 16.0
+         <text x=\"{left}\" y=\"22\" font-size=\"15\" font-weight=\"bold\">Registers and spill bytes by {}</text>\n\
+         <text x=\"{left}\" y=\"38\" fill=\"#555\">one panel per function · <tspan fill=\"#1f5fbf\">registers</tspan> · <tspan fill=\"#bf1f1f\">spill bytes (stored + loaded)</tspan> · <tspan fill=\"#2a7d3a\">knees</tspan></text>\n",
+        esc(&name)
     );
-    s.push_str(&format!(
-        "<polyline fill=\"none\" stroke=\"#1f5fbf\" stroke-width=\"2\" points=\"{}\"/>\n",
-        line(&regs)
-    ));
-    s.push_str(&format!(
-        "<polyline fill=\"none\" stroke=\"#bf1f1f\" stroke-width=\"2\" stroke-dasharray=\"6 4\" points=\"{}\"/>\n",
-        line(&spill)
-    ));
-    let (kr, ko) = knees(rows, fi);
-    for (k, label) in [(kr, "fewest regs, no spill"), (ko, "best occupancy, no spill")] {
-        if let Some(i) = k {
-            let (x, y) = (px(xs[i]), py(regs[i]));
-            s.push_str(&format!("<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"5\" fill=\"#2a9d3a\"/><text x=\"{:.1}\" y=\"{:.1}\">{label} ({})</text>\n", x + 8.0, y - 8.0, rows[i].value));
+    for fi in 0..nf {
+        let oy = title_h + panel_h * fi as f64;
+        let fname = rows.first().and_then(|r| r.funcs.get(fi)).map(|f| f.name.clone()).unwrap_or_default();
+        let regs: Vec<f64> = rows.iter().map(|r| r.funcs.get(fi).map_or(0.0, |f| f.registers as f64)).collect();
+        let spill: Vec<f64> =
+            rows.iter().map(|r| r.funcs.get(fi).map_or(0.0, |f| (f.stores + f.loads) as f64)).collect();
+        // Panel frame and name.
+        s.push_str(&format!(
+            "<rect x=\"4\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"none\" stroke=\"#ccc\"/>\n\
+             <text x=\"12\" y=\"{:.1}\" font-size=\"13\" font-weight=\"bold\">{}</text>\n",
+            oy + 4.0,
+            w - 8.0,
+            panel_h - 8.0,
+            oy + 22.0,
+            esc(&fname)
+        ));
+        // Two label rows for the knees, then the two plots.
+        let label_y = [oy + 40.0, oy + 54.0];
+        let (rt, rb) = (oy + 66.0, oy + 186.0);
+        let (st, sb) = (oy + 214.0, oy + 290.0);
+        let plot = |s: &mut String, top: f64, bottom: f64, ys: &[f64], colour: &str, label: &str| {
+            let t = ticks(ys.iter().copied().fold(0.0, f64::max));
+            let ymax = t.last().copied().unwrap_or(1.0).max(1.0);
+            let py = |y: f64| bottom - y / ymax * (bottom - top);
+            for &v in &t {
+                let y = py(v);
+                s.push_str(&format!(
+                    "<line x1=\"{left}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"{}\"/>\
+                     <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{v}</text>\n",
+                    w - right,
+                    if v == 0.0 { "#000" } else { "#e6e6e6" },
+                    left - 6.0,
+                    y + 4.0
+                ));
+            }
+            s.push_str(&format!(
+                "<line x1=\"{left}\" y1=\"{top:.1}\" x2=\"{left}\" y2=\"{bottom:.1}\" stroke=\"#000\"/>\n\
+                 <text transform=\"translate(18 {:.1}) rotate(-90)\" text-anchor=\"middle\" fill=\"{colour}\">{label}</text>\n",
+                (top + bottom) / 2.0
+            ));
+            let pts: Vec<String> = xs.iter().zip(ys).map(|(&x, &y)| format!("{:.1},{:.1}", px(x), py(y))).collect();
+            s.push_str(&format!(
+                "<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\" points=\"{}\"/>\n",
+                pts.join(" ")
+            ));
+            if xs.len() <= 64 {
+                for (&x, &y) in xs.iter().zip(ys) {
+                    s.push_str(&format!(
+                        "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"2.5\" fill=\"{colour}\"/>",
+                        px(x),
+                        py(y)
+                    ));
+                }
+                s.push('\n');
+            }
+        };
+        plot(&mut s, rt, rb, &regs, "#1f5fbf", "registers");
+        plot(&mut s, st, sb, &spill, "#bf1f1f", "spill bytes");
+        // The shared x axis: ticks under both plots, labels under the bottom one.
+        for x in x_ticks(x0, x1) {
+            let cx = px(x);
+            s.push_str(&format!(
+                "<line x1=\"{cx:.1}\" y1=\"{rb:.1}\" x2=\"{cx:.1}\" y2=\"{:.1}\" stroke=\"#000\"/>\
+                 <line x1=\"{cx:.1}\" y1=\"{sb:.1}\" x2=\"{cx:.1}\" y2=\"{:.1}\" stroke=\"#000\"/>\
+                 <text x=\"{cx:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{x}</text>\n",
+                rb + 4.0,
+                sb + 4.0,
+                sb + 17.0
+            ));
+        }
+        s.push_str(&format!(
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#555\">{}</text>\n",
+            (left + w - right) / 2.0,
+            sb + 32.0,
+            esc(&name)
+        ));
+        // Knees: one vertical line each through both plots; the labels (which name the
+        // value) on rows of their own above the plots, anchored away from the nearer
+        // edge so they stay inside the panel and never cross a line or each other.
+        let (kr, ko) = knees(rows, fi);
+        let mut marks: Vec<(usize, String)> = Vec::new();
+        match (kr, ko) {
+            (Some(a), Some(b)) if a == b => {
+                marks.push((a, format!("fewest registers and best occupancy without spills: {}", rows[a].value)))
+            }
+            _ => {
+                if let Some(a) = kr {
+                    marks.push((a, format!("fewest registers without spills: {} ({} regs)", rows[a].value, regs[a])));
+                }
+                if let Some(b) = ko {
+                    marks.push((b, format!("best occupancy without spills: {}", rows[b].value)));
+                }
+            }
+        }
+        if marks.is_empty() {
+            s.push_str(&format!(
+                "<text x=\"{left}\" y=\"{:.1}\" fill=\"#bf1f1f\">every value spills</text>\n",
+                label_y[0]
+            ));
+        }
+        for (k, (i, label)) in marks.iter().enumerate() {
+            let cx = px(xs[*i]);
+            let y = label_y[k.min(1)];
+            let anchor = if cx > (left + w - right) / 2.0 { ("end", cx - 4.0) } else { ("start", cx + 4.0) };
+            s.push_str(&format!(
+                "<line x1=\"{cx:.1}\" y1=\"{:.1}\" x2=\"{cx:.1}\" y2=\"{sb:.1}\" stroke=\"#2a7d3a\" stroke-dasharray=\"4 3\"/>\
+                 <text x=\"{:.1}\" y=\"{y:.1}\" text-anchor=\"{}\" fill=\"#2a7d3a\">{}</text>\n",
+                rt - 4.0,
+                anchor.1,
+                anchor.0,
+                esc(label)
+            ));
         }
     }
     s.push_str("</svg>\n");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Axis, Row};
+    use crate::why::whatif::Figures;
+
+    fn row(value: i64, funcs: &[(&str, u32, u32, u32)]) -> Row {
+        let funcs = funcs
+            .iter()
+            .map(|&(n, registers, stores, warps)| Figures {
+                name: n.to_string(),
+                registers,
+                stores,
+                loads: stores,
+                frame: 0,
+                attempts: 1,
+                warps,
+                failed: false,
+            })
+            .collect();
+        Row { value, funcs }
+    }
+
+    /// Knees at different values get their own label rows; every function a panel.
+    #[test]
+    fn chart_has_a_panel_per_function_and_labels_on_their_own_rows() {
+        let rows = vec![
+            row(16, &[("a", 16, 40, 64), ("b", 8, 0, 64)]),
+            row(24, &[("a", 20, 0, 48), ("b", 8, 0, 64)]),
+            row(32, &[("a", 22, 0, 64), ("b", 8, 0, 64)]),
+            row(40, &[("a", 22, 0, 64), ("b", 8, 0, 64)]),
+        ];
+        let svg = super::svg(&rows, &Axis::MaxRegCount);
+        assert!(svg.contains(">a</text>") && svg.contains(">b</text>"), "{svg}");
+        let label_y = |what: &str| {
+            let i = svg.find(what).unwrap_or_else(|| panic!("{what} in {svg}"));
+            let tag = &svg[svg[..i].rfind("<text").unwrap()..i];
+            tag.split("y=\"").nth(1).and_then(|r| r.split('"').next()).unwrap().to_string()
+        };
+        assert_ne!(label_y("fewest registers without spills: 24"), label_y("best occupancy without spills: 32"));
+        let t = super::render(&rows, &Axis::MaxRegCount, false);
+        assert!(t.text.contains("32..40"), "{}", t.text);
+        assert!(super::render(&rows, &Axis::MaxRegCount, true).text.contains("\n  40  "));
+    }
+
+    #[test]
+    fn ticks_are_round_and_reach_the_maximum() {
+        assert_eq!(super::ticks(0.0), vec![0.0, 1.0]);
+        assert_eq!(super::ticks(7.0), vec![0.0, 2.0, 4.0, 6.0, 8.0]);
+        assert_eq!(super::ticks(46.0), vec![0.0, 10.0, 20.0, 30.0, 40.0, 50.0]);
+        assert_eq!(super::ticks(1200.0), vec![0.0, 500.0, 1000.0, 1500.0]);
+        assert_eq!(super::x_ticks(16.0, 128.0), vec![20.0, 40.0, 60.0, 80.0, 100.0, 120.0]);
+    }
 }

@@ -77,7 +77,8 @@ pub fn import_text(src: &str) -> Import {
         }
     };
     let mut diags = Vec::new();
-    let module::Lowered { module, map, stubs } = module::lower_module(src, &ast, &mut diags);
+    let module::Lowered { mut module, map, stubs } = module::lower_module(src, &ast, &mut diags);
+    module.srcloc = crate::ir::srcloc::SourceLines::scan(src);
     if !diags.iter().any(Diagnostic::is_error) {
         // What the Ori validator rejects is PTX whose operand types do not fit
         // (a 64-bit load into a 32-bit register ...): reported at the PTX line.

@@ -67,11 +67,11 @@ fn draw_slot(app: &mut App, slot: &Slot, buf: &mut Buffer) {
             if i > 0 {
                 spans.push(Span::styled("│", th.border));
             }
-            let name = format!(" {} {} ", p.index() + 1, panes::name(app, *p, *p != shown));
+            let name = format!(" {} {} ", p.key(), panes::name(app, *p, *p != shown));
             spans.push(Span::styled(name, if *p == shown { th.tab_active } else { th.tab }));
         }
     } else {
-        spans.push(Span::styled(format!("{} {}", shown.index() + 1, panes::name(app, shown, false)), th.title));
+        spans.push(Span::styled(format!("{} {}", shown.key(), panes::name(app, shown, false)), th.title));
     }
     let detail = panes::title(app, shown);
     if !detail.is_empty() {

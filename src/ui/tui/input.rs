@@ -160,6 +160,7 @@ pub static KEYS: &[Binding] = &[
     b(&[K::Ch('7')], A::Focus(6), "focus ABI checks"),
     b(&[K::Ch('8')], A::Focus(7), "focus the output log"),
     b(&[K::Ch('9')], A::Focus(8), "focus Why: explains the vreg at the cursor, else the register count"),
+    b(&[K::Ch('0')], A::Focus(9), "focus Source: CUDA lines with live registers and spills (PTX with .loc)"),
     b(&[K::Ch('z')], A::Zoom, "zoom the focused pane (again: unzoom)"),
     b(&[K::Ch('j'), K::Down], A::Scroll(1), "move down in the focused pane (IR: the cursor)"),
     b(&[K::Ch('k'), K::Up], A::Scroll(-1), "move up in the focused pane"),

@@ -7,7 +7,7 @@
 
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 
-/// The panes, in focus order (keys 1–9).
+/// The panes, in focus order (keys 1–9, then 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum PaneId {
     Ir,
@@ -19,10 +19,11 @@ pub enum PaneId {
     Abi,
     Log,
     Why,
+    Source,
 }
 
 impl PaneId {
-    pub const COUNT: usize = 9;
+    pub const COUNT: usize = 10;
     pub const ALL: [PaneId; PaneId::COUNT] = [
         PaneId::Ir,
         PaneId::Live,
@@ -33,10 +34,16 @@ impl PaneId {
         PaneId::Abi,
         PaneId::Log,
         PaneId::Why,
+        PaneId::Source,
     ];
 
     pub fn index(self) -> usize {
         self as usize
+    }
+
+    /// The key that focuses it: 1–9, then 0 for the tenth.
+    pub fn key(self) -> usize {
+        (self.index() + 1) % 10
     }
 
     /// The full title.
@@ -51,6 +58,7 @@ impl PaneId {
             PaneId::Abi => "ABI",
             PaneId::Log => "Log",
             PaneId::Why => "Why",
+            PaneId::Source => "Source",
         }
     }
 
@@ -60,6 +68,7 @@ impl PaneId {
             PaneId::Constraints => "Cons",
             PaneId::Hist => "Hist",
             PaneId::Attempts => "Att",
+            PaneId::Source => "Src",
             p => p.title(),
         }
     }
@@ -122,7 +131,10 @@ pub fn layout(area: Rect, zoom: Option<PaneId>) -> Screen {
                 // The log keeps a few rows under the tabs when there is room for both.
                 if middle.height >= 16 {
                     let r = split(Direction::Vertical, middle, &[Min(8), Length(5)]);
-                    vec![slot(r[0], &[Ir, Live, Constraints, Hist, State, Attempts, Abi, Why]), slot(r[1], &[Log])]
+                    vec![
+                        slot(r[0], &[Ir, Live, Constraints, Hist, State, Attempts, Abi, Why, Source]),
+                        slot(r[1], &[Log]),
+                    ]
                 } else {
                     vec![slot(middle, &PaneId::ALL)]
                 }
@@ -135,7 +147,7 @@ pub fn layout(area: Rect, zoom: Option<PaneId>) -> Screen {
                     slot(cols[0], &[Ir]),
                     slot(right[0], &[Live]),
                     slot(right[1], &[Hist]),
-                    slot(right[2], &[Constraints, State, Attempts, Abi, Why]),
+                    slot(right[2], &[Constraints, State, Attempts, Abi, Why, Source]),
                     slot(r[1], &[Log]),
                 ]
             }
@@ -154,7 +166,7 @@ pub fn layout(area: Rect, zoom: Option<PaneId>) -> Screen {
                     slot(mid[0], &[Live]),
                     slot(mid[1], &[Hist]),
                     slot(mid[2], &[Constraints]),
-                    slot(right[0], &[Attempts]),
+                    slot(right[0], &[Attempts, Source]),
                     slot(right[1], &[State, Abi]),
                     slot(low[0], &[Log]),
                     slot(low[1], &[Why]),

@@ -112,12 +112,32 @@ pub fn all() -> Vec<Shot> {
             file: None,
             steps: &[K(Key::Ch('>')), Cmd("sweep maxrregcount 16..80:8"), K(Key::Ch('9')), K(Key::Ch('z'))],
         },
+        Shot {
+            name: "source-pane",
+            caption: "The Source pane (0) on sessions/hotspot.ptx (NVRTC -lineinfo form) in the SPILL attempt: each hotspot.cu line's live registers at its peak, spill stores/reloads, the values it keeps alive at the peak",
+            width: 120,
+            height: 40,
+            mono: false,
+            file: Some("hotspot.ptx"),
+            steps: &[
+                Cmd("set maxrregcount 10"),
+                Cmd("break assign %f12 if attempt > 0"),
+                K(Key::Ch('c')),
+                K(Key::Ch('0')),
+                K(Key::Ch('z')),
+            ],
+        },
     ]
 }
 
 /// An app on the scenario's kernel (no recording, no history).
 pub fn app_for(shot: &Shot, sessions: &std::path::Path) -> Result<App, String> {
     let mut s = Session::new();
+    // `sessions/NAME` resolves from the sessions directory's parent (the CUDA files a
+    // PTX `.file` names are found beside it).
+    if let Some(root) = sessions.parent() {
+        s.base = root.to_path_buf();
+    }
     match shot.file {
         None => {
             let file = crate::ir::span::SourceFile::from_bytes(
@@ -187,5 +207,39 @@ pub fn write_all(out: &std::path::Path, sessions: &std::path::Path, png: bool) -
             written.push(png_path.display().to_string());
         }
     }
+    written.extend(write_sweep_chart(out, sessions, png)?);
     Ok(written)
+}
+
+/// The example sweep chart: `radbg sweep sessions/demo.ori --maxrregcount 16..128 --svg`,
+/// as `sweep-demo.svg` (and `.png`), so the README shows what the code draws.
+pub fn write_sweep_chart(out: &std::path::Path, sessions: &std::path::Path, png: bool) -> Result<Vec<String>, String> {
+    let svg = sweep_chart(sessions)?;
+    let path = out.join("sweep-demo.svg");
+    std::fs::write(&path, svg).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let mut written = vec![path.display().to_string()];
+    if png {
+        let png_path = out.join("sweep-demo.png");
+        let status = std::process::Command::new("rsvg-convert")
+            .arg("-o")
+            .arg(&png_path)
+            .arg(&path)
+            .status()
+            .map_err(|e| format!("cannot run rsvg-convert (install librsvg2-bin, or drop --png): {e}"))?;
+        if !status.success() {
+            return Err(format!("rsvg-convert failed on {}", path.display()));
+        }
+        written.push(png_path.display().to_string());
+    }
+    Ok(written)
+}
+
+/// The SVG of the example sweep chart.
+pub fn sweep_chart(sessions: &std::path::Path) -> Result<String, String> {
+    let loaded = crate::load::load_path(&sessions.join("demo.ori"))?;
+    let opts = crate::engine::RunOptions { imported: loaded.imported, ..Default::default() };
+    let axis = crate::why::sweep::Axis::MaxRegCount;
+    let values: Vec<i64> = (16..=128).collect();
+    let rows = crate::why::sweep::run(&loaded.module, &opts, &axis, &values, 2)?;
+    Ok(crate::why::sweep::svg(&rows, &axis))
 }

@@ -75,7 +75,7 @@ pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
     }
     app.view.ir_top = top;
     let pw = digits(len.saturating_sub(1) as u64);
-    let ow = lines.iter().filter_map(|l| l.origin).map(|o| digits(o as u64) + 2).max().unwrap_or(0);
+    let ow = lines.iter().filter_map(origin_text).map(|o| o.chars().count() as u16 + 1).max().unwrap_or(0);
     let fixed = 2 + pw + 1;
     let avail = area.width.saturating_sub(fixed + if ow > 0 { ow + 1 } else { 0 });
     let max_text = lines.iter().map(|l| l.text.chars().count()).max().unwrap_or(0) as u16;
@@ -112,16 +112,25 @@ pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
         if !asg.is_empty() && aw > 0 {
             put(buf, x, y, &clip(&asg, aw as usize), aw, th.assigned);
         }
-        if let Some(o) = l.origin {
-            let s = format!("L{o}");
-            let ox = area.right().saturating_sub(s.len() as u16);
-            put(buf, ox, y, &s, s.len() as u16, th.dim);
+        if let Some(s) = origin_text(l) {
+            let n = s.chars().count() as u16;
+            let ox = area.right().saturating_sub(n);
+            put(buf, ox, y, &s, n, th.dim);
         }
         if l.point == cursor {
             buf.set_style(row, th.cursor);
         }
         y += 1;
     }
+}
+
+/// `L40`, or `L40 hot.cu:9` for PTX with `.loc`: the lines an instruction comes from.
+fn origin_text(l: &IrLine) -> Option<String> {
+    let o = l.origin?;
+    Some(match &l.source {
+        Some(src) => format!("L{o} {src}"),
+        None => format!("L{o}"),
+    })
 }
 
 fn assigned_text(l: &IrLine) -> String {

@@ -2,7 +2,8 @@
 //! border: IR (`ir_lines`), live set and pressure (`live_at`, `pressure_curve`),
 //! constraint nodes (`constraints_of`), histograms (`histogram`), allocator state
 //! (`state_table`), attempts (`attempts`), ABI checks (`abi_view`), the output log and
-//! the Why pane (`why::answer_in` on the finished run).
+//! the Why pane (`why::answer_in` on the finished run) and the CUDA source
+//! (`query_source::source_table`).
 //!
 //! A pane gives a title (shown in its border or tab strip) and renders; both read the
 //! session only through `engine::query`.
@@ -15,6 +16,7 @@ pub mod hist;
 pub mod ir;
 pub mod live;
 pub mod log;
+pub mod source;
 pub mod state;
 pub mod why;
 
@@ -41,6 +43,7 @@ pub fn title(app: &App, p: PaneId) -> String {
         PaneId::Abi => abi::title(app),
         PaneId::Log => log::title(app),
         PaneId::Why => why::title(app),
+        PaneId::Source => source::title(app),
     }
 }
 
@@ -72,6 +75,7 @@ pub fn render(app: &mut App, p: PaneId, area: Rect, buf: &mut Buffer) {
         PaneId::Abi => abi::render(app, area, buf),
         PaneId::Log => log::render(app, area, buf),
         PaneId::Why => why::render(app, area, buf),
+        PaneId::Source => source::render(app, area, buf),
     }
 }
 
