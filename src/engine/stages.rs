@@ -122,8 +122,14 @@ pub fn uninit(m: &mut Machine, fi: usize) -> Event {
         let mut s = w.message.clone();
         let d = w.details(f);
         if !d.is_empty() {
+            // One line a person reads: the first few registers, then a count (a real
+            // kernel named 547 here).
+            const SHOWN: usize = 8;
             s.push_str(": ");
-            s.push_str(&d.join(", "));
+            s.push_str(&d[..d.len().min(SHOWN)].join(", "));
+            if d.len() > SHOWN {
+                s.push_str(&format!(", … and {} more", d.len() - SHOWN));
+            }
         }
         s
     });

@@ -550,6 +550,11 @@ pub fn explain(cx: &Ctx, fi: usize) -> Explanation {
             }
         }
     }
+    if let Some(msg) = &cx.m.funcs[fi].uninit {
+        // radbg's own finding (seed 004's detector), not a ptxas `-v` line: ptxas 13.0.88
+        // prints no such warning on the real-kernel gate.
+        t.push_str(&format!("note (radbg, not printed by ptxas): {msg}\n"));
+    }
     let stages = crate::why::stages::replay(cx.m, fi);
     if let Some(st) = &stages {
         t.push_str(&crate::why::stages::text(st));
