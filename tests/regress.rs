@@ -76,9 +76,9 @@ fn predicates_beyond_the_file_live_in_general_registers() {
 fn uninitialized_reads_are_radbg_notes_not_ptxas_warnings() {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/regress/uninit_reads_print_no_ptxas_warning.ptx");
     let bin = env!("CARGO_BIN_EXE_radbg");
-    let run = std::process::Command::new(bin).arg("run").arg(&file).output().expect("runs");
-    let out = String::from_utf8_lossy(&run.stdout);
-    assert!(run.status.success(), "{out}");
+    let batch = std::process::Command::new(bin).arg("run").arg(&file).output().expect("runs");
+    let out = String::from_utf8_lossy(&batch.stdout);
+    assert!(batch.status.success(), "{out}");
     assert!(out.contains("Used ") && !out.contains("uninitialized"), "no such -v line:\n{out}");
     let why = std::process::Command::new(bin).arg("why").arg(&file).output().expect("runs");
     let why = String::from_utf8_lossy(&why.stdout);
