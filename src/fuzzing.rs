@@ -3,9 +3,10 @@
 //! the printed module parses without errors and prints to the same text; when the
 //! input was error-free, the re-parsed module is equal to the first.
 //!
-//! Used by the cargo-fuzz targets in `fuzz/` (`ori`, `ptx`) and by the bounded
-//! random drivers `tests/fuzz.rs` and `tests/ptx_fuzz.rs` that run under `cargo test`.
-//! [`import_ptx`] is the same property for the PTX importer.
+//! Used by the cargo-fuzz targets in `fuzz/` (`ori`, `ptx`, `radbg`) and by the bounded
+//! random drivers `tests/fuzz.rs`, `tests/ptx_fuzz.rs` and `tests/script_fuzz.rs` that
+//! run under `cargo test`. [`import_ptx`] is the same property for the PTX importer,
+//! [`replay_script`] for `.radbg` sessions.
 
 use crate::ir::diag::Diagnostic;
 use crate::ir::span::SourceFile;
@@ -78,4 +79,46 @@ pub fn import_ptx(bytes: &[u8]) {
         panic!("the imported module does not re-parse:\n{}\n{text}", d.render(&printed));
     }
     assert_eq!(m, m2, "the imported module changed in the round trip:\n{text}");
+}
+
+/// Most commands of a fuzzed session that are executed: each may run the whole
+/// pipeline on the demo kernel, and an input must stay fast for the fuzzer.
+pub const SCRIPT_MAX_COMMANDS: usize = 64;
+
+/// A `.radbg` session on arbitrary bytes, replayed on the embedded demo kernel (loads
+/// resolve in `sessions/`): no panic, and every echoed command and error line is
+/// bounded (issue 28). Every line is parsed; only the first [`SCRIPT_MAX_COMMANDS`]
+/// commands run, and `export` lines are dropped so that fuzzing writes no files.
+pub fn replay_script(bytes: &[u8]) {
+    let text = String::from_utf8_lossy(bytes);
+    let mut kept = String::new();
+    let mut commands = 0;
+    for line in text.lines() {
+        let parsed = crate::command::parse_line(line);
+        if let Err(e) = &parsed {
+            let r = e.render(line);
+            assert!(r.lines().all(|l| l.chars().count() <= 2 * crate::util::MAX_SHOWN + 16), "unbounded error: {r}");
+        }
+        let n = parsed.map_or(1, |c| c.len());
+        if line.contains("export") || commands + n > SCRIPT_MAX_COMMANDS {
+            continue;
+        }
+        commands += n;
+        kept.push_str(line);
+        kept.push('\n');
+    }
+    let mut s = crate::command::Session::new();
+    s.base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions");
+    let demo = SourceFile::new(crate::demo::DEMO_NAME, crate::demo::DEMO);
+    let Ok(loaded) = crate::load::load_ori(&demo) else { panic!("the demo kernel loads") };
+    s.open(loaded.module, crate::demo::DEMO_NAME, false);
+    s.stop_on_error = bytes.first().is_some_and(|b| b & 1 == 0);
+    let json = bytes.first().is_some_and(|b| b & 2 == 0);
+    let r = crate::command::script::replay(&mut s, "fuzz.radbg", &kept, json);
+    // (An `echo` prints its text as is, which may look like an echoed command.)
+    if !json && !kept.contains("echo") {
+        for l in r.transcript.lines().filter(|l| l.starts_with("(radbg) ")) {
+            assert!(l.chars().count() <= crate::util::MAX_SHOWN + 9, "unbounded echo: {}", &l[..l.len().min(400)]);
+        }
+    }
 }
