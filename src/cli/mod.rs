@@ -62,6 +62,12 @@ EXAMPLES:
 FILES:
   $XDG_STATE_HOME/radbg/history (else ~/.radbg_history)   command history of the REPL and TUI
 
+ENVIRONMENT:
+  RADBG_MAX_FILE_BYTES  largest input file (default 256M); FIFOs and devices need '-'
+  RADBG_MAX_REGISTERS   most registers a module may declare (default 4194304)
+  RADBG_MAX_MEMORY      memory budget for the estimate made before loading (default 4G)
+  NO_COLOR              turns colour off
+
 EXIT STATUS:
   0  success
   1  an error: unreadable or invalid input, a failed expect or command in a replayed \
