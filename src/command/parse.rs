@@ -431,7 +431,8 @@ fn parse_words(line: &str, w: &[Word]) -> Result<Command, CmdError> {
             // `json!` overwrites an existing file; plain `json` refuses to (issue 28).
             let force = fmt.text == "json!";
             if fmt.text != "json" && !force {
-                return Err(CmdError::at(fmt, format!("unknown export format '{}'", fmt.text)).hint("only 'json'"));
+                return Err(CmdError::at(fmt, format!("unknown export format '{}'", fmt.text))
+                    .hint("'json', or 'json!' to overwrite an existing file"));
             }
             let file = need(1, "a file")?.text.to_string();
             too_many(3)?;
