@@ -11,8 +11,33 @@
 use crate::ir::diag::Diagnostic;
 use crate::ir::span::SourceFile;
 
+/// Most registers an input the fuzz harness runs may declare (the sum of every `<N>`
+/// in it). A module of 2,000,000 registers is valid (the product limit is 4,194,304)
+/// and takes seconds — linear, but past libFuzzer's per-input timeout under coverage
+/// instrumentation (the first 30-minute run reported exactly that). The product
+/// limits themselves are tested by `tests/limits.rs` and `tests/hostile.rs`.
+pub const FUZZ_MAX_REGS: u64 = 1 << 17;
+
+/// The registers an input declares at most, counted on its text: every `<digits>`
+/// within the per-declaration limit.
+pub fn declared_registers(bytes: &[u8]) -> u64 {
+    let mut total = 0u64;
+    for piece in bytes.split(|&b| b == b'<').skip(1) {
+        let digits = piece.iter().take_while(|b| b.is_ascii_digit()).take(20);
+        let n = digits.fold(0u64, |n, &d| n.saturating_mul(10).saturating_add(u64::from(d - b'0')));
+        // Over the per-declaration limit is an immediate error: worth fuzzing.
+        if n <= crate::ir::limits::MAX_REGS_PER_DECL {
+            total = total.saturating_add(n);
+        }
+    }
+    total
+}
+
 /// Runs the whole front end on `bytes` and panics if a property fails.
 pub fn parse_and_check(bytes: &[u8]) {
+    if declared_registers(bytes) > FUZZ_MAX_REGS {
+        return;
+    }
     let file = match SourceFile::from_bytes("fuzz.ori", bytes) {
         Ok(f) => f,
         Err(e) => {
@@ -53,6 +78,9 @@ pub fn parse_and_check(bytes: &[u8]) {
 /// a module it returns must validate without errors and print to Ori IR that parses
 /// back to an equal module.
 pub fn import_ptx(bytes: &[u8]) {
+    if declared_registers(bytes) > FUZZ_MAX_REGS {
+        return;
+    }
     let file = match SourceFile::from_bytes("fuzz.ptx", bytes) {
         Ok(f) => f,
         Err(e) => {
@@ -120,5 +148,21 @@ pub fn replay_script(bytes: &[u8]) {
         for l in r.transcript.lines().filter(|l| l.starts_with("(radbg) ")) {
             assert!(l.chars().count() <= crate::util::MAX_SHOWN + 9, "unbounded echo: {}", &l[..l.len().min(400)]);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The input of libFuzzer's timeout in the first `ori` run (two functions of a
+    /// million registers each, 24 s under coverage): the harness skips it.
+    #[test]
+    fn the_harness_skips_modules_of_millions_of_registers() {
+        let input = ".target sm_90\n.entry k0 {\n  .reg .R %r<1000000>\nBB0:\n  EXIT\n}\n.entry k1 {\n  .regR .% r<1000000>\nBB0:\n  EXIT\n}\n.entry k7 {\n  .reg .R %r<1000000>\nBB0:\n  EXIT\n}\n";
+        assert!(declared_registers(input.as_bytes()) > FUZZ_MAX_REGS);
+        assert_eq!(declared_registers(b".reg .R %r<4000000000>"), 0);
+        assert_eq!(declared_registers(b"%r<16>, %q<4>"), 20);
+        parse_and_check(input.as_bytes());
     }
 }
