@@ -69,11 +69,103 @@ pub fn load_path(path: &std::path::Path) -> Result<Loaded, String> {
 /// Like [`load_path`], naming the file `name` in messages (the path as the user typed it).
 pub fn load_path_named(path: &std::path::Path, name: &str) -> Result<Loaded, String> {
     let name = name.to_string();
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {name}: {e}"))?;
+    let bytes = read_input(path, &name)?;
     let file = SourceFile::from_bytes(name.clone(), &bytes).map_err(|e| e.render())?;
     let loaded = if is_ptx(path, &bytes) { import_ptx(&file)? } else { load_ori(&file)? };
     require_function(&loaded)?;
     Ok(loaded)
+}
+
+/// The `load` command's loader (scripts, REPL, TUI): only `.ori` and `.ptx` files, and
+/// an error shows at most the first diagnostic — one line of the file, cut — and a
+/// count, so a replayed script cannot print back a file it was not meant to read
+/// (issue 28: a `load` of `/proc/self/environ` printed the environment).
+pub fn load_command(path: &std::path::Path, name: &str) -> Result<Loaded, String> {
+    let kernel = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ptx") || e.eq_ignore_ascii_case("ori"));
+    if !kernel {
+        return Err(format!("cannot load {name}: not an Ori IR (.ori) or PTX (.ptx) file"));
+    }
+    let bytes = read_input(path, name)?;
+    let file = match SourceFile::from_bytes(name, &bytes) {
+        Ok(f) => f,
+        Err(e) => return Err(e.diag.render(&e.file)),
+    };
+    let ptx = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ptx"));
+    let (result, diags) = if ptx {
+        let imp = crate::ir::ptx::import(&file);
+        (imp.module.filter(|_| !imp.diags.iter().any(Diagnostic::is_error)), imp.diags)
+    } else {
+        let (m, map, mut diags) = crate::ir::parse::parse_module(&file);
+        if !diags.iter().any(Diagnostic::is_error) {
+            diags.extend(crate::ir::validate::validate(&m, &map));
+        }
+        (Some(m).filter(|_| !diags.iter().any(Diagnostic::is_error)), diags)
+    };
+    let (errors, warnings) = diag::counts(&diags);
+    match result {
+        Some(m) => Ok(Loaded { module: m, warnings: diag::render_all(&diags, &file), imported: ptx, name: file.name }),
+        None => {
+            let first = diags.iter().find(|d| d.is_error()).map(|d| d.render(&file)).unwrap_or_default();
+            let more = if errors > 1 { format!(" ('radbg check {name}' lists them all)") } else { String::new() };
+            Err(format!("{first}{name}: {}{more}", diag::summary(errors.max(1), warnings)))
+        }
+    }
+}
+
+/// Reads an input file within the limits (`ir::limits`): `-` is standard input; any
+/// other path must be a regular file (a FIFO would block forever, `/dev/zero` never
+/// ends) no larger than the file-size limit. Reads at most one byte past the limit, so
+/// a file that grows (or lies about its size, like those in /proc) cannot exhaust memory.
+pub fn read_input(path: &std::path::Path, name: &str) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let limits = crate::ir::limits::current();
+    let max = limits.max_file_bytes;
+    let too_big = || {
+        format!(
+            "cannot read {name}: larger than the limit of {} (set {}=BYTES to raise it)",
+            crate::ir::limits::human(max),
+            crate::ir::limits::ENV_MAX_FILE_BYTES
+        )
+    };
+    let mut buf = Vec::new();
+    if path.as_os_str() == "-" {
+        std::io::stdin()
+            .lock()
+            .take(max.saturating_add(1))
+            .read_to_end(&mut buf)
+            .map_err(|e| format!("cannot read standard input: {e}"))?;
+    } else {
+        let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {name}: {e}"))?;
+        if !meta.is_file() {
+            return Err(format!("cannot read {name}: {} (give '-' to read standard input)", kind_of(&meta)));
+        }
+        if meta.len() > max {
+            return Err(too_big());
+        }
+        let f = std::fs::File::open(path).map_err(|e| format!("cannot read {name}: {e}"))?;
+        f.take(max.saturating_add(1)).read_to_end(&mut buf).map_err(|e| format!("cannot read {name}: {e}"))?;
+    }
+    if buf.len() as u64 > max {
+        return Err(too_big());
+    }
+    Ok(buf)
+}
+
+/// What a non-regular file is, for the refusal message.
+fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_dir() {
+        "a directory, not a file"
+    } else if t.is_fifo() {
+        "a FIFO, not a regular file"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device, not a regular file"
+    } else if t.is_socket() {
+        "a socket, not a regular file"
+    } else {
+        "not a regular file"
+    }
 }
 
 /// Parses and validates Ori IR text.

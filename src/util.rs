@@ -1,4 +1,5 @@
-//! Small helpers shared across layers: edit distance for "did you mean" hints.
+//! Small helpers shared across layers: edit distance for "did you mean" hints, and
+//! cutting long lines for display.
 
 /// Edit distance between two strings, by characters, counting an adjacent
 /// transposition as one edit (optimal string alignment distance).
@@ -26,14 +27,23 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     d[a.len() * w + b.len()]
 }
 
+/// Longest word [`closest`] looks for a near miss of.
+pub const MAX_TYPO_LEN: usize = 256;
+
 /// The candidate closest to `word`, if it is close enough to be a plausible typo
 /// (distance at most a third of the word's length, and at least 1 allowed).
 /// Ties go to the earliest candidate, so the answer is deterministic.
 pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    // A word this long is no typo, and the distance costs its length per candidate
+    // (a 100,000-character vreg name took seconds; issue 28).
+    if word.len() > MAX_TYPO_LEN {
+        return None;
+    }
     let limit = (word.chars().count() / 3).max(1);
+    let lower = word.to_lowercase();
     let mut best: Option<(usize, &'a str)> = None;
     for c in candidates {
-        let d = edit_distance(&word.to_lowercase(), &c.to_lowercase());
+        let d = edit_distance(&lower, &c.to_lowercase());
         if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, c));
         }
@@ -60,5 +70,62 @@ mod tests {
         assert_eq!(edit_distance("", "abc"), 3);
         assert_eq!(closest("stpe", ["step", "stats", "state"]), Some("step"));
         assert_eq!(closest("zzzzzz", ["step", "stats"]), None);
+    }
+}
+
+/// Widest a command line, echo or error line is shown, in characters: longer lines
+/// are cut with "…" (issue 28: a 100 KB line echoed per error made megabytes).
+pub const MAX_SHOWN: usize = 160;
+
+/// `text` cut to at most `width` characters, with "…" in place of the rest.
+pub fn clip(text: &str, width: usize) -> String {
+    match text.char_indices().nth(width) {
+        None => text.to_string(),
+        Some((k, _)) => format!("{}…", &text[..k]),
+    }
+}
+
+/// A window of at most about `width` characters of `text` around byte offset `at`
+/// (clamped onto a character boundary), with "…" where it was cut; returns the shown
+/// text and the column, in characters, of `at` within it. A short line comes back whole.
+/// Works on a bounded neighbourhood, so a 10 MB line costs no more than a short one.
+pub fn window(text: &str, at: usize, width: usize) -> (String, usize) {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    if text.len() <= width {
+        return (text.to_string(), text[..at].chars().count());
+    }
+    let half = (width / 2).max(1);
+    let start = text[..at].char_indices().rev().nth(half - 1).map_or(0, |(k, _)| k);
+    let end = text[at..].char_indices().nth(half).map_or(text.len(), |(k, _)| at + k);
+    let mut shown = String::new();
+    let mut col = text[start..at].chars().count();
+    if start > 0 {
+        shown.push('…');
+        col += 1;
+    }
+    shown.push_str(&text[start..end]);
+    if end < text.len() {
+        shown.push('…');
+    }
+    (shown, col)
+}
+
+#[cfg(test)]
+mod cut_tests {
+    use super::*;
+
+    #[test]
+    fn clip_and_window_keep_the_place_in_view() {
+        assert_eq!(clip("abcdef", 3), "abc…");
+        assert_eq!(clip("abc", 3), "abc");
+        assert_eq!(window("short", 2, 160), ("short".to_string(), 2));
+        let line = format!("{}X{}", "a".repeat(100_000), "b".repeat(100_000));
+        let (shown, col) = window(&line, 100_000, 160);
+        assert!(shown.chars().count() <= 163, "{}", shown.len());
+        assert_eq!(shown.chars().nth(col), Some('X'));
+        assert!(shown.starts_with('…') && shown.ends_with('…'));
     }
 }

@@ -1,8 +1,11 @@
 //! A bounded fuzzer that runs under `cargo test`: 2,000+ random and mutated inputs
 //! through `radbg::fuzzing::parse_and_check` (parse, validate, render, print,
 //! re-parse; no panics, printing is a fixed point, valid modules round-trip).
-//! Deterministic (fixed seeds), a few seconds. The open-ended version is the
-//! cargo-fuzz target in `fuzz/`.
+//! Deterministic (fixed seeds), a few seconds. The kept crash corpus
+//! (`tests/fuzz_crashes/ori/`) is replayed first; `timed_mutation` runs on for
+//! `RADBG_FUZZ_SECS` seconds (default 3) from `RADBG_FUZZ_SEED`, keeping the input
+//! being run in `target/ori-fuzz-current.ori` so an abort leaves it behind. The
+//! open-ended version is the cargo-fuzz target in `fuzz/`.
 
 use radbg::fuzzing::parse_and_check;
 use radbg::ir::arbitrary::{self, GenConfig, Rng};
@@ -146,4 +149,40 @@ fn printed_random_modules_and_their_mutations() {
         parse_and_check(text.as_bytes());
         parse_and_check(&mutate(&mut rng, text.as_bytes()));
     }
+}
+
+#[test]
+fn the_crash_corpus_parses_clean() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz_crashes/ori");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    assert!(!files.is_empty());
+    for f in files {
+        parse_and_check(&std::fs::read(&f).unwrap());
+    }
+}
+
+#[test]
+fn timed_mutation() {
+    use std::time::{Duration, Instant};
+    let secs: u64 = std::env::var("RADBG_FUZZ_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(3);
+    let seed: u64 = std::env::var("RADBG_FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(28);
+    let corpus = sessions();
+    let current = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/ori-fuzz-current.ori");
+    let mut rng = Rng::new(seed);
+    let start = Instant::now();
+    let mut runs = 0usize;
+    while start.elapsed() < Duration::from_secs(secs) || runs < 100 {
+        let base = rng.pick(&corpus).clone();
+        let mut input = mutate(&mut rng, &base);
+        if runs % 8 == 7 {
+            // Stack mutations: the deep and repeated inputs a single edit rarely makes.
+            input = mutate(&mut rng, &input);
+            input = mutate(&mut rng, &input);
+        }
+        let _ = std::fs::write(&current, &input);
+        parse_and_check(&input);
+        runs += 1;
+    }
+    eprintln!("ori fuzz: {runs} inputs in {:?} (seed {seed})", start.elapsed());
 }

@@ -2,8 +2,10 @@
 //! PTX and randomly generated instruction soup go through
 //! `radbg::fuzzing::import_ptx`, which must not panic, and whose imported modules
 //! must validate and round-trip through the Ori printer and parser. Deterministic
-//! (fixed seed); runs for `RADBG_FUZZ_SECS` seconds (default 3). A failing input is
-//! written to `target/ptx-fuzz-failure.ptx`.
+//! for a seed (`RADBG_FUZZ_SEED`); runs for `RADBG_FUZZ_SECS` seconds (default 3).
+//! The kept crash corpus (`tests/fuzz_crashes/ptx/`) is replayed first. The input
+//! being run is kept in `target/ptx-fuzz-current.ptx` (an abort leaves it behind); a
+//! failing input is written to `target/ptx-fuzz-failure.ptx`.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -238,7 +240,9 @@ fn the_importer_survives_mutated_and_generated_ptx() {
         .collect();
     seeds.sort();
     assert!(!seeds.is_empty());
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let seed: u64 = std::env::var("RADBG_FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ seed.wrapping_mul(0x2545_F491_4F6C_DD1D));
+    let current = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/ptx-fuzz-current.ptx");
     let start = Instant::now();
     let mut runs = 0usize;
     while start.elapsed() < Duration::from_secs(secs) || runs < 50 {
@@ -249,6 +253,7 @@ fn the_importer_survives_mutated_and_generated_ptx() {
             let b = rng.below(seeds.len());
             mutate(&mut rng, &seeds[a], &seeds[b])
         };
+        let _ = std::fs::write(&current, &input);
         let t = Instant::now();
         if let Err(msg) = run_one(&input) {
             let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/ptx-fuzz-failure.ptx");
@@ -258,5 +263,19 @@ fn the_importer_survives_mutated_and_generated_ptx() {
         assert!(t.elapsed() < Duration::from_secs(5), "run {runs} took {:?}", t.elapsed());
         runs += 1;
     }
-    eprintln!("ptx fuzz: {runs} inputs in {:?}", start.elapsed());
+    eprintln!("ptx fuzz: {runs} inputs in {:?} (seed {seed})", start.elapsed());
+}
+
+#[test]
+fn the_crash_corpus_imports_clean() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz_crashes/ptx");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok().map(|e| e.path())).collect();
+    files.sort();
+    assert!(!files.is_empty());
+    for f in files {
+        let input = std::fs::read(&f).unwrap();
+        if let Err(msg) = run_one(&input) {
+            panic!("{}: {msg}", f.display());
+        }
+    }
 }

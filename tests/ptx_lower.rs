@@ -187,7 +187,7 @@ fn errors_name_the_problem() {
     check_err("{ .reg .b32 %x; }\nmov.u32 %r1, %x;", "undeclared name %x");
     check_err("call.uni g, (%r1);", "call of undeclared function g");
     check_err(&"{".repeat(80), "less deeply nested '{ }' scopes");
-    check_err(".reg .b32 %big<2000000>;", "too many registers");
+    check_err(".reg .b32 %big<2000000>;", "a register count of at most 1048576 (the limit per declaration)");
     check_err("ld.global.u32 %r1, [%rd1+0x100000000];", "offset 4294967296 does not fit in 32 bits");
     check_err("ld.param.u64 %r1, [k_p0];", "LDC.64 loads a wider value");
     check_err("mov.u32 %r1, %r2.x;", "%r2 is not a vector register");

@@ -66,6 +66,12 @@ EXAMPLES:
 FILES:
   $XDG_STATE_HOME/radbg/history (else ~/.radbg_history)   command history of the REPL and TUI
 
+ENVIRONMENT:
+  RADBG_MAX_FILE_BYTES  largest input file (default 256M); FIFOs and devices need '-'
+  RADBG_MAX_REGISTERS   most registers a module may declare (default 4194304)
+  RADBG_MAX_MEMORY      memory budget for the estimate made before loading (default 4G)
+  NO_COLOR              turns colour off
+
 EXIT STATUS:
   0  success
   1  an error: unreadable or invalid input, a failed expect or command in a replayed \
@@ -99,6 +105,8 @@ pub struct Cli {
     pub repl: bool,
     /// Append every command typed in the REPL or TUI to FILE, a .radbg session that
     /// replays to the same state (radbg -x FILE, or radbg replay FILE when it loads a file).
+    /// An existing FILE is appended to, never truncated; FILE may not be the kernel being
+    /// debugged (nor a link to it).
     #[arg(long, value_name = "FILE", conflicts_with = "execute")]
     pub record: Option<PathBuf>,
     #[command(flatten)]
@@ -333,7 +341,7 @@ pub fn recorded_load_path(file: &Path, record: &Path) -> String {
 /// command-line options as `set` commands, so it replays to the same state.
 pub fn start_recording(path: &Path, file: Option<&Path>, pipeline: &PipelineArgs) -> std::io::Result<Recorder> {
     let load = file.map(|f| recorded_load_path(f, path));
-    let mut r = Recorder::create(path, load.as_deref())?;
+    let mut r = Recorder::create_guarded(path, load.as_deref(), file.as_slice())?;
     if file.is_none() {
         r.record("# recorded on the embedded demo kernel: replay with `radbg -x THIS_FILE`")?;
     }
@@ -423,13 +431,6 @@ fn debug(cli: &Cli) -> ExitCode {
 /// Reads a file (or standard input for `-`) as UTF-8, reporting where it is not.
 pub fn load(path: &Path) -> Result<SourceFile, String> {
     let name = path.display().to_string();
-    let bytes = if name == "-" {
-        let mut buf = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf)
-            .map_err(|e| format!("radbg: cannot read standard input: {e}"))?;
-        buf
-    } else {
-        std::fs::read(path).map_err(|e| format!("radbg: cannot read {name}: {e}"))?
-    };
+    let bytes = crate::load::read_input(path, &name).map_err(|e| format!("radbg: {e}"))?;
     SourceFile::from_bytes(if name == "-" { "<stdin>".to_string() } else { name }, &bytes).map_err(|e| e.render())
 }

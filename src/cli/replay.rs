@@ -45,10 +45,12 @@ pub fn replay_file(file: Option<&Path>, session: &Path, json: bool, pipeline: &s
 /// Replays `session` in a session that may already have a module open (the embedded
 /// demo kernel, for `radbg -x SESSION` without a file).
 pub fn replay_in(mut s: Session, session: &Path, json: bool) -> ExitCode {
-    let text = match std::fs::read_to_string(session) {
+    let read = crate::load::read_input(session, &session.display().to_string())
+        .and_then(|b| String::from_utf8(b).map_err(|e| format!("cannot read {}: {e}", session.display())));
+    let text = match read {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("radbg: cannot read {}: {e}", session.display());
+            eprintln!("radbg: {e}");
             return ExitCode::FAILURE;
         }
     };

@@ -118,7 +118,7 @@ impl Session {
     pub fn load(&mut self, path: &str) -> Result<String, String> {
         let p = Path::new(path);
         let full = if p.is_absolute() || p.exists() { p.to_path_buf() } else { self.base.join(p) };
-        let loaded = crate::load::load_path_named(&full, path)?;
+        let loaded = crate::load::load_command(&full, path)?;
         let n = loaded.module.functions.len();
         let insts: usize = loaded.module.functions.iter().map(|f| f.inst_count()).sum();
         self.open(loaded.module, path, loaded.imported);
@@ -419,7 +419,7 @@ impl Session {
                 Ok(Output::new(x.text.trim_end(), x.json))
             }
             Command::Expect(e) => self.expect(e),
-            Command::Export { file, what } => self.export(file, what),
+            Command::Export { file, what, force } => self.export(file, what, *force),
             Command::TBreak(kind) => {
                 if let BpKind::Assign { vreg, .. } | BpKind::Spill { vreg: Some(vreg) } = kind {
                     self.check_vreg_anywhere(vreg)?;
@@ -824,7 +824,12 @@ impl Session {
         crate::why::answer_in(d, &file, self.func(), q, self.prev_opts.as_ref())
     }
 
-    fn export(&mut self, file: &str, what: &str) -> Result<Output, String> {
+    fn export(&mut self, file: &str, what: &str, force: bool) -> Result<Output, String> {
+        let path = if Path::new(file).is_absolute() { PathBuf::from(file) } else { self.base.join(file) };
+        // A replayed script must not clobber files (issue 28): only `json!` overwrites.
+        if !force && std::fs::symlink_metadata(&path).is_ok() {
+            return Err(format!("{file} exists; 'export json! {file}' overwrites it"));
+        }
         let fi = self.func();
         let d = self.dbg.as_ref().expect("loaded");
         let value = match what {
@@ -853,7 +858,6 @@ impl Session {
             }
         };
         let text = serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?;
-        let path = if Path::new(file).is_absolute() { PathBuf::from(file) } else { self.base.join(file) };
         std::fs::write(&path, text + "\n").map_err(|e| format!("cannot write {file}: {e}"))?;
         Ok(Output::new(format!("wrote {what} to {file}"), json!({"exported": what, "file": file})))
     }

@@ -82,6 +82,8 @@ pub enum Command {
     Export {
         file: String,
         what: String,
+        /// `export json!`: overwrite an existing file.
+        force: bool,
     },
     Echo(String),
     Help(Option<String>),
@@ -140,14 +142,19 @@ impl CmdError {
     }
 
     /// `message` plus the line with a caret under the span.
+    /// A long line is shown once, cut with "…" around the error so its column stays in
+    /// view; the message and hint are cut too (they quote the user's words).
     pub fn render(&self, line: &str) -> String {
-        let mut s = format!("error: {}\n  {line}\n  ", self.message);
-        let start = line[..self.start.min(line.len())].chars().count();
-        let width = line[self.start.min(line.len())..self.end.min(line.len())].chars().count().max(1);
+        use crate::util::{MAX_SHOWN, clip, window};
+        let (shown, start) = window(line, self.start, MAX_SHOWN);
+        let mut s = format!("error: {}\n  {shown}\n  ", clip(&self.message, 2 * MAX_SHOWN));
+        let room = shown.chars().count().saturating_sub(start).max(1);
+        let span = line.get(self.start.min(line.len())..self.end.min(line.len())).unwrap_or("");
+        let width = span.chars().take(room).count().max(1);
         s.push_str(&" ".repeat(start));
         s.push_str(&"^".repeat(width));
         if let Some(h) = &self.hint {
-            s.push_str(&format!("\n  = help: {h}"));
+            s.push_str(&format!("\n  = help: {}", clip(h, 2 * MAX_SHOWN)));
         }
         s
     }
@@ -551,8 +558,11 @@ fn parse_words(line: &str, w: &[Word]) -> Result<Command, CmdError> {
         "expect" => Command::Expect(parse_expect(line, w, args)?),
         "export" => {
             let fmt = need(0, "a format")?;
-            if fmt.text != "json" {
-                return Err(CmdError::at(fmt, format!("unknown export format '{}'", fmt.text)).hint("only 'json'"));
+            // `json!` overwrites an existing file; plain `json` refuses to (issue 28).
+            let force = fmt.text == "json!";
+            if fmt.text != "json" && !force {
+                return Err(CmdError::at(fmt, format!("unknown export format '{}'", fmt.text))
+                    .hint("'json', or 'json!' to overwrite an existing file"));
             }
             let file = need(1, "a file")?.text.to_string();
             too_many(3)?;
@@ -566,7 +576,7 @@ fn parse_words(line: &str, w: &[Word]) -> Result<Command, CmdError> {
                     None => e.hint(format!("one of: {}", WHAT.join(", "))),
                 });
             }
-            Command::Export { file, what }
+            Command::Export { file, what, force }
         }
         "echo" => Command::Echo(rest(0)),
         "help" => {

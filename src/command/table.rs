@@ -551,11 +551,11 @@ pub static COMMANDS: &[CommandSpec] = &[
     cmd!(
         "export",
         [],
-        "export json FILE [trace|QUERY]",
+        "export json[!] FILE [trace|QUERY]",
         Sessions,
         "write the trace or a query as JSON",
-        "Writes the whole trace (default) or one query's result (ir, live, constraints, hist, state, attempts, abi, stats, knobs, graph) to FILE as JSON.",
-        ["export json out.json", "export json state.json state"]
+        "Writes the whole trace (default) or one query's result (ir, live, constraints, hist, state, attempts, abi, stats, knobs, graph) to FILE as JSON. An existing FILE is left alone (an error) unless the format is written json!, which overwrites it.",
+        ["export json out.json", "export json state.json state", "export json! out.json"]
     ),
     cmd!(
         "source",

@@ -553,6 +553,12 @@ impl Debugger {
             self.cursor = k;
             self.checkpoints.truncate(cp + 1);
             self.checkpoints[cp].1 = self.machine.snapshot();
+            // The earlier checkpoints are before the affected stage too: they take the new
+            // options, or going back past `cp` replays the old run (found by fuzzing
+            // `continue; set allocator briggs; reverse-continue; continue`, which diverged).
+            for (_, m) in &mut self.checkpoints[..cp] {
+                m.set_options(&self.opts);
+            }
         }
         self.trace.truncate(self.cursor);
         // Find the equivalent event.

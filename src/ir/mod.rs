@@ -9,6 +9,7 @@ pub mod arbitrary;
 mod arbitrary_valid;
 pub mod diag;
 pub mod encoding;
+pub mod limits;
 pub mod model;
 pub mod opcode;
 pub mod parse;

@@ -34,12 +34,7 @@ impl Outcome {
     }
 }
 
-/// The text of each command of a line, as `parse_line` splits it (`;` separates
-/// commands, `#` starts a comment, empty commands are dropped).
-pub fn command_texts(line: &str) -> Vec<String> {
-    let code = line.split('#').next().unwrap_or("");
-    code.split(';').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect()
-}
+pub use crate::command::script::command_texts;
 
 /// Runs a typed line: parses it, executes its commands in order, stops at the first
 /// error, and records every command that succeeded (a failed `expect` is recorded as

@@ -121,6 +121,8 @@ impl<'a> P<'a> {
     fn reg_decl(&mut self, start: &'a str, r: &'a str) -> PResult<'a, ()> {
         let text = self.text;
         let loc = self.loc;
+        // Registers of the functions already parsed, for the module-wide limits.
+        let before: usize = self.module.functions.iter().map(|f| f.vregs.len()).sum();
         let fs = self.func.as_mut().expect("caller checked");
         let Some(c) = r.strip_prefix('.') else {
             return expected(r, "a register class such as .R after .reg");
@@ -198,6 +200,10 @@ impl<'a> P<'a> {
                         limits::MAX_VREGS_PER_FUNCTION
                     ),
                 );
+            }
+            if let Some(msg) = crate::ir::limits::check_module_regs((before + fs.f.vregs.len() + n) as u64, text.len())
+            {
+                return fail(rest, name.len(), msg);
             }
             let decl = fs.f.decls.len();
             fs.f.decls.push(RegDecl { prefix: name.to_string(), count, class, width, origin: loc });

@@ -61,6 +61,39 @@ pub mod limits {
     pub const MAX_NESTING: usize = 2;
 }
 
+/// The module-wide register limit and memory estimate (`ir::limits`), checked on a
+/// quick scan of the `.reg` lines before parsing allocates a vreg per register: the
+/// parser's own check at each declaration comes after the functions before it are
+/// built, and eight functions of a million registers took minutes to get there (issue
+/// 28). Returns the offset and length of the first declaration over the limit, and
+/// the message. Counts what the parser would (ranges, and one per plain name).
+fn register_prescan(text: &str) -> Option<(usize, usize, String)> {
+    let mut total = 0u64;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let t = line.trim_start();
+        let Some(rest) = t.strip_prefix(".reg") else { continue };
+        let rest = rest.split("//").next().unwrap_or("");
+        for name in rest.split(',') {
+            total = total.saturating_add(match name.split_once('<') {
+                Some((_, n)) => {
+                    let digits: String = n.trim_start().chars().take_while(char::is_ascii_digit).collect();
+                    // Over the per-declaration limit is the parser's error to report.
+                    digits.parse::<u64>().ok().filter(|&n| n <= limits::MAX_RANGE).unwrap_or(0)
+                }
+                None => 1,
+            });
+        }
+        if let Some(msg) = crate::ir::limits::check_module_regs(total, text.len()) {
+            let at = start + (line.len() - t.len());
+            return Some((at, t.trim_end().len(), msg));
+        }
+    }
+    None
+}
+
 /// Parses a whole file. Always returns a module (with the statements that parsed),
 /// the spans of its items, and the diagnostics in file order.
 pub fn parse_module(file: &SourceFile) -> (Module, SourceMap, Vec<Diagnostic>) {
@@ -248,6 +281,10 @@ impl<'a> P<'a> {
     }
 
     fn run(&mut self) {
+        if let Some((at, len, msg)) = register_prescan(self.text) {
+            self.error(Diagnostic::error(Span::new(at, at + len), msg));
+            return;
+        }
         let mut i = self.text;
         let mut stopped = false;
         loop {

@@ -52,9 +52,10 @@ pub fn cut_with<'a, T>(r: PResult<'a, T>, expected: &'static str) -> PResult<'a,
     }
 }
 
-/// Deepest nesting of parentheses in constant expressions (and of `{ }` scopes, see
-/// `parse`): deeper input is an error, so no input can exhaust the stack.
-pub const MAX_DEPTH: u32 = 64;
+/// Deepest nesting of parentheses in constant expressions (and of `{ }` scopes and
+/// operands, see `parse`): deeper input is an error, so no input can exhaust the stack.
+/// One limit for both front ends, in `ir::limits`.
+pub use crate::ir::limits::MAX_DEPTH;
 
 /// Skips white space, `//` line comments, `/* */` block comments and `@@DWARF` lines.
 pub fn ws(mut i: &str) -> PResult<'_, ()> {

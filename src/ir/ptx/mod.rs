@@ -76,6 +76,9 @@ pub fn import_text(src: &str) -> Import {
             return Import { module: None, map: SourceMap::default(), stubs: Vec::new(), diags: vec![d] };
         }
     };
+    if let Some(d) = over_limits(src, &ast) {
+        return Import { module: None, map: SourceMap::default(), stubs: Vec::new(), diags: vec![d] };
+    }
     let mut diags = Vec::new();
     let module::Lowered { mut module, map, stubs } = module::lower_module(src, &ast, &mut diags);
     module.srcloc = crate::ir::srcloc::SourceLines::scan(src);
@@ -99,6 +102,44 @@ pub fn import_text(src: &str) -> Import {
     diags.sort_by_key(|d| (d.span.map_or(0, |s| s.lo), d.severity));
     let ok = !diags.iter().any(Diagnostic::is_error);
     Import { module: ok.then_some(module), map, stubs, diags }
+}
+
+/// The module-wide register limit and memory estimate (`ir::limits`), checked on the
+/// syntax tree before lowering allocates a vreg per declared register: eight functions
+/// of a million registers each ran 102 s and aborted out of memory (issue 28).
+fn over_limits(src: &str, ast: &ast::PtxModule<'_>) -> Option<Diagnostic> {
+    fn walk(stmts: &[ast::Stmt<'_>], total: &mut u64, src: &str) -> Option<Diagnostic> {
+        for st in stmts {
+            match st {
+                ast::Stmt::Decl(d) if d.space == ast::StateSpace::Reg => {
+                    for n in &d.names {
+                        *total += n.range.map_or(1, u64::from);
+                        if let Some(msg) = crate::ir::limits::check_module_regs(*total, src.len()) {
+                            let at = n.pos as usize;
+                            return Some(Diagnostic::error(Span::new(at, at + n.name.len()), msg));
+                        }
+                    }
+                }
+                ast::Stmt::Block(inner, _) => {
+                    if let Some(d) = walk(inner, total, src) {
+                        return Some(d);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+    let mut total = 0u64;
+    for item in &ast.items {
+        if let ast::Item::Func(f) = item
+            && let Some(body) = &f.body
+            && let Some(d) = walk(body, &mut total, src)
+        {
+            return Some(d);
+        }
+    }
+    None
 }
 
 /// Imports PTX text named `name`; errors come back rendered (`file:line:col`, caret).

@@ -421,6 +421,16 @@ impl<'a> Parser<'a> {
             if let Some(r2) = r.strip_prefix('<') {
                 let (r2, ()) = ws(r2)?;
                 let (r2, n) = cut_with(uint(r2), "a register count")?;
+                if u64::from(n) > crate::ir::limits::MAX_REGS_PER_DECL {
+                    // ptxas 13.0: at most 2^20 registers per `.reg` declaration.
+                    return fail(
+                        ws(&r[1..])?.0,
+                        format!(
+                            "a register count of at most {} (the limit per declaration)",
+                            crate::ir::limits::MAX_REGS_PER_DECL
+                        ),
+                    );
+                }
                 let (r2, ()) = cut_with(sym('>')(r2), "'>'")?;
                 v.range = Some(n);
                 r = r2;

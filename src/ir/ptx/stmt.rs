@@ -212,6 +212,11 @@ impl<'a> Parser<'a> {
     }
 
     fn operand_inner(&self, i: &'a str, is_call: bool, depth: u32) -> PResult<'a, Operand<'a>> {
+        // Every operand form that nests (`!`, `{ }`, `( )`, `a|b`) comes through here,
+        // so one guard bounds the recursion whatever the mix (issue 28: 20 000 `!`).
+        if depth > MAX_DEPTH {
+            return fail(i, "a less deeply nested operand");
+        }
         let pos = self.pos(i);
         let op = |kind| Operand { pos, kind };
         let Some(c) = i.chars().next() else { return backtrack(i, "an operand") };
@@ -292,7 +297,11 @@ impl<'a> Parser<'a> {
             let (r, ()) = ws(i)?;
             i = r;
             let ipos = self.pos(i);
-            if i.starts_with('{') || i.starts_with('[') {
+            if i.starts_with('[') {
+                // ptxas rejects `[[%rd1]]` ("syntax error"); addresses do not nest.
+                return fail(i, "a register, variable or constant (addresses do not nest)");
+            }
+            if i.starts_with('{') {
                 let (r, o) = self.operand_inner(i, false, depth + 1)?;
                 items.push(MemItem::Other(o));
                 i = r;
