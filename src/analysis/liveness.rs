@@ -371,6 +371,11 @@ fn compute_inner(
     for fl in &mut live.files {
         solve_file(fl, cfg, &order, sweep_limit);
     }
+    // The finished solve of the allocators and the checker (not the conservative one the
+    // uninitialized-register detector reads, nor a partial one being stepped).
+    if single_def_kills && sweep_limit == usize::MAX {
+        live.restrict_to_defined(f, cfg);
+    }
     live
 }
 
@@ -432,6 +437,92 @@ impl Liveness {
     /// sub_774370): a killing def removes the vreg from gen and adds it to kill; a use
     /// adds it to gen. (The seed's one-line summary "every source not in kill" is the
     /// forward-scan formulation; scanning backwards, a def clears what uses below it set.)
+    /// A vreg is live only where some definition of it may have happened: where no def
+    /// reaches, the register holds no value of the program, so a read there is of an
+    /// undefined value and nothing needs keeping (SSA's "undef has no live range").
+    /// Without this a value defined in one arm of a switch and read (undefined) in
+    /// another is live from the function's entry through every arm: a real kernel of
+    /// task cases (issue 22) had 545 values live at its entry and failed to allocate at
+    /// 255 where ptxas uses 96. A forward may-reach of the blocks' defs masks the
+    /// block sets; vregs the function never defines (inputs, pinned boundary twins)
+    /// count as defined everywhere.
+    fn restrict_to_defined(&mut self, f: &Function, cfg: &Cfg) {
+        let nb = self.nblocks;
+        let mut has_def = vec![false; self.nvregs];
+        for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+            inst.for_each_def(|r| {
+                if let Some(x) = has_def.get_mut(r.vreg.index()) {
+                    *x = true;
+                }
+            });
+        }
+        let preds = |b: usize| cfg.preds.get(b).map_or(&[][..], Vec::as_slice);
+        let order: Vec<usize> = cfg.rpo.iter().copied().filter(|&b| b < nb).collect();
+        let Liveness { files, slots, .. } = self;
+        for (k, fl) in files.iter_mut().enumerate() {
+            let w = fl.words;
+            if w == 0 {
+                continue;
+            }
+            let mut always = vec![0u64; w];
+            for (bit, v) in fl.vregs.iter().enumerate() {
+                if !has_def[v.index()] {
+                    bits::set(&mut always, bit);
+                }
+            }
+            let mut defs = vec![0u64; w * nb];
+            for (b, blk) in f.blocks.iter().enumerate() {
+                for inst in &blk.insts {
+                    inst.for_each_def(|r| {
+                        if let Some(s) = slot_of(slots, r.vreg)
+                            && s.file as usize == k
+                            && s.bit != LOCAL
+                        {
+                            bits::set(&mut defs[b * w..], s.bit as usize);
+                        }
+                    });
+                }
+            }
+            // out[b] = in[b] | defs[b]; in[b] = always | OR of the preds' out. Blocks
+            // no path from the entry reaches keep in = always.
+            let mut din = vec![0u64; w * nb];
+            let mut dout = vec![0u64; w * nb];
+            for b in 0..nb {
+                din[b * w..(b + 1) * w].copy_from_slice(&always);
+                dout[b * w..(b + 1) * w].copy_from_slice(&always);
+                bits::or(&mut dout[b * w..(b + 1) * w], &defs[b * w..(b + 1) * w]);
+            }
+            loop {
+                let mut changed = false;
+                for &b in &order {
+                    for &p in preds(b) {
+                        if p < nb && p != b {
+                            let src = dout[p * w..(p + 1) * w].to_vec();
+                            changed |= bits::or_if_changed(&mut din[b * w..(b + 1) * w], &src);
+                        } else if p == b {
+                            let src = dout[b * w..(b + 1) * w].to_vec();
+                            changed |= bits::or_if_changed(&mut din[b * w..(b + 1) * w], &src);
+                        }
+                    }
+                    let inb = din[b * w..(b + 1) * w].to_vec();
+                    changed |= bits::or_if_changed(&mut dout[b * w..(b + 1) * w], &inb);
+                }
+                if !changed {
+                    break;
+                }
+            }
+            // The live-out sets are masked; each live-in is then what the block's own
+            // backward walk gives from its masked live-out (gen | out & !kill), so the
+            // block sets and the point queries (which walk from live-out) agree. A read
+            // of a value undefined at the block's entry keeps it live from there to the
+            // read, never beyond into the predecessors where no def reaches.
+            for i in 0..w * nb {
+                fl.live_out[i] &= dout[i];
+                fl.live_in[i] = fl.gen_[i] | (fl.live_out[i] & !fl.kill[i]);
+            }
+        }
+    }
+
     fn gen_kill(&mut self, f: &Function) {
         let Liveness { files, slots, exit_live, single_def, local_kills, comp_kill, .. } = self;
         for (b, blk) in f.blocks.iter().enumerate() {
