@@ -516,8 +516,8 @@ impl Liveness {
             // block sets and the point queries (which walk from live-out) agree. A read
             // of a value undefined at the block's entry keeps it live from there to the
             // read, never beyond into the predecessors where no def reaches.
-            for i in 0..w * nb {
-                fl.live_out[i] &= dout[i];
+            for (i, d) in dout.iter().enumerate() {
+                fl.live_out[i] &= d;
                 fl.live_in[i] = fl.gen_[i] | (fl.live_out[i] & !fl.kill[i]);
             }
         }
