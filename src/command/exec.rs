@@ -337,6 +337,7 @@ impl Session {
                 self.last_sweep = Some((axis.clone(), rows));
                 Ok(Output::new(x.text.trim_end(), x.json))
             }
+            Command::Reduce(args) => crate::command::reduce::exec(self, args),
             Command::Expect(e) => self.expect(e),
             Command::Export { file, what } => self.export(file, what),
             Command::Load(_) | Command::Help(_) | Command::Echo(_) | Command::Quit => unreachable!("handled"),

@@ -1,0 +1,284 @@
+//! What `radbg reduce --until PREDICATE` keeps true: the built-in predicates (`fails`,
+//! `checker-fault`, `spills`, `registers > N`, `attempts class R >= N`, `warning 70NN`,
+//! `differs-from-ptxas [> K %]`, `allocators-differ`) parsed from their text, and their
+//! evaluation on one candidate module.
+//!
+//! Evaluation steps the pipeline machine itself and stops as soon as the answer is
+//! known: a failure in the first class decides `fails` without allocating the rest,
+//! the first over-budget `Used N registers` decides `registers > N`. Predicates written
+//! in the command language (`script FILE.radbg`, any `expect` condition) are evaluated
+//! by the layer that owns the command language and reach this module as an
+//! [`External`] closure, so data still flows one way.
+
+use std::sync::Arc;
+
+use crate::engine::breakpoint::CmpOp;
+use crate::engine::{AllocatorKind, EventKind, Machine, RunOptions};
+use crate::ir::{Module, RegClass};
+
+/// A predicate evaluated by a higher layer (a `.radbg` script, an `expect` condition):
+/// the candidate module, whether it came from PTX, and the run options.
+pub type External = Arc<dyn Fn(&Module, bool, &RunOptions) -> Result<bool, String> + Send + Sync>;
+
+/// A behaviour the reduced kernel must still show.
+#[derive(Clone)]
+pub enum Predicate {
+    /// Register allocation fails in some function.
+    Fails,
+    /// The independent checker reports an error in some function.
+    CheckerFault,
+    /// Some function has spill stores or loads.
+    Spills,
+    /// Some function's `Used N registers` compares so with N.
+    Registers(CmpOp, i64),
+    /// Some function's number of attempts in class C compares so with N.
+    Attempts(RegClass, CmpOp, i64),
+    /// The ABI check with this code (70NN) fails somewhere.
+    Warning(u32),
+    /// radbg's register count differs from the real ptxas's in some function, by more
+    /// than `min_pct` percent of ptxas's count when given (ptxas must accept the PTX).
+    DiffersFromPtxas { min_pct: Option<f64>, ptxas: String },
+    /// The fat-point and Chaitin-Briggs allocators give different registers, spills or
+    /// success on some function.
+    AllocatorsDiffer,
+    /// Evaluated by the command language (`script FILE`, an `expect` condition).
+    External { label: String, eval: External },
+}
+
+impl std::fmt::Debug for Predicate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text())
+    }
+}
+
+/// What a predicate's text asks for before it can be evaluated.
+#[derive(Clone, Debug)]
+pub enum Parsed {
+    /// A built-in predicate (ready, apart from `differs-from-ptxas`'s ptxas path).
+    Builtin(Predicate),
+    /// `differs-from-ptxas [> K %]`: needs a ptxas to run.
+    DiffersFromPtxas(Option<f64>),
+    /// `script FILE`: a `.radbg` file that must replay without a failure.
+    Script(String),
+    /// Anything else: an `expect` condition of the command language.
+    Expect(String),
+}
+
+/// The built-in predicate words, for help and "did you mean".
+pub const BUILTINS: &[&str] = &[
+    "fails",
+    "checker-fault",
+    "spills",
+    "registers",
+    "attempts",
+    "warning",
+    "differs-from-ptxas",
+    "allocators-differ",
+    "script",
+];
+
+impl Predicate {
+    /// The predicate as the user would write it.
+    pub fn text(&self) -> String {
+        match self {
+            Predicate::Fails => "fails".into(),
+            Predicate::CheckerFault => "checker-fault".into(),
+            Predicate::Spills => "spills".into(),
+            Predicate::Registers(op, n) => format!("registers {} {n}", op.text()),
+            Predicate::Attempts(c, op, n) => format!("attempts class {} {} {n}", c.name(), op.text()),
+            Predicate::Warning(c) => format!("warning {c}"),
+            Predicate::DiffersFromPtxas { min_pct: Some(k), .. } => format!("differs-from-ptxas > {k} %"),
+            Predicate::DiffersFromPtxas { min_pct: None, .. } => "differs-from-ptxas".into(),
+            Predicate::AllocatorsDiffer => "allocators-differ".into(),
+            Predicate::External { label, .. } => label.clone(),
+        }
+    }
+
+    /// Whether the predicate needs PTX text (the real ptxas reads it).
+    pub fn needs_ptx(&self) -> bool {
+        matches!(self, Predicate::DiffersFromPtxas { .. })
+    }
+}
+
+/// Parses a predicate's text. Built-ins are recognised by their first word; any other
+/// text is handed on as an `expect` condition (the command language checks it).
+pub fn parse(text: &str) -> Result<Parsed, String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let Some(&first) = words.first() else {
+        return Err("--until needs a predicate (fails, spills, registers > N, ...)".into());
+    };
+    let extra = |n: usize| -> Result<(), String> {
+        match words.get(n) {
+            Some(w) => Err(format!("unexpected '{w}' after '{}'", words[..n].join(" "))),
+            None => Ok(()),
+        }
+    };
+    let cmp = |w: Option<&&str>| -> Result<CmpOp, String> {
+        let w = w.ok_or_else(|| format!("'{text}' needs a comparison (== != < <= > >=) and a number"))?;
+        CmpOp::parse(w).ok_or_else(|| format!("expected a comparison (== != < <= > >=), found '{w}'"))
+    };
+    let num = |w: Option<&&str>| -> Result<i64, String> {
+        let w = w.ok_or_else(|| format!("'{text}' needs a number"))?;
+        w.parse().map_err(|_| format!("expected a number, found '{w}'"))
+    };
+    Ok(match first {
+        "fails" => {
+            extra(1)?;
+            Parsed::Builtin(Predicate::Fails)
+        }
+        "checker-fault" => {
+            extra(1)?;
+            Parsed::Builtin(Predicate::CheckerFault)
+        }
+        "spills" => {
+            extra(1)?;
+            Parsed::Builtin(Predicate::Spills)
+        }
+        "allocators-differ" => {
+            extra(1)?;
+            Parsed::Builtin(Predicate::AllocatorsDiffer)
+        }
+        "registers" => {
+            extra(3)?;
+            Parsed::Builtin(Predicate::Registers(cmp(words.get(1))?, num(words.get(2))?))
+        }
+        "attempts" => {
+            if words.get(1) != Some(&"class") {
+                return Err("usage: attempts class R OP N (e.g. attempts class R >= 3)".into());
+            }
+            extra(5)?;
+            let c = words.get(2).ok_or("attempts class needs a register class")?;
+            let class = RegClass::from_name(c).ok_or_else(|| format!("unknown register class '{c}' (R UR P ...)"))?;
+            Parsed::Builtin(Predicate::Attempts(class, cmp(words.get(3))?, num(words.get(4))?))
+        }
+        "warning" => {
+            extra(2)?;
+            let w = words.get(1).ok_or("warning needs a code (7001-7020, 7801)")?;
+            let code: u32 = w.parse().map_err(|_| format!("expected a warning code like 7005, found '{w}'"))?;
+            if !(7001..=7999).contains(&code) {
+                return Err(format!("{code} is not an ABI warning code (7001-7020, 7801)"));
+            }
+            Parsed::Builtin(Predicate::Warning(code))
+        }
+        "differs-from-ptxas" => {
+            // `differs-from-ptxas`, `... > K %`, `... > K%`.
+            let rest = words[1..].join(" ");
+            let rest = rest.trim();
+            if rest.is_empty() {
+                return Ok(Parsed::DiffersFromPtxas(None));
+            }
+            let k = rest
+                .strip_prefix('>')
+                .map(|r| r.trim().trim_end_matches('%').trim())
+                .ok_or_else(|| format!("usage: differs-from-ptxas [> K %], found '{rest}'"))?;
+            let k: f64 = k.parse().map_err(|_| format!("expected a percentage, found '{k}'"))?;
+            if !(0.0..=1000.0).contains(&k) {
+                return Err(format!("percentage {k} is out of range 0..=1000"));
+            }
+            Parsed::DiffersFromPtxas(Some(k))
+        }
+        "script" => {
+            extra(2)?;
+            let f = words.get(1).ok_or("script needs a .radbg file")?;
+            Parsed::Script((*f).to_string())
+        }
+        _ => Parsed::Expect(text.trim().to_string()),
+    })
+}
+
+/// Evaluates `pred` on a candidate: its text (PTX for `differs-from-ptxas`), its
+/// module, whether it was imported from PTX, and the run options.
+pub fn eval(pred: &Predicate, text: &str, module: &Module, opts: &RunOptions) -> Result<bool, String> {
+    match pred {
+        Predicate::External { eval, .. } => eval(module, opts.imported, opts),
+        Predicate::AllocatorsDiffer => {
+            let mut a = opts.clone();
+            a.allocator = AllocatorKind::FatPoint;
+            let mut b = opts.clone();
+            b.allocator = AllocatorKind::Briggs;
+            Ok(figures(module, &a)? != figures(module, &b)?)
+        }
+        Predicate::DiffersFromPtxas { min_pct, ptxas } => {
+            let ours = figures(module, opts)?;
+            let sm = opts.sm.clone().unwrap_or_else(|| module.sm.clone()).to_string();
+            let budget = opts.maxrregcount;
+            let Ok(theirs) = crate::reduce::ptxas::run(ptxas, text, &sm, budget) else {
+                // ptxas rejects the candidate: not a kernel that shows the difference.
+                return Ok(false);
+            };
+            Ok(ours.iter().any(|(name, regs, _, failed)| {
+                let Some(t) = theirs.iter().find(|t| &t.name == name) else { return false };
+                let Some(tr) = t.registers else { return *failed };
+                let diff = (i64::from(*regs) - i64::from(tr)).abs() as f64;
+                match min_pct {
+                    _ if *failed => true,
+                    None => diff > 0.0,
+                    Some(k) => diff * 100.0 > k * f64::from(tr.max(1)),
+                }
+            }))
+        }
+        _ => run_builtin(pred, module, opts),
+    }
+}
+
+/// Registers, spill bytes and failure of every function after a whole run.
+fn figures(module: &Module, opts: &RunOptions) -> Result<Vec<(String, u32, u32, bool)>, String> {
+    let mut o = opts.clone();
+    o.skip_check = true;
+    let mut m = Machine::new(module.clone(), o);
+    if let Some(e) = m.knob_errors.first() {
+        return Err(e.clone());
+    }
+    while m.step().is_some() {}
+    Ok(m.funcs
+        .iter()
+        .filter_map(|r| r.stats.as_ref())
+        .map(|s| (s.name.clone(), s.registers, s.spill_stores + s.spill_loads, s.error.is_some()))
+        .collect())
+}
+
+/// Runs the pipeline until `pred` is decided.
+fn run_builtin(pred: &Predicate, module: &Module, opts: &RunOptions) -> Result<bool, String> {
+    let mut o = opts.clone();
+    // Only `checker-fault` reads the checker; the others skip it (as a sweep row does).
+    o.skip_check = !matches!(pred, Predicate::CheckerFault);
+    let mut m = Machine::new(module.clone(), o);
+    if let Some(e) = m.knob_errors.first() {
+        return Err(e.clone());
+    }
+    while let Some(ev) = m.step() {
+        if let Some(v) = decide(pred, &m, ev.func, &ev.kind) {
+            return Ok(v);
+        }
+    }
+    Ok(false)
+}
+
+/// The answer after event `kind` when it settles the predicate (`Some(true)`), else
+/// `None`; a run that ends undecided answers false.
+fn decide(pred: &Predicate, m: &Machine, func: Option<usize>, kind: &EventKind) -> Option<bool> {
+    use crate::alloc::AllocEvent as A;
+    let stats = || func.and_then(|fi| m.funcs.get(fi)).and_then(|r| r.stats.as_ref());
+    match (pred, kind) {
+        (Predicate::Fails, EventKind::Alloc(A::ClassEnd { ok: false, .. } | A::Finalize { ok: false, .. })) => {
+            Some(true)
+        }
+        (Predicate::Fails, EventKind::Stats { .. }) => stats().is_some_and(|s| s.error.is_some()).then_some(true),
+        (Predicate::CheckerFault, EventKind::Check { errors }) => (!errors.is_empty()).then_some(true),
+        (Predicate::Spills, EventKind::Stats { .. }) => {
+            stats().is_some_and(|s| s.spill_stores + s.spill_loads > 0).then_some(true)
+        }
+        (Predicate::Registers(op, n), EventKind::Stats { .. }) => {
+            stats().is_some_and(|s| s.error.is_none() && op.eval(i64::from(s.registers), *n)).then_some(true)
+        }
+        (Predicate::Attempts(class, op, n), EventKind::Stats { .. }) => {
+            let fi = func?;
+            let count = crate::engine::query::attempts(m, fi).iter().filter(|r| r.class == *class).count() as i64;
+            op.eval(count, *n).then_some(true)
+        }
+        (Predicate::Warning(code), EventKind::AbiCheck { code: c, passed: false, .. }) => (c == code).then_some(true),
+        // Past the ABI stage no warning can come any more.
+        (Predicate::Warning(_), EventKind::Budget { .. }) => Some(false),
+        _ => None,
+    }
+}
