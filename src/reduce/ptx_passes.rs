@@ -382,6 +382,39 @@ impl Pass for Operands {
     }
 }
 
+/// Runs of blank lines left behind by deletions, collapsed to one.
+pub struct BlankLines;
+
+impl Pass for BlankLines {
+    fn name(&self) -> &'static str {
+        "blank lines"
+    }
+    fn prepare<'a>(&self, text: &'a str) -> Option<Box<dyn Items + 'a>> {
+        let mut items = Vec::new();
+        let mut at = 0;
+        let mut run: Option<(usize, usize, usize)> = None;
+        for line in text.split_inclusive('\n') {
+            if line.trim().is_empty() {
+                let r = run.get_or_insert((at, at, 0));
+                r.1 = at + line.len();
+                r.2 += 1;
+            } else if let Some((start, end, n)) = run.take() {
+                // Keep one empty line where there were several.
+                if n > 1 {
+                    items.push(vec![Edit { start, end, with: "\n".into() }]);
+                }
+            }
+            at += line.len();
+        }
+        if let Some((start, end, n)) = run
+            && n > 1
+        {
+            items.push(vec![Edit { start, end, with: "\n".into() }]);
+        }
+        Some(Box::new(EditItems { text, items }))
+    }
+}
+
 /// The PTX passes in the order one round runs them: coarse before fine.
 pub fn passes() -> Vec<Box<dyn Pass>> {
     vec![
@@ -393,6 +426,7 @@ pub fn passes() -> Vec<Box<dyn Pass>> {
         Box::new(Labels),
         Box::new(Params),
         Box::new(Declarations),
+        Box::new(BlankLines),
     ]
 }
 
