@@ -163,17 +163,22 @@ fn run_options_take_part() {
     let opts = RunOptions { maxrregcount: Some(8), ..RunOptions::default() };
     let o = reduce_to(Format::Ori, &session("sgemm_spill.ori"), "fails", opts, 12);
     assert!(o.insts * 5 <= o.start_insts, "{} of {}", o.insts, o.start_insts);
-    let e = radbg::reduce::reduce(Format::Ori, &session("sgemm_spill.ori"), &pred("fails"), &cfg(RunOptions::default(), 1), &mut |_| {})
-        .expect_err("it fits by default");
+    let e = radbg::reduce::reduce(
+        Format::Ori,
+        &session("sgemm_spill.ori"),
+        &pred("fails"),
+        &cfg(RunOptions::default(), 1),
+        &mut |_| {},
+    )
+    .expect_err("it fits by default");
     assert!(e.contains("does not show 'fails'"), "{e}");
 }
 
 #[test]
 fn the_result_does_not_depend_on_the_thread_count() {
-    for (format, text, p) in [
-        (Format::Ori, session("sgemm_spill.ori"), "spills"),
-        (Format::Ptx, PTX.to_string(), "registers > 12"),
-    ] {
+    for (format, text, p) in
+        [(Format::Ori, session("sgemm_spill.ori"), "spills"), (Format::Ptx, PTX.to_string(), "registers > 12")]
+    {
         let pr = pred(p);
         let one = radbg::reduce::reduce(format, &text, &pr, &cfg(RunOptions::default(), 1), &mut |_| {}).expect("1");
         let two = radbg::reduce::reduce(format, &text, &pr, &cfg(RunOptions::default(), 2), &mut |_| {}).expect("2");

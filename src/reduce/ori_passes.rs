@@ -115,7 +115,9 @@ impl Pass for Merge {
         let mut items = Vec::new();
         for (fi, f) in module.functions.iter().enumerate() {
             let used = referenced_labels(f);
-            items.extend((1..f.blocks.len()).filter(|&bi| !used.contains(f.blocks[bi].label.as_str())).map(|bi| (fi, bi)));
+            items.extend(
+                (1..f.blocks.len()).filter(|&bi| !used.contains(f.blocks[bi].label.as_str())).map(|bi| (fi, bi)),
+            );
         }
         Some(Box::new(ModelItems {
             module,

@@ -298,12 +298,8 @@ impl Items for ParamItems<'_> {
             if !chosen.iter().any(|&(l, _)| l == li) {
                 continue;
             }
-            let kept: Vec<&str> = params
-                .iter()
-                .enumerate()
-                .filter(|(k, _)| !chosen.contains(&(li, *k)))
-                .map(|(_, p)| p.trim())
-                .collect();
+            let kept: Vec<&str> =
+                params.iter().enumerate().filter(|(k, _)| !chosen.contains(&(li, *k))).map(|(_, p)| p.trim()).collect();
             let with = if kept.is_empty() { String::new() } else { format!("\n\t{}\n", kept.join(",\n\t")) };
             edits.push(Edit { start: span.start, end: span.end, with });
         }

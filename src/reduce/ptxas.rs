@@ -13,11 +13,13 @@ use crate::why::compare::PtxasFigures;
 /// `~/.cache/radbg-corpus/root/nvidia/cu13/bin/ptxas` (or `$RADBG_CORPUS_CACHE/...`).
 /// The error names every place looked at.
 pub fn find(explicit: Option<&Path>) -> Result<String, String> {
-    let runs = |exe: &Path| {
-        Command::new(exe).arg("--version").output().map(|o| o.status.success()).unwrap_or(false)
-    };
+    let runs = |exe: &Path| Command::new(exe).arg("--version").output().map(|o| o.status.success()).unwrap_or(false);
     if let Some(p) = explicit {
-        return if runs(p) { Ok(p.display().to_string()) } else { Err(format!("--ptxas {}: cannot run it", p.display())) };
+        return if runs(p) {
+            Ok(p.display().to_string())
+        } else {
+            Err(format!("--ptxas {}: cannot run it", p.display()))
+        };
     }
     if let Some(p) = std::env::var_os("RADBG_PTXAS") {
         let p = PathBuf::from(p);

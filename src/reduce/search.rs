@@ -160,7 +160,13 @@ impl Search<'_> {
     }
 
     /// One pass to its own fixed point over chunk sizes; true when it changed `text`.
-    fn run_pass(&mut self, pass: &dyn Pass, round: usize, text: &mut String, progress: &mut dyn FnMut(&Progress)) -> bool {
+    fn run_pass(
+        &mut self,
+        pass: &dyn Pass,
+        round: usize,
+        text: &mut String,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> bool {
         let mut changed = false;
         let mut chunk = 0;
         let mut pos = 0;
