@@ -116,6 +116,18 @@ pub fn run(args: &Args) -> ExitCode {
     if let Err(e) = std::fs::write(&out, &o.text) {
         return fail(&format!("cannot write {}: {e}", out.display()));
     }
+    // PTX must stay PTX that ptxas reads: say so when the real one (if any) disagrees.
+    if format == crate::reduce::Format::Ptx
+        && let Ok(exe) = crate::reduce::ptxas::find(args.ptxas.as_deref())
+    {
+        let sm = cfg.opts.sm.as_ref().map(|s| s.to_string());
+        let sm = sm.or_else(|| crate::reduce::subject::load(format, &o.text).ok().map(|p| p.module.sm.to_string()));
+        if let Some(sm) = sm
+            && let Err(e) = crate::reduce::ptxas::run(&exe, &o.text, &sm, cfg.opts.maxrregcount)
+        {
+            eprintln!("radbg: warning: ptxas rejects the reduced kernel: {}", e.lines().nth(1).unwrap_or(&e));
+        }
+    }
     let (input, output) = (args.file.display().to_string(), out.display().to_string());
     if args.json {
         super::output::outln(&crate::reduce::progress::summary_json(&o, &pred.text(), &input, &output).to_string());

@@ -378,6 +378,26 @@ impl Pass for Operands {
     }
 }
 
+/// Lines that hold only a `//` comment (the compiler's banner, `// demoted variable`).
+pub struct Comments;
+
+impl Pass for Comments {
+    fn name(&self) -> &'static str {
+        "comments"
+    }
+    fn prepare<'a>(&self, text: &'a str) -> Option<Box<dyn Items + 'a>> {
+        let mut items = Vec::new();
+        let mut at = 0;
+        for line in text.split_inclusive('\n') {
+            if line.trim_start().starts_with("//") {
+                items.push(vec![Edit::delete(at, at + line.len())]);
+            }
+            at += line.len();
+        }
+        Some(Box::new(EditItems { text, items }))
+    }
+}
+
 /// Runs of blank lines left behind by deletions, collapsed to one.
 pub struct BlankLines;
 
@@ -422,6 +442,7 @@ pub fn passes() -> Vec<Box<dyn Pass>> {
         Box::new(Labels),
         Box::new(Params),
         Box::new(Declarations),
+        Box::new(Comments),
         Box::new(BlankLines),
     ]
 }
