@@ -272,6 +272,50 @@ impl Pass for Declarations {
     }
 }
 
+/// Register ranges `%r<N>` cut to the registers still used (`%r<99632>` → `%r<12>`):
+/// the importer makes a vreg per declared register, so a reduced kernel that kept a
+/// huge declaration would still cost its size on every test.
+pub struct RegRanges;
+
+impl Pass for RegRanges {
+    fn name(&self) -> &'static str {
+        "register ranges"
+    }
+    fn prepare<'a>(&self, text: &'a str) -> Option<Box<dyn Items + 'a>> {
+        let m = parse(text)?;
+        let mut items = Vec::new();
+        for f in funcs(&m) {
+            let mut used = HashSet::new();
+            names_used(f, &mut used);
+            for s in stmts_of(f) {
+                let Stmt::Decl(d) = s else { continue };
+                for n in &d.names {
+                    let Some(count) = n.range else { continue };
+                    // Another declared prefix that extends this one (`%rd` for `%r`)
+                    // owns names like `%rd5`; digits right after the prefix are ours.
+                    let max = used
+                        .iter()
+                        .filter_map(|u| u.strip_prefix(n.name))
+                        .filter(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()))
+                        .filter_map(|r| r.parse::<u32>().ok())
+                        .max();
+                    let want = max.map_or(1, |x| x.saturating_add(1));
+                    let at = n.pos as usize + n.name.len();
+                    let digits = count.to_string();
+                    let start = at + 1;
+                    if want < count
+                        && text.get(at..start) == Some("<")
+                        && text.get(start..start + digits.len()) == Some(&digits)
+                    {
+                        items.push(vec![Edit { start, end: start + digits.len(), with: want.to_string() }]);
+                    }
+                }
+            }
+        }
+        Some(Box::new(EditItems { text, items }))
+    }
+}
+
 /// Parameters of functions and kernels (the parameter list is rewritten without them;
 /// a parameter still read makes the candidate fail to load).
 pub struct Params;
@@ -437,11 +481,13 @@ pub fn passes() -> Vec<Box<dyn Pass>> {
         Box::new(Functions),
         Box::new(Blocks),
         Box::new(Instructions),
+        Box::new(RegRanges),
         Box::new(Operands),
         Box::new(Instructions),
         Box::new(Labels),
         Box::new(Params),
         Box::new(Declarations),
+        Box::new(RegRanges),
         Box::new(Comments),
         Box::new(BlankLines),
     ]
@@ -501,6 +547,17 @@ $L__BB0_1:
         assert_eq!(o.count(), 4);
         let t = o.apply(0..1).expect("changes");
         assert!(t.contains("add.s32 %r2, %r0, %r1;"), "{t}");
+    }
+
+    #[test]
+    fn register_ranges_shrink_to_what_is_used() {
+        let r = RegRanges.prepare(K).expect("parses");
+        // %r<4> is used up to %r3 (nothing to cut); %rd<2> up to %rd1 (nothing either).
+        assert_eq!(r.count(), 0);
+        let k = K.replace("%r<4>", "%r<400>");
+        let r = RegRanges.prepare(&k).expect("parses");
+        assert_eq!(r.count(), 1);
+        assert!(r.apply(0..1).expect("changes").contains(".reg .b32 %r<4>;"));
     }
 
     #[test]
