@@ -272,43 +272,105 @@ impl Pass for Declarations {
     }
 }
 
-/// Register ranges `%r<N>` cut to the registers still used (`%r<99632>` → `%r<12>`):
-/// the importer makes a vreg per declared register, so a reduced kernel that kept a
-/// huge declaration would still cost its size on every test.
-pub struct RegRanges;
+/// Every name an operand or guard of `f` mentions, with its offset.
+fn name_sites<'a>(f: &FuncDecl<'a>, out: &mut Vec<(&'a str, usize)>) {
+    fn op<'a>(o: &crate::ir::ptx::ast::Operand<'a>, out: &mut Vec<(&'a str, usize)>) {
+        match &o.kind {
+            OpKind::Name { name, .. } | OpKind::NameOffset { name, .. } => out.push((name, o.pos as usize)),
+            OpKind::Not(x) => op(x, out),
+            OpKind::Pair(a, b) => {
+                op(a, out);
+                op(b, out);
+            }
+            OpKind::Vector(v) | OpKind::List(v) => v.iter().for_each(|x| op(x, out)),
+            OpKind::Mem(items) => {
+                for it in items {
+                    match it {
+                        crate::ir::ptx::ast::MemItem::Addr { names, .. } => {
+                            out.extend(names.iter().map(|(n, _, p)| (*n, *p as usize)));
+                        }
+                        crate::ir::ptx::ast::MemItem::Other(x) => op(x, out),
+                    }
+                }
+            }
+            OpKind::Imm(_) | OpKind::Sink => {}
+        }
+    }
+    for s in stmts_of(f) {
+        if let Stmt::Inst(i) = s {
+            if let Some(g) = &i.guard {
+                out.push((g.name, g.pos as usize));
+            }
+            i.ops.iter().for_each(|o| op(o, out));
+        }
+    }
+}
 
-impl Pass for RegRanges {
+/// Registers of each `%r<N>` declaration renumbered densely in their order (`%r99624`
+/// → `%r3`) and the range cut to them: the importer makes a vreg per declared register,
+/// so a reduced kernel that kept `%r<99632>` would still cost its size on every test.
+pub struct Renumber;
+
+impl Pass for Renumber {
     fn name(&self) -> &'static str {
-        "register ranges"
+        "renumber registers"
     }
     fn prepare<'a>(&self, text: &'a str) -> Option<Box<dyn Items + 'a>> {
         let m = parse(text)?;
         let mut items = Vec::new();
         for f in funcs(&m) {
-            let mut used = HashSet::new();
-            names_used(f, &mut used);
+            let mut sites = Vec::new();
+            name_sites(f, &mut sites);
+            let mut families: Vec<(&str, u32, usize)> = Vec::new();
             for s in stmts_of(f) {
-                let Stmt::Decl(d) = s else { continue };
-                for n in &d.names {
-                    let Some(count) = n.range else { continue };
-                    // Another declared prefix that extends this one (`%rd` for `%r`)
-                    // owns names like `%rd5`; digits right after the prefix are ours.
-                    let max = used
-                        .iter()
-                        .filter_map(|u| u.strip_prefix(n.name))
-                        .filter(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()))
-                        .filter_map(|r| r.parse::<u32>().ok())
-                        .max();
-                    let want = max.map_or(1, |x| x.saturating_add(1));
-                    let at = n.pos as usize + n.name.len();
-                    let digits = count.to_string();
-                    let start = at + 1;
-                    if want < count
-                        && text.get(at..start) == Some("<")
-                        && text.get(start..start + digits.len()) == Some(&digits)
-                    {
-                        items.push(vec![Edit { start, end: start + digits.len(), with: want.to_string() }]);
+                if let Stmt::Decl(d) = s {
+                    families.extend(d.names.iter().filter_map(|n| Some((n.name, n.range?, n.pos as usize))));
+                }
+            }
+            // Longest prefix first, so `%rd5` belongs to `%rd`, not to `%r`.
+            families.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
+            let family_of = |name: &str| {
+                families.iter().position(|(p, _, _)| {
+                    name.strip_prefix(p).is_some_and(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()))
+                })
+            };
+            let mut per: Vec<Vec<(u32, &str, usize)>> = vec![Vec::new(); families.len()];
+            for &(name, pos) in &sites {
+                if let Some(k) = family_of(name)
+                    && let Ok(n) = name[families[k].0.len()..].parse::<u32>()
+                {
+                    per[k].push((n, name, pos));
+                }
+            }
+            for (k, (prefix, count, decl_pos)) in families.iter().enumerate() {
+                let mut used: Vec<u32> = per[k].iter().map(|x| x.0).collect();
+                used.sort_unstable();
+                used.dedup();
+                let want = (used.len() as u32).max(1);
+                let dense = used.iter().enumerate().all(|(i, &n)| n == i as u32);
+                if dense && want >= *count {
+                    continue;
+                }
+                let mut edits = Vec::new();
+                let at = decl_pos + prefix.len();
+                let digits = count.to_string();
+                if text.get(at..at + 1) != Some("<") || text.get(at + 1..at + 1 + digits.len()) != Some(&digits) {
+                    continue;
+                }
+                edits.push(Edit { start: at + 1, end: at + 1 + digits.len(), with: want.to_string() });
+                let mut ok = true;
+                for &(n, name, pos) in &per[k] {
+                    if text.get(pos..pos + name.len()) != Some(name) {
+                        ok = false;
+                        break;
                     }
+                    let new = used.binary_search(&n).unwrap_or(0);
+                    if new as u32 != n {
+                        edits.push(Edit { start: pos, end: pos + name.len(), with: format!("{prefix}{new}") });
+                    }
+                }
+                if ok {
+                    items.push(edits);
                 }
             }
         }
@@ -481,13 +543,13 @@ pub fn passes() -> Vec<Box<dyn Pass>> {
         Box::new(Functions),
         Box::new(Blocks),
         Box::new(Instructions),
-        Box::new(RegRanges),
+        Box::new(Renumber),
         Box::new(Operands),
         Box::new(Instructions),
         Box::new(Labels),
         Box::new(Params),
         Box::new(Declarations),
-        Box::new(RegRanges),
+        Box::new(Renumber),
         Box::new(Comments),
         Box::new(BlankLines),
     ]
@@ -550,14 +612,16 @@ $L__BB0_1:
     }
 
     #[test]
-    fn register_ranges_shrink_to_what_is_used() {
-        let r = RegRanges.prepare(K).expect("parses");
-        // %r<4> is used up to %r3 (nothing to cut); %rd<2> up to %rd1 (nothing either).
-        assert_eq!(r.count(), 0);
-        let k = K.replace("%r<4>", "%r<400>");
-        let r = RegRanges.prepare(&k).expect("parses");
-        assert_eq!(r.count(), 1);
-        assert!(r.apply(0..1).expect("changes").contains(".reg .b32 %r<4>;"));
+    fn registers_are_renumbered_densely() {
+        let r = Renumber.prepare(K).expect("parses");
+        // %r1..%r3 become %r0..%r2 (and %r<4> %r<3>); %rd1 becomes %rd0.
+        assert_eq!(r.count(), 2);
+        let t = r.apply(0..2).expect("changes");
+        assert!(t.contains(".reg .b32 %r<3>;"), "{t}");
+        assert!(t.contains(".reg .b64 %rd<1>;"), "{t}");
+        assert!(t.contains("add.s32 %r1, %r0, %r0;"), "{t}");
+        assert!(t.contains("st.global.u32 [%rd0], %r2;"), "{t}");
+        assert!(crate::ir::ptx::import_text(&t).module.is_some(), "{t}");
     }
 
     #[test]
