@@ -40,7 +40,7 @@ fn corpus() {
         }
     };
     let only = std::env::var("REDUCE_BENCH_ONLY").unwrap_or_default();
-    let pred = Predicate::DiffersFromPtxas { min_pct: Some(10.0), ptxas };
+    let pred = Predicate::DiffersFromPtxas { min_pct: Some(10.0), ptxas, keep: None };
     let mut rows = Vec::new();
     for f in files.iter().filter(|f| f.display().to_string().contains(&only)) {
         let name = f.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();

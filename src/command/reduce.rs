@@ -25,7 +25,7 @@ pub fn build(text: &str, base: &Path, ptxas: Option<&Path>) -> Result<Predicate,
     match predicate::parse(text)? {
         Parsed::Builtin(p) => Ok(p),
         Parsed::DiffersFromPtxas(min_pct) => {
-            Ok(Predicate::DiffersFromPtxas { min_pct, ptxas: crate::reduce::ptxas::find(ptxas)? })
+            Ok(Predicate::DiffersFromPtxas { min_pct, ptxas: crate::reduce::ptxas::find(ptxas)?, keep: None })
         }
         Parsed::Script(file) => script(&file, base),
         Parsed::Expect(cond) => expect(&cond),

@@ -37,7 +37,11 @@ pub enum Predicate {
     Warning(u32),
     /// radbg's register count differs from the real ptxas's in some function, by more
     /// than `min_pct` percent of ptxas's count when given (ptxas must accept the PTX).
-    DiffersFromPtxas { min_pct: Option<f64>, ptxas: String },
+    /// `keep` (set by [`calibrate`] from the input) is the signed difference (radbg −
+    /// ptxas) a candidate must still reach: half the input's, in the same direction —
+    /// otherwise every reduction ends at a one-instruction kernel where ptxas deletes the
+    /// dead instruction and radbg does not, whatever the input's departure was.
+    DiffersFromPtxas { min_pct: Option<f64>, ptxas: String, keep: Option<i64> },
     /// The fat-point and Chaitin-Briggs allocators give different registers, spills or
     /// success on some function.
     AllocatorsDiffer,
@@ -87,8 +91,18 @@ impl Predicate {
             Predicate::Registers(op, n) => format!("registers {} {n}", op.text()),
             Predicate::Attempts(c, op, n) => format!("attempts class {} {} {n}", c.name(), op.text()),
             Predicate::Warning(c) => format!("warning {c}"),
-            Predicate::DiffersFromPtxas { min_pct: Some(k), .. } => format!("differs-from-ptxas > {k} %"),
-            Predicate::DiffersFromPtxas { min_pct: None, .. } => "differs-from-ptxas".into(),
+            Predicate::DiffersFromPtxas { min_pct, keep, .. } => {
+                let mut t = "differs-from-ptxas".to_string();
+                if let Some(k) = min_pct {
+                    t.push_str(&format!(" > {k} %"));
+                }
+                match keep {
+                    Some(k) if *k > 0 => t.push_str(&format!(" (radbg at least {k} over)")),
+                    Some(k) => t.push_str(&format!(" (radbg at least {} under)", -k)),
+                    None => {}
+                }
+                t
+            }
             Predicate::AllocatorsDiffer => "allocators-differ".into(),
             Predicate::External { label, .. } => label.clone(),
         }
@@ -198,7 +212,7 @@ pub fn eval(pred: &Predicate, text: &str, module: &Module, opts: &RunOptions) ->
             b.allocator = AllocatorKind::Briggs;
             Ok(figures(module, &a)? != figures(module, &b)?)
         }
-        Predicate::DiffersFromPtxas { min_pct, ptxas } => {
+        Predicate::DiffersFromPtxas { min_pct, ptxas, keep } => {
             let ours = figures(module, opts)?;
             let sm = opts.sm.clone().unwrap_or_else(|| module.sm.clone()).to_string();
             let budget = opts.maxrregcount;
@@ -209,16 +223,45 @@ pub fn eval(pred: &Predicate, text: &str, module: &Module, opts: &RunOptions) ->
             Ok(ours.iter().any(|(name, regs, _, failed)| {
                 let Some(t) = theirs.iter().find(|t| &t.name == name) else { return false };
                 let Some(tr) = t.registers else { return *failed };
-                let diff = (i64::from(*regs) - i64::from(tr)).abs() as f64;
+                let signed = i64::from(*regs) - i64::from(tr);
+                let diff = signed.abs() as f64;
+                let far = match keep {
+                    Some(k) if *k > 0 => signed >= *k,
+                    Some(k) if *k < 0 => signed <= *k,
+                    _ => true,
+                };
                 match min_pct {
                     _ if *failed => true,
-                    None => diff > 0.0,
-                    Some(k) => diff * 100.0 > k * f64::from(tr.max(1)),
+                    None => diff > 0.0 && far,
+                    Some(k) => diff * 100.0 > k * f64::from(tr.max(1)) && far,
                 }
             }))
         }
         _ => run_builtin(pred, module, opts),
     }
+}
+
+/// Fixes what `differs-from-ptxas` keeps from the input: half its largest signed
+/// difference (radbg − ptxas, at least one register), so the reduced kernel departs the
+/// same way. Other predicates come back unchanged.
+pub fn calibrate(pred: &Predicate, text: &str, module: &Module, opts: &RunOptions) -> Predicate {
+    let Predicate::DiffersFromPtxas { min_pct, ptxas, keep: None } = pred else { return pred.clone() };
+    let sm = opts.sm.clone().unwrap_or_else(|| module.sm.clone()).to_string();
+    let (Ok(ours), Ok(theirs)) =
+        (figures(module, opts), crate::reduce::ptxas::run(ptxas, text, &sm, opts.maxrregcount))
+    else {
+        return pred.clone();
+    };
+    let widest = ours
+        .iter()
+        .filter(|o| !o.3)
+        .filter_map(|(name, regs, _, _)| {
+            let t = theirs.iter().find(|t| &t.name == name)?.registers?;
+            Some(i64::from(*regs) - i64::from(t))
+        })
+        .max_by_key(|d| d.abs());
+    let keep = widest.filter(|d| *d != 0).map(|d| if d > 0 { (d / 2).max(1) } else { (d / 2).min(-1) });
+    Predicate::DiffersFromPtxas { min_pct: *min_pct, ptxas: ptxas.clone(), keep }
 }
 
 /// Registers, spill bytes and failure of every function after a whole run.

@@ -239,6 +239,15 @@ pub fn reduce(
 ) -> Result<Outcome, String> {
     let start = Instant::now();
     let text = subject::canonical(format, text)?;
+    let calibrated = match subject::load(format, &text) {
+        Ok(p) => {
+            let mut o = cfg.opts.clone();
+            o.imported = format == Format::Ptx;
+            predicate::calibrate(pred, &text, &p.module, &o)
+        }
+        Err(e) => return Err(e),
+    };
+    let pred = &calibrated;
     let (holds, insts) = test(format, pred, &cfg.opts, &text);
     let insts = match insts {
         Some(n) => n,
