@@ -212,3 +212,17 @@ fn bad_predicates_are_refused_with_a_reason() {
         .expect_err("no ptxas there");
     assert!(e.contains("cannot run"), "{e}");
 }
+
+#[test]
+fn a_kernel_that_does_not_show_the_predicate_is_refused() {
+    // The session kernels pass the checker (tests/alloc_checker.rs): nothing to reduce.
+    let e = radbg::reduce::reduce(
+        Format::Ori,
+        &session("demo.ori"),
+        &pred("checker-fault"),
+        &cfg(RunOptions::default(), 2),
+        &mut |_| {},
+    )
+    .expect_err("the checker passes");
+    assert_eq!(e, "the input does not show 'checker-fault': nothing to reduce");
+}
