@@ -117,7 +117,9 @@ pub fn run(args: &Args) -> ExitCode {
         return fail(&format!("cannot write {}: {e}", out.display()));
     }
     // PTX must stay PTX that ptxas reads: say so when the real one (if any) disagrees.
+    // (differs-from-ptxas has had every accepted candidate through ptxas already.)
     if format == crate::reduce::Format::Ptx
+        && !pred.needs_ptx()
         && let Ok(exe) = crate::reduce::ptxas::find(args.ptxas.as_deref())
     {
         let sm = cfg.opts.sm.as_ref().map(|s| s.to_string());

@@ -220,52 +220,74 @@ pub fn eval(pred: &Predicate, text: &str, module: &Module, opts: &RunOptions) ->
                 // ptxas rejects the candidate: not a kernel that shows the difference.
                 return Ok(false);
             };
-            Ok(ours.iter().any(|(name, regs, _, failed)| {
-                let Some(t) = theirs.iter().find(|t| &t.name == name) else { return false };
-                let Some(tr) = t.registers else { return *failed };
-                let signed = i64::from(*regs) - i64::from(tr);
-                let diff = signed.abs() as f64;
-                let far = match keep {
-                    Some(k) if *k > 0 => signed >= *k,
-                    Some(k) if *k < 0 => signed <= *k,
-                    _ => true,
-                };
-                match min_pct {
-                    _ if *failed => true,
-                    None => diff > 0.0 && far,
-                    Some(k) => diff * 100.0 > k * f64::from(tr.max(1)) && far,
-                }
-            }))
+            Ok(departs(&ours, &theirs, *min_pct, *keep))
         }
         _ => run_builtin(pred, module, opts),
     }
 }
 
-/// Fixes what `differs-from-ptxas` keeps from the input: half its largest signed
-/// difference (radbg − ptxas, at least one register), so the reduced kernel departs the
-/// same way. Other predicates come back unchanged.
-pub fn calibrate(pred: &Predicate, text: &str, module: &Module, opts: &RunOptions) -> Predicate {
-    let Predicate::DiffersFromPtxas { min_pct, ptxas, keep: None } = pred else { return pred.clone() };
+/// One function's figures from radbg: name, registers, spill bytes, failed.
+type Figures = Vec<(String, u32, u32, bool)>;
+
+/// Whether some function departs: radbg failed where ptxas did not, or the register
+/// counts differ (by more than `min_pct` % of ptxas's, and at least `keep` signed).
+fn departs(
+    ours: &Figures,
+    theirs: &[crate::why::compare::PtxasFigures],
+    min_pct: Option<f64>,
+    keep: Option<i64>,
+) -> bool {
+    ours.iter().any(|(name, regs, _, failed)| {
+        let Some(t) = theirs.iter().find(|t| &t.name == name) else { return false };
+        let Some(tr) = t.registers else { return *failed };
+        if *failed {
+            return true;
+        }
+        let signed = i64::from(*regs) - i64::from(tr);
+        let far = match keep {
+            Some(k) if k > 0 => signed >= k,
+            Some(k) if k < 0 => signed <= k,
+            _ => true,
+        };
+        let wide = match min_pct {
+            None => signed != 0,
+            Some(k) => signed.abs() as f64 * 100.0 > k * f64::from(tr.max(1)),
+        };
+        far && wide
+    })
+}
+
+/// Fixes what `differs-from-ptxas` keeps from the input: half the largest signed
+/// difference (radbg − ptxas, at least one register) among the functions that depart
+/// by more than the percentage, so the reduced kernel departs the same way. Returns
+/// the predicate and, when it ran radbg and ptxas to find out, whether the input
+/// shows it (the search then need not run them again). Other predicates come back
+/// unchanged.
+pub fn calibrate(pred: &Predicate, text: &str, module: &Module, opts: &RunOptions) -> (Predicate, Option<bool>) {
+    let Predicate::DiffersFromPtxas { min_pct, ptxas, keep: None } = pred else { return (pred.clone(), None) };
     let sm = opts.sm.clone().unwrap_or_else(|| module.sm.clone()).to_string();
-    let (Ok(ours), Ok(theirs)) =
-        (figures(module, opts), crate::reduce::ptxas::run(ptxas, text, &sm, opts.maxrregcount))
-    else {
-        return pred.clone();
+    let Ok(ours) = figures(module, opts) else { return (pred.clone(), None) };
+    let Ok(theirs) = crate::reduce::ptxas::run(ptxas, text, &sm, opts.maxrregcount) else {
+        // ptxas rejects the input: nothing that shows the predicate.
+        return (pred.clone(), Some(false));
     };
     let widest = ours
         .iter()
         .filter(|o| !o.3)
         .filter_map(|(name, regs, _, _)| {
             let t = theirs.iter().find(|t| &t.name == name)?.registers?;
-            Some(i64::from(*regs) - i64::from(t))
+            let d = i64::from(*regs) - i64::from(t);
+            let wide = min_pct.is_none_or(|k| d.abs() as f64 * 100.0 > k * f64::from(t.max(1)));
+            wide.then_some(d)
         })
         .max_by_key(|d| d.abs());
     let keep = widest.filter(|d| *d != 0).map(|d| if d > 0 { (d / 2).max(1) } else { (d / 2).min(-1) });
-    Predicate::DiffersFromPtxas { min_pct: *min_pct, ptxas: ptxas.clone(), keep }
+    let holds = departs(&ours, &theirs, *min_pct, keep);
+    (Predicate::DiffersFromPtxas { min_pct: *min_pct, ptxas: ptxas.clone(), keep }, Some(holds))
 }
 
 /// Registers, spill bytes and failure of every function after a whole run.
-fn figures(module: &Module, opts: &RunOptions) -> Result<Vec<(String, u32, u32, bool)>, String> {
+fn figures(module: &Module, opts: &RunOptions) -> Result<Figures, String> {
     let mut o = opts.clone();
     o.skip_check = true;
     let mut m = Machine::new(module.clone(), o);

@@ -239,19 +239,17 @@ pub fn reduce(
 ) -> Result<Outcome, String> {
     let start = Instant::now();
     let text = subject::canonical(format, text)?;
-    let calibrated = match subject::load(format, &text) {
-        Ok(p) => {
-            let mut o = cfg.opts.clone();
-            o.imported = format == Format::Ptx;
-            predicate::calibrate(pred, &text, &p.module, &o)
-        }
-        Err(e) => return Err(e),
-    };
+    let loaded = subject::load(format, &text)?;
+    let mut o = cfg.opts.clone();
+    o.imported = format == Format::Ptx;
+    let (calibrated, known) = predicate::calibrate(pred, &text, &loaded.module, &o);
     let pred = &calibrated;
-    let (holds, insts) = test(format, pred, &cfg.opts, &text);
-    let insts = match insts {
-        Some(n) => n,
-        None => return Err(subject::load(format, &text).err().unwrap_or_else(|| "the input does not load".into())),
+    let (holds, insts) = match known {
+        Some(h) => (h, loaded.insts),
+        None => match test(format, pred, &cfg.opts, &text) {
+            (h, Some(n)) => (h, n),
+            (_, None) => return Err("the input does not load".into()),
+        },
     };
     if !holds {
         return Err(format!("the input does not show '{}': nothing to reduce", pred.text()));
