@@ -132,9 +132,9 @@ pub fn run(args: &Args) -> ExitCode {
     }
     let (input, output) = (args.file.display().to_string(), out.display().to_string());
     if args.json {
-        super::output::outln(&crate::reduce::progress::summary_json(&o, &pred.text(), &input, &output).to_string());
+        super::output::outln(&crate::reduce::progress::summary_json(&o, &o.predicate, &input, &output).to_string());
     } else {
-        super::output::outln(&crate::reduce::progress::summary(&o, &pred.text(), &output));
+        super::output::outln(&crate::reduce::progress::summary(&o, &o.predicate, &output));
     }
     ExitCode::SUCCESS
 }

@@ -117,13 +117,11 @@ pub fn exec(s: &mut Session, args: &str) -> Result<Output, String> {
     // transcripts stay byte-identical.
     let text = format!(
         "reduced {name} to {} instructions from {}, keeping '{}'; wrote {out} ('load {out}' to debug it)",
-        o.insts,
-        o.start_insts,
-        pred.text()
+        o.insts, o.start_insts, o.predicate
     );
     Ok(Output {
         text,
-        json: json!({"reduced": name, "output": out, "predicate": pred.text(),
+        json: json!({"reduced": name, "output": out, "predicate": o.predicate,
                      "start_instructions": o.start_insts, "instructions": o.insts}),
         failed: false,
     })

@@ -56,6 +56,8 @@ pub struct Progress<'a> {
 pub struct Outcome {
     /// The reduced kernel (it parses, validates and shows the predicate).
     pub text: String,
+    /// The predicate as it was kept (with what `differs-from-ptxas` calibrated).
+    pub predicate: String,
     pub start_insts: usize,
     pub insts: usize,
     pub start_bytes: usize,
@@ -256,6 +258,7 @@ pub fn reduce(
     }
     let out = Outcome {
         text: text.clone(),
+        predicate: pred.text(),
         start_insts: insts,
         insts,
         start_bytes: text.len(),
