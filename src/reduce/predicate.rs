@@ -261,15 +261,16 @@ fn departs(
 /// difference (radbg − ptxas, at least one register) among the functions that depart
 /// by more than the percentage, so the reduced kernel departs the same way. Returns
 /// the predicate and, when it ran radbg and ptxas to find out, whether the input
-/// shows it (the search then need not run them again). Other predicates come back
-/// unchanged.
-pub fn calibrate(pred: &Predicate, text: &str, module: &Module, opts: &RunOptions) -> (Predicate, Option<bool>) {
-    let Predicate::DiffersFromPtxas { min_pct, ptxas, keep: None } = pred else { return (pred.clone(), None) };
+/// shows it (the search then need not run them again), and the function that departs
+/// most (the search first tries it alone). Other predicates come back unchanged.
+pub fn calibrate(pred: &Predicate, text: &str, module: &Module, opts: &RunOptions) -> Calibrated {
+    let none = |p: &Predicate, holds| Calibrated { pred: p.clone(), holds, focus: None };
+    let Predicate::DiffersFromPtxas { min_pct, ptxas, keep: None } = pred else { return none(pred, None) };
     let sm = opts.sm.clone().unwrap_or_else(|| module.sm.clone()).to_string();
-    let Ok(ours) = figures(module, opts) else { return (pred.clone(), None) };
+    let Ok(ours) = figures(module, opts) else { return none(pred, None) };
     let Ok(theirs) = crate::reduce::ptxas::run(ptxas, text, &sm, opts.maxrregcount) else {
         // ptxas rejects the input: nothing that shows the predicate.
-        return (pred.clone(), Some(false));
+        return none(pred, Some(false));
     };
     let widest = ours
         .iter()
@@ -278,12 +279,29 @@ pub fn calibrate(pred: &Predicate, text: &str, module: &Module, opts: &RunOption
             let t = theirs.iter().find(|t| &t.name == name)?.registers?;
             let d = i64::from(*regs) - i64::from(t);
             let wide = min_pct.is_none_or(|k| d.abs() as f64 * 100.0 > k * f64::from(t.max(1)));
-            wide.then_some(d)
+            wide.then_some((d, name))
         })
-        .max_by_key(|d| d.abs());
-    let keep = widest.filter(|d| *d != 0).map(|d| if d > 0 { (d / 2).max(1) } else { (d / 2).min(-1) });
+        // The first of the widest, so the choice does not depend on anything but the input.
+        .fold(None, |best: Option<(i64, &String)>, x| match best {
+            Some(b) if b.0.abs() >= x.0.abs() => Some(b),
+            _ => Some(x),
+        });
+    let keep = widest.filter(|d| d.0 != 0).map(|(d, _)| if d > 0 { (d / 2).max(1) } else { (d / 2).min(-1) });
     let holds = departs(&ours, &theirs, *min_pct, keep);
-    (Predicate::DiffersFromPtxas { min_pct: *min_pct, ptxas: ptxas.clone(), keep }, Some(holds))
+    Calibrated {
+        pred: Predicate::DiffersFromPtxas { min_pct: *min_pct, ptxas: ptxas.clone(), keep },
+        holds: Some(holds),
+        focus: widest.map(|(_, n)| n.clone()),
+    }
+}
+
+/// What [`calibrate`] found.
+pub struct Calibrated {
+    pub pred: Predicate,
+    /// Whether the input shows the predicate, when calibrating ran the pipeline.
+    pub holds: Option<bool>,
+    /// The function that shows it most.
+    pub focus: Option<String>,
 }
 
 /// Registers, spill bytes and failure of every function after a whole run.

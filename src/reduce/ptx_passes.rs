@@ -97,6 +97,29 @@ impl Pass for Functions {
     }
 }
 
+/// The text with every function but `name` deleted (`None` when nothing would go).
+/// The search tries it first when the predicate names the function that shows it.
+pub fn keep_only(text: &str, name: &str) -> Option<String> {
+    let m = parse(text)?;
+    let mut edits = Vec::new();
+    for f in funcs(&m) {
+        if f.name == name {
+            continue;
+        }
+        let start = item_start(text, f.pos as usize);
+        let end = match f.body {
+            Some(_) => f.close as usize + 1,
+            None => after_semicolon(text, f.pos as usize)?,
+        };
+        edits.push(Edit::delete(start, to_line_end(text, end.min(text.len()))));
+    }
+    if edits.is_empty() {
+        return None;
+    }
+    let refs: Vec<&Edit> = edits.iter().collect();
+    Some(crate::reduce::pass::splice(text, &refs))
+}
+
 /// The instructions between one label and the next (the label stays, so branches to
 /// it stay valid): a whole basic block's body at once.
 pub struct Blocks;

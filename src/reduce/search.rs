@@ -244,9 +244,9 @@ pub fn reduce(
     let loaded = subject::load(format, &text)?;
     let mut o = cfg.opts.clone();
     o.imported = format == Format::Ptx;
-    let (calibrated, known) = predicate::calibrate(pred, &text, &loaded.module, &o);
-    let pred = &calibrated;
-    let (holds, insts) = match known {
+    let cal = predicate::calibrate(pred, &text, &loaded.module, &o);
+    let pred = &cal.pred;
+    let (holds, insts) = match cal.holds {
         Some(h) => (h, loaded.insts),
         None => match test(format, pred, &cfg.opts, &text) {
             (h, Some(n)) => (h, n),
@@ -277,6 +277,18 @@ pub fn reduce(
         Format::Ptx => crate::reduce::ptx_passes::passes(),
     };
     let mut cur = text;
+    // The function that shows the predicate, alone: on a file of hundreds of kernels one
+    // test instead of halving the whole file through ptxas.
+    if format == Format::Ptx
+        && let Some(f) = &cal.focus
+        && let Some(t) = crate::reduce::ptx_passes::keep_only(&cur, f)
+        && let Some((_, n)) = s.first_success(std::slice::from_ref(&t))
+    {
+        cur = t;
+        s.out.insts = n;
+        s.out.bytes = cur.len();
+        s.report("functions", 1, progress);
+    }
     for round in 1..=cfg.max_rounds.max(1) {
         s.out.rounds = round;
         let mut changed = false;
