@@ -648,6 +648,16 @@ $L__BB0_1:
     }
 
     #[test]
+    fn keep_only_one_function() {
+        assert_eq!(keep_only(K, "k"), None);
+        let two = format!("{K}\n.visible .entry other()\n{{\n\tret;\n}}\n");
+        let t = keep_only(&two, "other").expect("changes");
+        assert!(!t.contains(".entry k("), "{t}");
+        assert!(t.contains(".visible .entry other()"), "{t}");
+        assert!(crate::ir::ptx::parse::parse_module(&t).is_ok());
+    }
+
+    #[test]
     fn functions_go_with_their_linkage() {
         let f = Functions.prepare(K).expect("parses");
         assert_eq!(f.count(), 1);
