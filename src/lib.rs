@@ -20,6 +20,7 @@ pub mod ir;
 pub mod knobs;
 pub mod load;
 pub mod prepass;
+pub mod reduce;
 pub mod synth;
 pub mod ui;
 pub mod util;

@@ -14,6 +14,7 @@ pub mod fidelity;
 pub mod fmt;
 pub mod import;
 pub mod output;
+pub mod reduce;
 pub mod replay;
 pub mod run;
 pub mod sweep;
@@ -142,6 +143,8 @@ pub enum Command {
     Compare(compare::Args),
     /// Compare radbg with the real ptxas 13.0.88 on the corpus: register error, spill detection, times.
     Fidelity(fidelity::Args),
+    /// Shrink a kernel to a small one that still shows a behaviour (fails, spills, registers > N ...).
+    Reduce(reduce::Args),
 }
 
 #[derive(Debug, clap::Args)]
@@ -274,6 +277,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Sweep(args)) => sweep::run(args),
         Some(Command::Compare(args)) => compare::run(args),
         Some(Command::Fidelity(args)) => fidelity::run(args),
+        Some(Command::Reduce(args)) => reduce::run(args),
         Some(Command::Completions(args)) => completions::completions(args),
         Some(Command::Man(args)) => completions::man(args),
         Some(Command::Screenshots(args)) => screenshots(args),

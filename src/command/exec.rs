@@ -418,6 +418,7 @@ impl Session {
                 self.last_sweep = Some((axis.clone(), rows));
                 Ok(Output::new(x.text.trim_end(), x.json))
             }
+            Command::Reduce(args) => crate::command::reduce::exec(self, args),
             Command::Expect(e) => self.expect(e),
             Command::Export { file, what, force } => self.export(file, what, *force),
             Command::TBreak(kind) => {

@@ -5,6 +5,7 @@
 pub mod exec;
 pub mod exec_briggs;
 pub mod parse;
+pub mod reduce;
 pub mod render;
 pub mod render_briggs;
 pub mod script;

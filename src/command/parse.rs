@@ -49,6 +49,8 @@ pub enum Command {
     Why(crate::why::WhyCmd),
     WhatIf(crate::why::WhatIf),
     Sweep(crate::why::sweep::Axis, Vec<i64>),
+    /// `reduce [into FILE] PREDICATE`: the predicate as written (checked when it runs).
+    Reduce(String),
     Expect(Expectation),
     // gdb's words where the concept maps (issue 27).
     /// `tbreak`: a breakpoint deleted at its first stop.
@@ -554,6 +556,10 @@ fn parse_words(line: &str, w: &[Word]) -> Result<Command, CmdError> {
                     .hint(format!("usage: {}", spec.synopsis)));
                 }
             }
+        }
+        "reduce" => {
+            need(0, "a predicate")?;
+            Command::Reduce(rest(0))
         }
         "expect" => Command::Expect(parse_expect(line, w, args)?),
         "export" => {

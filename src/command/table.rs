@@ -528,6 +528,15 @@ pub static COMMANDS: &[CommandSpec] = &[
         ["sweep", "sweep maxrregcount 16..64:8", "sweep knob RegAllocThresholdForDiscardConflicts=0..100:25"]
     ),
     cmd!(
+        "reduce",
+        [],
+        "reduce [into FILE] PREDICATE",
+        Explaining,
+        "shrink the loaded kernel to a small one that still shows PREDICATE",
+        "Reduces the loaded kernel (Ori IR or PTX) under the session's options (sm, maxrregcount, knobs, allocator) to a small kernel that still shows PREDICATE, writes it to FILE (default NAME.reduced.EXT beside it) and says how to `load` it. PREDICATE: `fails`, `checker-fault`, `spills`, `registers > N` (any comparison), `attempts class R >= N`, `warning 70NN`, `differs-from-ptxas [> K %]` (the real ptxas), `allocators-differ`, `script FILE.radbg` (must replay without a failure), or any `expect` condition (`stats spill-stores > 0`, `%x == spilled` ...). Candidates are tested on every core; the result does not depend on how many. `radbg reduce FILE --until PREDICATE` does the same from the shell, with progress and a time budget. A complete example: `load sgemm_spill.ori; set maxrregcount 8; continue; expect fails; reduce fails; load sgemm_spill.reduced.ori; continue; why fail`.",
+        ["reduce fails", "reduce into small.ori registers > 40", "reduce stats spill-stores > 0"]
+    ),
+    cmd!(
         "expect",
         [],
         "expect %VREG == REG | expect %VREG == spilled | expect attempts class C == N | expect abi CODE | expect stats FIELD == N | expect fails | expect ok | expect event KIND | expect cursor == N | expect why QUESTION FACT == N",

@@ -320,7 +320,7 @@ mod tests {
     #[test]
     fn completes_by_context() {
         check("bre", &["break"]);
-        check("re", &["reverse-continue", "reverse-finish", "reverse-next", "reverse-step"]);
+        check("re", &["reduce", "reverse-continue", "reverse-finish", "reverse-next", "reverse-step"]);
         check("break a", &["abi", "assign", "attempt"]);
         check("break assign %tap1", &["%tap1", "%tap10", "%tap11", "%tap12", "%tap13", "%tap14", "%tap15"]);
         check(

@@ -1,0 +1,27 @@
+//! `radbg reduce`: shrink a kernel to a small one that still shows the behaviour being
+//! debugged — an allocation failure, a checker fault, spills, a register count, a
+//! departure from the real ptxas — in the spirit of llvm-reduce and C-Reduce.
+//!
+//! Sits above `engine`/`why` (it runs the pipeline on every candidate, like `why` and
+//! `fidelity` do) and below `command`, which adds the predicates written in the command
+//! language (`script FILE`, `expect` conditions) and the debugger's `reduce` command.
+//!
+//! - `predicate`: the built-in predicates, evaluated with the pipeline stopped as soon
+//!   as the answer is known; `ptxas`: the real ptxas for `differs-from-ptxas`.
+//! - `subject`: Ori IR or PTX, and loading a candidate through the ordinary loaders.
+//! - `pass`, `ori_passes`, `ptx_passes`: what can be removed or simplified.
+//! - `search`: delta debugging over the passes, parallel and deterministic.
+//! - `progress`: the progress line and the summary.
+
+pub mod ori_passes;
+pub mod pass;
+pub mod predicate;
+pub mod progress;
+pub mod ptx_passes;
+pub mod ptxas;
+pub mod search;
+pub mod subject;
+
+pub use predicate::Predicate;
+pub use search::{Config, Outcome, reduce};
+pub use subject::Format;

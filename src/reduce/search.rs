@@ -1,0 +1,308 @@
+//! The search: delta debugging over each pass's items (ddmin's chunk schedule, as
+//! llvm-reduce runs it: try removing large contiguous chunks first, halve the chunk
+//! size when none can go), all passes repeated until a round changes nothing.
+//!
+//! Determinism: candidates are decided in a fixed order. A batch of up to `jobs`
+//! consecutive chunks is tested in parallel (`std::thread::scope`), and the first
+//! success *in chunk order* is taken — exactly the candidate a one-thread search would
+//! have taken, since it tests the same chunks in the same order and they all failed.
+//! So the output never depends on the thread count or on timing (only the number of
+//! tests run does). Tested texts are cached by hash: passes that revisit a candidate
+//! (the instruction pass after the operand pass) do not run it again.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::time::{Duration, Instant};
+
+use crate::engine::RunOptions;
+use crate::reduce::pass::Pass;
+use crate::reduce::predicate::{self, Predicate};
+use crate::reduce::subject::{self, Format};
+
+/// How to search.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub opts: RunOptions,
+    /// Candidates tested at once (1: sequential).
+    pub jobs: usize,
+    /// Stop after this long and return the best so far.
+    pub timeout: Option<Duration>,
+    /// At most this many rounds of all passes.
+    pub max_rounds: usize,
+}
+
+impl Config {
+    pub fn new(opts: RunOptions) -> Config {
+        let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        Config { opts, jobs, timeout: None, max_rounds: 20 }
+    }
+}
+
+/// Where the search is, for the progress line.
+#[derive(Clone, Debug)]
+pub struct Progress<'a> {
+    pub pass: &'a str,
+    pub round: usize,
+    pub start_insts: usize,
+    pub insts: usize,
+    pub start_bytes: usize,
+    pub bytes: usize,
+    pub tests: usize,
+    pub elapsed: Duration,
+}
+
+/// The result of a reduction.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The reduced kernel (it parses, validates and shows the predicate).
+    pub text: String,
+    /// The predicate as it was kept (with what `differs-from-ptxas` calibrated).
+    pub predicate: String,
+    pub start_insts: usize,
+    pub insts: usize,
+    pub start_bytes: usize,
+    pub bytes: usize,
+    /// Candidates run through the predicate.
+    pub tests: usize,
+    /// Candidates answered from the cache.
+    pub cached: usize,
+    /// Candidates the loaders rejected (never tested).
+    pub invalid: usize,
+    pub rounds: usize,
+    /// The time budget ran out: `text` is the best found so far.
+    pub timed_out: bool,
+    pub elapsed: Duration,
+}
+
+struct Search<'p> {
+    format: Format,
+    pred: &'p Predicate,
+    cfg: Config,
+    cache: HashMap<u64, bool>,
+    start: Instant,
+    out: Outcome,
+}
+
+fn hash(text: &str) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}
+
+/// Whether a candidate loads and shows the predicate (with its instruction count).
+fn test(format: Format, pred: &Predicate, opts: &RunOptions, text: &str) -> (bool, Option<usize>) {
+    let Ok(p) = subject::load(format, text) else { return (false, None) };
+    let mut o = opts.clone();
+    o.imported = format == Format::Ptx;
+    let insts = p.insts;
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| predicate::eval(pred, text, &p.module, &o)));
+    (matches!(run, Ok(Ok(true))), Some(insts))
+}
+
+impl Search<'_> {
+    fn timed_out(&self) -> bool {
+        self.cfg.timeout.is_some_and(|t| self.start.elapsed() >= t)
+    }
+
+    fn report(&self, pass: &str, round: usize, progress: &mut dyn FnMut(&Progress)) {
+        progress(&Progress {
+            pass,
+            round,
+            start_insts: self.out.start_insts,
+            insts: self.out.insts,
+            start_bytes: self.out.start_bytes,
+            bytes: self.out.bytes,
+            tests: self.out.tests,
+            elapsed: self.start.elapsed(),
+        });
+    }
+
+    /// Tests candidates (in parallel when there are several) and returns the index of
+    /// the first that shows the predicate, with its instruction count.
+    fn first_success(&mut self, cands: &[String]) -> Option<(usize, usize)> {
+        let keys: Vec<u64> = cands.iter().map(|c| hash(c)).collect();
+        let todo: Vec<usize> = (0..cands.len()).filter(|&i| !self.cache.contains_key(&keys[i])).collect();
+        // Within one batch a text may repeat; test it once.
+        let mut fresh: Vec<usize> = Vec::new();
+        for &i in &todo {
+            if !fresh.iter().any(|&j| keys[j] == keys[i]) {
+                fresh.push(i);
+            }
+        }
+        self.out.cached += cands.len() - fresh.len();
+        let (format, pred, opts) = (self.format, self.pred, &self.cfg.opts);
+        let results: Vec<(bool, Option<usize>)> = if fresh.len() <= 1 {
+            fresh.iter().map(|&i| test(format, pred, opts, &cands[i])).collect()
+        } else {
+            std::thread::scope(|s| {
+                let handles: Vec<_> =
+                    fresh.iter().map(|&i| s.spawn(move || test(format, pred, opts, &cands[i]))).collect();
+                handles.into_iter().map(|h| h.join().unwrap_or((false, None))).collect()
+            })
+        };
+        let mut insts = HashMap::new();
+        for (&i, &(ok, n)) in fresh.iter().zip(&results) {
+            match n {
+                Some(_) => self.out.tests += 1,
+                None => self.out.invalid += 1,
+            }
+            self.cache.insert(keys[i], ok);
+            if let Some(n) = n {
+                insts.insert(keys[i], n);
+            }
+        }
+        let i = (0..cands.len()).find(|&i| self.cache.get(&keys[i]) == Some(&true))?;
+        // A cached success is a text seen before (never the case for a text that shrinks
+        // monotonically, but cheap to answer): recount it.
+        let n = match insts.get(&keys[i]) {
+            Some(&n) => n,
+            None => subject::load(self.format, &cands[i]).map(|p| p.insts).unwrap_or(self.out.insts),
+        };
+        Some((i, n))
+    }
+
+    /// One pass to its own fixed point over chunk sizes; true when it changed `text`.
+    fn run_pass(
+        &mut self,
+        pass: &dyn Pass,
+        round: usize,
+        text: &mut String,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> bool {
+        let mut changed = false;
+        let mut chunk = 0;
+        let mut pos = 0;
+        loop {
+            let accepted = {
+                let Some(items) = pass.prepare(text) else { return changed };
+                let n = items.count();
+                if n == 0 {
+                    return changed;
+                }
+                if chunk == 0 || chunk > n {
+                    chunk = n;
+                }
+                let mut found = None;
+                'sizes: loop {
+                    while pos < n {
+                        if self.timed_out() {
+                            self.out.timed_out = true;
+                            return changed;
+                        }
+                        let mut ranges = Vec::new();
+                        let mut cands = Vec::new();
+                        let mut p = pos;
+                        while cands.len() < self.cfg.jobs.max(1) && p < n {
+                            let r = p..(p + chunk).min(n);
+                            p = r.end;
+                            if let Some(t) = items.apply(r.clone()) {
+                                ranges.push(r);
+                                cands.push(t);
+                            }
+                        }
+                        let hit = self.first_success(&cands);
+                        self.report(pass.name(), round, progress);
+                        if let Some((i, insts)) = hit {
+                            pos = ranges[i].start;
+                            found = Some((cands.swap_remove(i), insts));
+                            break 'sizes;
+                        }
+                        pos = p;
+                    }
+                    if chunk == 1 {
+                        break;
+                    }
+                    chunk = chunk.div_ceil(2);
+                    pos = 0;
+                }
+                found
+            };
+            match accepted {
+                Some((t, insts)) => {
+                    *text = t;
+                    self.out.insts = insts;
+                    self.out.bytes = text.len();
+                    changed = true;
+                    self.report(pass.name(), round, progress);
+                }
+                None => return changed,
+            }
+        }
+    }
+}
+
+/// Reduces `text` while `pred` holds. The input must show the predicate itself.
+pub fn reduce(
+    format: Format,
+    text: &str,
+    pred: &Predicate,
+    cfg: &Config,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Outcome, String> {
+    let start = Instant::now();
+    let text = subject::canonical(format, text)?;
+    let loaded = subject::load(format, &text)?;
+    let mut o = cfg.opts.clone();
+    o.imported = format == Format::Ptx;
+    let cal = predicate::calibrate(pred, &text, &loaded.module, &o);
+    let pred = &cal.pred;
+    let (holds, insts) = match cal.holds {
+        Some(h) => (h, loaded.insts),
+        None => match test(format, pred, &cfg.opts, &text) {
+            (h, Some(n)) => (h, n),
+            (_, None) => return Err("the input does not load".into()),
+        },
+    };
+    if !holds {
+        return Err(format!("the input does not show '{}': nothing to reduce", pred.text()));
+    }
+    let out = Outcome {
+        text: text.clone(),
+        predicate: pred.text(),
+        start_insts: insts,
+        insts,
+        start_bytes: text.len(),
+        bytes: text.len(),
+        tests: 1,
+        cached: 0,
+        invalid: 0,
+        rounds: 0,
+        timed_out: false,
+        elapsed: Duration::ZERO,
+    };
+    let mut s = Search { format, pred, cfg: cfg.clone(), cache: HashMap::new(), start, out };
+    s.cache.insert(hash(&text), true);
+    let passes = match format {
+        Format::Ori => crate::reduce::ori_passes::passes(),
+        Format::Ptx => crate::reduce::ptx_passes::passes(),
+    };
+    let mut cur = text;
+    // The function that shows the predicate, alone: on a file of hundreds of kernels one
+    // test instead of halving the whole file through ptxas.
+    if format == Format::Ptx
+        && let Some(f) = &cal.focus
+        && let Some(t) = crate::reduce::ptx_passes::keep_only(&cur, f)
+        && let Some((_, n)) = s.first_success(std::slice::from_ref(&t))
+    {
+        cur = t;
+        s.out.insts = n;
+        s.out.bytes = cur.len();
+        s.report("functions", 1, progress);
+    }
+    for round in 1..=cfg.max_rounds.max(1) {
+        s.out.rounds = round;
+        let mut changed = false;
+        for p in &passes {
+            changed |= s.run_pass(p.as_ref(), round, &mut cur, progress);
+            if s.out.timed_out {
+                break;
+            }
+        }
+        if !changed || s.out.timed_out {
+            break;
+        }
+    }
+    s.out.text = cur;
+    s.out.elapsed = s.start.elapsed();
+    Ok(s.out)
+}

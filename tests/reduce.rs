@@ -1,0 +1,228 @@
+//! `radbg reduce` (issue 29): hand-made and session kernels reduced under each
+//! predicate to a known small result — the output parses, validates and still shows
+//! the predicate, within a size bound — and the result does not depend on the number
+//! of threads.
+
+use std::path::{Path, PathBuf};
+
+use radbg::engine::RunOptions;
+use radbg::reduce::{Config, Format, Outcome, Predicate, predicate, subject};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn session(name: &str) -> String {
+    std::fs::read_to_string(root().join("sessions").join(name)).expect("session kernel")
+}
+
+fn pred(text: &str) -> Predicate {
+    radbg::command::reduce::build(text, &root().join("sessions"), None).expect("predicate")
+}
+
+fn cfg(opts: RunOptions, jobs: usize) -> Config {
+    let mut c = Config::new(opts);
+    c.jobs = jobs;
+    c
+}
+
+/// Reduces and checks the result: it loads, still shows the predicate, and has at most
+/// `max_insts` instructions.
+fn reduce_to(format: Format, text: &str, p: &str, opts: RunOptions, max_insts: usize) -> Outcome {
+    let pr = pred(p);
+    let o = radbg::reduce::reduce(format, text, &pr, &cfg(opts.clone(), 2), &mut |_| {}).expect("reduces");
+    let loaded = subject::load(format, &o.text).unwrap_or_else(|e| panic!("{p}: the result does not load: {e}"));
+    let mut run = opts;
+    run.imported = format == Format::Ptx;
+    assert!(predicate::eval(&pr, &o.text, &loaded.module, &run).expect("evaluates"), "{p}: lost on\n{}", o.text);
+    assert!(o.insts <= max_insts, "{p}: {} instructions left (at most {max_insts}):\n{}", o.insts, o.text);
+    assert_eq!(o.insts, loaded.insts);
+    o
+}
+
+/// A PTX kernel whose sixteen loaded values are all live at one point (their sum): its
+/// register count comes from that point alone.
+const PTX: &str = "\
+.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry sum16(
+\t.param .u64 sum16_in,
+\t.param .u64 sum16_out,
+\t.param .u32 sum16_n
+)
+{
+\t.reg .pred \t%p<2>;
+\t.reg .b32 \t%r<40>;
+\t.reg .b64 \t%rd<8>;
+
+\tld.param.u64 \t%rd1, [sum16_in];
+\tld.param.u64 \t%rd2, [sum16_out];
+\tld.param.u32 \t%r1, [sum16_n];
+\tcvta.to.global.u64 \t%rd3, %rd1;
+\tmov.u32 \t%r2, %tid.x;
+\tsetp.ge.u32 \t%p1, %r2, %r1;
+\t@%p1 bra \t$L__BB0_2;
+\tmul.wide.u32 \t%rd4, %r2, 64;
+\tadd.s64 \t%rd5, %rd3, %rd4;
+\tld.global.v4.u32 \t{%r3, %r4, %r5, %r6}, [%rd5];
+\tld.global.v4.u32 \t{%r7, %r8, %r9, %r10}, [%rd5+16];
+\tld.global.v4.u32 \t{%r11, %r12, %r13, %r14}, [%rd5+32];
+\tld.global.v4.u32 \t{%r15, %r16, %r17, %r18}, [%rd5+48];
+\tmul.lo.s32 \t%r19, %r3, %r18;
+\tmul.lo.s32 \t%r20, %r4, %r17;
+\tmul.lo.s32 \t%r21, %r5, %r16;
+\tmul.lo.s32 \t%r22, %r6, %r15;
+\tmul.lo.s32 \t%r23, %r7, %r14;
+\tmul.lo.s32 \t%r24, %r8, %r13;
+\tmul.lo.s32 \t%r25, %r9, %r12;
+\tmul.lo.s32 \t%r26, %r10, %r11;
+\tadd.s32 \t%r27, %r19, %r20;
+\tadd.s32 \t%r28, %r21, %r22;
+\tadd.s32 \t%r29, %r23, %r24;
+\tadd.s32 \t%r30, %r25, %r26;
+\tadd.s32 \t%r31, %r27, %r28;
+\tadd.s32 \t%r32, %r29, %r30;
+\tadd.s32 \t%r33, %r31, %r32;
+\tcvta.to.global.u64 \t%rd6, %rd2;
+\tmul.wide.u32 \t%rd7, %r2, 4;
+\tadd.s64 \t%rd6, %rd6, %rd7;
+\tst.global.u32 \t[%rd6], %r33;
+
+$L__BB0_2:
+\tret;
+}
+";
+
+#[test]
+fn fails_keeps_the_mma_and_little_else() {
+    let o = reduce_to(Format::Ori, &session("alloc_fail.ori"), "fails", RunOptions::default(), 3);
+    assert!(o.text.contains("WGMMA"), "{}", o.text);
+}
+
+#[test]
+fn attempts_in_a_class() {
+    reduce_to(Format::Ori, &session("alloc_fail.ori"), "attempts class R >= 3", RunOptions::default(), 3);
+}
+
+#[test]
+fn spills_under_a_budget() {
+    let o = reduce_to(Format::Ori, &session("sgemm_spill.ori"), "spills", RunOptions::default(), 40);
+    assert!(o.insts * 3 <= o.start_insts, "{} of {}", o.insts, o.start_insts);
+}
+
+#[test]
+fn registers_above_a_count_on_ori() {
+    let o = reduce_to(Format::Ori, &session("demo.ori"), "registers > 24", RunOptions::default(), 40);
+    assert!(o.insts * 2 <= o.start_insts, "{} of {}", o.insts, o.start_insts);
+}
+
+#[test]
+fn registers_above_a_count_on_ptx_stays_ptx() {
+    let o = reduce_to(Format::Ptx, PTX, "registers > 12", RunOptions::default(), 16);
+    assert!(o.text.starts_with(".version 8.0"), "{}", o.text);
+    assert!(radbg::ir::ptx::parse::parse_module(&o.text).is_ok());
+    // The guard, the branch and the parameters go; what is left reads values that
+    // nothing defines any more, live from the entry (which is what "registers > 12" asks).
+    assert!(!o.text.contains("setp"), "{}", o.text);
+    assert!(!o.text.contains(".param"), "{}", o.text);
+}
+
+#[test]
+fn abi_warning() {
+    // A function of one RET: nothing to remove, and the result is still the input.
+    let o = reduce_to(Format::Ori, &session("abi_7005.ori"), "warning 7005", RunOptions::default(), 1);
+    assert!(o.text.contains(".abi"), "{}", o.text);
+}
+
+#[test]
+fn allocators_differ() {
+    reduce_to(Format::Ori, &session("briggs_k15.ori"), "allocators-differ", RunOptions::default(), 40);
+}
+
+#[test]
+fn an_expect_condition() {
+    reduce_to(Format::Ori, &session("demo.ori"), "stats spill-stores > 0", RunOptions::default(), 40);
+}
+
+#[test]
+fn a_script_that_must_pass() {
+    let dir = std::env::temp_dir().join(format!("radbg-reduce-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let script = dir.join("spill.radbg");
+    std::fs::write(&script, "continue\nexpect stats spill-loads >= 8\n").expect("script");
+    let p = format!("script {}", script.display());
+    reduce_to(Format::Ori, &session("demo.ori"), &p, RunOptions::default(), 40);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn run_options_take_part() {
+    // Under a budget of 8 the SGEMM kernel fails to allocate; by default it fits.
+    let opts = RunOptions { maxrregcount: Some(8), ..RunOptions::default() };
+    let o = reduce_to(Format::Ori, &session("sgemm_spill.ori"), "fails", opts, 12);
+    assert!(o.insts * 5 <= o.start_insts, "{} of {}", o.insts, o.start_insts);
+    let e = radbg::reduce::reduce(
+        Format::Ori,
+        &session("sgemm_spill.ori"),
+        &pred("fails"),
+        &cfg(RunOptions::default(), 1),
+        &mut |_| {},
+    )
+    .expect_err("it fits by default");
+    assert!(e.contains("does not show 'fails'"), "{e}");
+}
+
+#[test]
+fn the_result_does_not_depend_on_the_thread_count() {
+    for (format, text, p) in
+        [(Format::Ori, session("sgemm_spill.ori"), "spills"), (Format::Ptx, PTX.to_string(), "registers > 12")]
+    {
+        let pr = pred(p);
+        let one = radbg::reduce::reduce(format, &text, &pr, &cfg(RunOptions::default(), 1), &mut |_| {}).expect("1");
+        let two = radbg::reduce::reduce(format, &text, &pr, &cfg(RunOptions::default(), 2), &mut |_| {}).expect("2");
+        let three = radbg::reduce::reduce(format, &text, &pr, &cfg(RunOptions::default(), 3), &mut |_| {}).expect("3");
+        assert_eq!(one.text, two.text, "{p}: jobs 1 vs 2");
+        assert_eq!(one.text, three.text, "{p}: jobs 1 vs 3");
+    }
+}
+
+#[test]
+fn a_time_budget_returns_the_best_so_far() {
+    let mut c = cfg(RunOptions::default(), 1);
+    c.timeout = Some(std::time::Duration::ZERO);
+    let o = radbg::reduce::reduce(Format::Ori, &session("sgemm_spill.ori"), &pred("spills"), &c, &mut |_| {})
+        .expect("reduces");
+    assert!(o.timed_out);
+    assert_eq!(o.insts, o.start_insts);
+    assert!(subject::load(Format::Ori, &o.text).is_ok());
+}
+
+#[test]
+fn bad_predicates_are_refused_with_a_reason() {
+    let base = Path::new(".");
+    let err = |t: &str| radbg::command::reduce::build(t, base, None).expect_err(t);
+    assert!(err("registers >").contains("needs a number"));
+    assert!(err("attempts class Q >= 2").contains("unknown register class 'Q'"));
+    assert!(err("warning 12").contains("not an ABI warning code"));
+    assert!(err("frobnicate").contains("unknown predicate 'frobnicate'"));
+    assert!(err("script /nonexistent/x.radbg").contains("cannot read"));
+    let e = radbg::command::reduce::build("differs-from-ptxas", base, Some(Path::new("/nonexistent/ptxas")))
+        .expect_err("no ptxas there");
+    assert!(e.contains("cannot run"), "{e}");
+}
+
+#[test]
+fn a_kernel_that_does_not_show_the_predicate_is_refused() {
+    // The session kernels pass the checker (tests/alloc_checker.rs): nothing to reduce.
+    let e = radbg::reduce::reduce(
+        Format::Ori,
+        &session("demo.ori"),
+        &pred("checker-fault"),
+        &cfg(RunOptions::default(), 2),
+        &mut |_| {},
+    )
+    .expect_err("the checker passes");
+    assert_eq!(e, "the input does not show 'checker-fault': nothing to reduce");
+}
