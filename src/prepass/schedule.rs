@@ -145,27 +145,39 @@ fn list_schedule(f: &Function, limit: u32) -> (Function, usize) {
     let mut g = f.clone();
     let mut changed = 0;
     for (b, blk) in g.blocks.iter_mut().enumerate() {
-        // Live sets before each instruction and after the last (a backward walk).
+        // Regions back to front: the live set after a region is the one before the
+        // opaque instruction that follows it, so a backward walk keeps two sets at a time
+        // (one per instruction was a block × vregs matrix: 1.2 GB on one 100k block).
         let n = blk.insts.len();
-        let mut at = vec![live.live_out(b); n + 1];
-        for i in (0..n).rev() {
-            let mut l = at[i + 1].clone();
-            live.step_back(&blk.insts[i], &mut l, |_, _| {});
-            at[i] = l;
-        }
-        let mut order: Vec<usize> = Vec::with_capacity(n);
-        let mut start = 0;
-        for end in (0..=n).filter(|&i| i == n || list::opaque(&blk.insts[i])) {
-            let bl = list::BlockLive { live_in: &at[start], live_out: &at[end] };
-            match list::schedule_block(f, &blk.insts[start..end], &bl, limit) {
-                Some(o) => order.extend(o.into_iter().map(|j| start + j)),
-                None => order.extend(start..end),
+        let mut ends: Vec<usize> = (0..n).filter(|&i| list::opaque(&blk.insts[i])).collect();
+        ends.push(n);
+        let mut pieces: Vec<Vec<usize>> = Vec::with_capacity(ends.len());
+        let mut cur = live.live_out(b);
+        for (k, &end) in ends.iter().enumerate().rev() {
+            let start = if k == 0 { 0 } else { ends[k - 1] + 1 };
+            // Only a region of three or more is scheduled (`schedule_block`); the others
+            // need no copy of the set after them.
+            let after = (end - start >= 3).then(|| cur.clone());
+            for inst in blk.insts[start..end].iter().rev() {
+                live.step_back(inst, &mut cur, |_, _| {});
             }
+            let scheduled = after.and_then(|live_out| {
+                let bl = list::BlockLive { live_in: &cur, live_out: &live_out };
+                list::schedule_block(f, &blk.insts[start..end], &bl, limit)
+            });
+            let mut piece = match scheduled {
+                Some(o) => o.into_iter().map(|j| start + j).collect(),
+                None => (start..end).collect::<Vec<_>>(),
+            };
             if end < n {
-                order.push(end);
+                piece.push(end);
             }
-            start = end + 1;
+            pieces.push(piece);
+            if start > 0 {
+                live.step_back(&blk.insts[start - 1], &mut cur, |_, _| {});
+            }
         }
+        let order: Vec<usize> = pieces.into_iter().rev().flatten().collect();
         if order.iter().enumerate().any(|(i, &j)| i != j) {
             crate::prepass::permute(&mut blk.insts, order);
             changed += 1;
