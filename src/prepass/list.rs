@@ -39,9 +39,8 @@
 //!
 //! Owns the dependence graph and the schedule; must not know the allocator or the engine.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
-use crate::analysis::LiveSet;
 use crate::ir::opcode::props;
 use crate::ir::{Function, Inst, Operand, Reg, RegFile, VRegId};
 
@@ -176,10 +175,25 @@ fn build(insts: &[Inst]) -> Dag {
     Dag { succ, npred, height }
 }
 
+/// A set of vregs as a sorted slice of their indices: iteration and membership without
+/// a bit per vreg of the function (a region's surroundings in a function of many blocks
+/// and vregs would otherwise cost blocks × vregs; issue 25).
+#[derive(Clone, Copy)]
+pub struct Sorted<'a>(pub &'a [usize]);
+
+impl Sorted<'_> {
+    pub fn contains(&self, v: VRegId) -> bool {
+        self.0.binary_search(&v.index()).is_ok()
+    }
+    pub fn iter(&self) -> impl Iterator<Item = VRegId> + '_ {
+        self.0.iter().map(|&i| VRegId::new(i))
+    }
+}
+
 /// What the scheduler knows of a block's surroundings.
 pub struct BlockLive<'a> {
-    pub live_in: &'a LiveSet,
-    pub live_out: &'a LiveSet,
+    pub live_in: Sorted<'a>,
+    pub live_out: Sorted<'a>,
 }
 
 /// Words of vreg `v` in the R file and in the P file (0 for other files).
@@ -294,24 +308,26 @@ pub fn schedule_block(f: &Function, insts: &[Inst], live: &BlockLive, limit: [u3
     for u in uses.iter().flatten() {
         remaining[local(*u)] += 1;
     }
-    let mut is_live = LiveSet::new(f.vregs.len());
+    // Live now: membership only, never iterated (no order to keep).
+    let mut is_live: HashSet<usize> = HashSet::new();
+    crate::work::add((n + live.live_in.0.len()) as u64);
     let mut cur = [0i64; 2];
     for v in live.live_in.iter() {
-        is_live.insert(v);
+        is_live.insert(v.index());
         add(&mut cur, width(f, v.index()), 1);
     }
     let limit = [limit[0] as i64, limit[1] as i64];
     let last_use = |v: usize, remaining: &[u32]| remaining[local(v)] == 1 && !live.live_out.contains(VRegId::new(v));
     // Net change of live R and P words if `j` issued now.
-    let delta = |j: usize, is_live: &LiveSet, remaining: &[u32]| -> [i64; 2] {
+    let delta = |j: usize, is_live: &HashSet<usize>, remaining: &[u32]| -> [i64; 2] {
         let mut d = [0i64; 2];
         for &v in &defs[j] {
-            if !is_live.contains(VRegId::new(v)) {
+            if !is_live.contains(&v) {
                 add(&mut d, width(f, v), 1);
             }
         }
         for &v in &uses[j] {
-            if is_live.contains(VRegId::new(v)) && last_use(v, remaining) && !defs[j].contains(&v) {
+            if is_live.contains(&v) && last_use(v, remaining) && !defs[j].contains(&v) {
                 add(&mut d, width(f, v), -1);
             }
         }
@@ -319,7 +335,7 @@ pub fn schedule_block(f: &Function, insts: &[Inst], live: &BlockLive, limit: [u3
     };
     // What a vreg contributes to the deltas of its readers and writers.
     let state =
-        |v: usize, is_live: &LiveSet, remaining: &[u32]| (is_live.contains(VRegId::new(v)), remaining[local(v)] == 1);
+        |v: usize, is_live: &HashSet<usize>, remaining: &[u32]| (is_live.contains(&v), remaining[local(v)] == 1);
     let coalesced: Vec<bool> = insts
         .iter()
         .map(|i| {
@@ -402,6 +418,7 @@ pub fn schedule_block(f: &Function, insts: &[Inst], live: &BlockLive, limit: [u3
             over.0.iter_mut().next().and_then(|(_, t)| t.best(cycle)).map(|(_, (_, j))| j)
         };
         let Some(pick) = pick else { break };
+        crate::work::add(1 + (fit.0.len() + dag.succ[pick].len() + uses[pick].len() + defs[pick].len()) as u64);
         leave!(pick);
         if coalesced[pick] {
             glued.remove(earliest[pick], pick);
@@ -417,17 +434,17 @@ pub fn schedule_block(f: &Function, insts: &[Inst], live: &BlockLive, limit: [u3
             let last = last_use(v, &remaining);
             let r = &mut remaining[local(v)];
             *r = r.saturating_sub(1);
-            if last && !defs[pick].contains(&v) && is_live.remove(VRegId::new(v)) {
+            if last && !defs[pick].contains(&v) && is_live.remove(&v) {
                 add(&mut cur, width(f, v), -1);
             }
         }
         for &v in &defs[pick] {
             let dead = remaining[local(v)] == 0 && !live.live_out.contains(VRegId::new(v));
             if dead {
-                if is_live.remove(VRegId::new(v)) {
+                if is_live.remove(&v) {
                     add(&mut cur, width(f, v), -1);
                 }
-            } else if is_live.insert(VRegId::new(v)) {
+            } else if is_live.insert(v) {
                 add(&mut cur, width(f, v), 1);
             }
         }
@@ -437,6 +454,7 @@ pub fn schedule_block(f: &Function, insts: &[Inst], live: &BlockLive, limit: [u3
                 continue;
             }
             let refs = &mut cand_refs[local(v)];
+            crate::work::add(refs.len() as u64);
             refs.retain(|&j| in_cands[j]);
             for j in refs.clone() {
                 leave!(j);
@@ -465,6 +483,7 @@ pub fn schedule_block(f: &Function, insts: &[Inst], live: &BlockLive, limit: [u3
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::LiveSet;
 
     /// The rescan-every-step form `schedule_block` replaced.
     #[allow(clippy::type_complexity)]
@@ -652,7 +671,9 @@ mod tests {
             for i in insts[..end].iter().rev() {
                 live.step_back(i, &mut before, |_, _| {});
             }
-            let bl = BlockLive { live_in: &before, live_out: &after };
+            let (before, after): (Vec<usize>, Vec<usize>) =
+                (before.iter().map(|v| v.index()).collect(), after.iter().map(|v| v.index()).collect());
+            let bl = BlockLive { live_in: Sorted(&before), live_out: Sorted(&after) };
             for limit in [[4, 2], [8, 7], [12, 1], [40, 7], [0, 0]] {
                 let (a, b) = (schedule_block(&f, &insts[..end], &bl, limit), reference(&f, &insts[..end], &bl, limit));
                 assert_eq!(a, b, "function {k}, limit {limit:?}");
