@@ -25,3 +25,4 @@ pub mod synth;
 pub mod ui;
 pub mod util;
 pub mod why;
+pub mod work;

@@ -365,6 +365,11 @@ fn compute_inner(
         local_kills: vec![Vec::new(); nblocks],
         comp_kill: if single_def_kills { comp_kills(f) } else { vec![NO_COMP; f.vregs.len()] },
     };
+    // The dense per-block sets allocated, and the instructions scanned for gen/kill.
+    crate::work::add(
+        live.files.iter().map(|fl| (nblocks * fl.words) as u64).sum::<u64>()
+            + f.blocks.iter().map(|b| b.insts.len() as u64).sum::<u64>(),
+    );
     live.gen_kill(f);
     live.seed_exits(cfg);
     let order = solve_order(cfg, nblocks);
@@ -402,6 +407,9 @@ fn solve_file(fl: &mut FileLiveness, cfg: &Cfg, order: &[usize], sweep_limit: us
     let w = fl.words;
     while fl.sweeps.len() < sweep_limit {
         let mut sweep = Sweep::default();
+        // Each block's sets, once per successor and once for the transfer (issue 25's
+        // complexity test counts this: the sets are dense over the file's non-local vregs).
+        crate::work::add((order.len() * w) as u64 + cfg.succs.iter().map(|s| s.len() as u64).sum::<u64>() * w as u64);
         for &b in order {
             let mut changed = false;
             let (out_lo, out_hi) = (b * w, (b + 1) * w);

@@ -24,10 +24,13 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> ExitCode {
-    let (module, opts) = match super::load_for_pipeline(&args.file, &args.pipeline) {
+    let (module, mut opts) = match super::load_for_pipeline(&args.file, &args.pipeline) {
         Ok(x) => x,
         Err(code) => return code,
     };
+    // Only statistics are read after the run; `--events` describes events with the
+    // function's state, so it keeps everything.
+    opts.batch = !args.events;
     let mut m = Machine::new(module, opts);
     for e in &m.knob_errors {
         eprintln!("radbg: {e}");

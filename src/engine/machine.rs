@@ -91,10 +91,20 @@ impl Machine {
             }
         }
         let n = module.functions.len();
+        // A batch run keeps the loaded module's settings but not its functions: the
+        // prepasses then rewrite the one copy in place instead of cloning it.
+        let source = if opts.batch {
+            let functions = std::mem::take(&mut module.functions);
+            let header = Arc::new(module.clone());
+            module.functions = functions;
+            Some(header)
+        } else {
+            None
+        };
         let module = Arc::new(module);
         Machine {
             opts: Arc::new(opts),
-            source: module.clone(),
+            source: source.unwrap_or_else(|| module.clone()),
             module,
             knobs: Arc::new(knobs),
             funcs: vec![FuncResult::default(); n],
@@ -261,6 +271,12 @@ impl Machine {
                 }
                 Stage::Uninit => {
                     let ev = stages::uninit(self, fi);
+                    if self.opts.batch {
+                        // Nothing after this stage reads them in a batch run (lowering
+                        // recomputes what it changes; the allocator builds its own).
+                        self.funcs[fi].cfg = None;
+                        self.funcs[fi].live = None;
+                    }
                     if fi + 1 < self.funcs.len() {
                         self.pos = Pos { stage: Stage::Cfg, func: fi + 1, sub: 0 };
                     } else {
@@ -336,6 +352,10 @@ impl Machine {
                     }
                     let lines = stats.lines(&self.module.sm.to_string(), self.module.options.warn_on_spills);
                     self.funcs[fi].stats = Some(stats);
+                    if self.opts.batch {
+                        let r = &mut self.funcs[fi];
+                        (r.alloc, r.briggs, r.cfg, r.live) = (None, None, None, None);
+                    }
                     self.next_func(Stage::Stats, Stage::Done);
                     if self.pos.stage == Stage::Stats {
                         self.pos.stage = Stage::Budget;

@@ -48,6 +48,13 @@ pub struct RunOptions {
     /// Skip the independent checker (a sweep row reads only the figures; every session
     /// kernel and budget is checked by the tests, and `radbg run` checks any one row).
     pub skip_check: bool,
+    /// A batch run that reads only the events and each function's statistics (`radbg
+    /// run`): the machine keeps no copy of the module as loaded, and drops a function's
+    /// CFG and liveness once the stages before the ABI are through with it and its
+    /// allocation once its statistics are out — memory is the module's IR plus the
+    /// function in hand, not every function's working data (issue 25). Queries, the
+    /// debugger and `why` need those and leave this off.
+    pub batch: bool,
 }
 
 impl RunOptions {

@@ -100,13 +100,14 @@ fn inst(mn: &str, mods: &str, defs: Vec<Operand>, uses: Vec<Operand>, origin: Op
 
 struct Temps<'f> {
     f: &'f mut Function,
+    fresh: crate::prepass::FreshVregs,
     made: usize,
 }
 
 impl Temps<'_> {
     fn new_vreg(&mut self, width: u8) -> VRegId {
         self.made += width as usize;
-        crate::prepass::fresh_vreg(self.f, "%xp", width)
+        self.fresh.make(self.f, width)
     }
 }
 
@@ -140,7 +141,8 @@ fn divisor_prep(
 fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
     let mut g = f.clone();
     let (mut divs, mut muls, mut sels) = (0usize, 0usize, 0usize);
-    let mut t = Temps { f: &mut g, made: 0 };
+    let fresh = crate::prepass::FreshVregs::new(&g, "%xp");
+    let mut t = Temps { f: &mut g, fresh, made: 0 };
     for bi in 0..t.f.blocks.len() {
         let old = std::mem::take(&mut t.f.blocks[bi].insts);
         let mut out = Vec::with_capacity(old.len());

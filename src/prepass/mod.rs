@@ -92,13 +92,36 @@ pub(crate) fn def_counts(f: &Function) -> Vec<u32> {
     defs
 }
 
-/// A new R vreg `PREFIXn` of `width`, `n` the first free number from the vreg count.
-pub(crate) fn fresh_vreg(f: &mut Function, prefix: &str, width: u8) -> crate::ir::VRegId {
-    let mut n = f.vregs.len();
-    while f.vreg_by_name(&format!("{prefix}{n}")).is_some() {
-        n += 1;
+/// Makes new R vregs `PREFIXn`, `n` the first free number from the vreg count — the
+/// names taken are looked up in a set built once, not by a scan of every vreg per name
+/// (quadratic in a function that needs many).
+pub(crate) struct FreshVregs {
+    prefix: &'static str,
+    taken: std::collections::HashSet<String>,
+    /// Every number from the vreg count at the last call up to this one is taken.
+    next: usize,
+}
+
+impl FreshVregs {
+    pub(crate) fn new(f: &Function, prefix: &'static str) -> FreshVregs {
+        crate::work::add(f.vregs.len() as u64);
+        let taken = f.vregs.iter().filter(|v| v.name.starts_with(prefix)).map(|v| v.name.clone()).collect();
+        FreshVregs { prefix, taken, next: 0 }
     }
-    f.add_vreg(format!("{prefix}{n}"), crate::ir::RegClass::R, width)
+
+    /// A new R vreg of `width` in `f` (the function `new` was given, grown only here).
+    pub(crate) fn make(&mut self, f: &mut Function, width: u8) -> crate::ir::VRegId {
+        let mut n = f.vregs.len().max(self.next);
+        while self.taken.contains(&format!("{}{n}", self.prefix)) {
+            n += 1;
+            crate::work::add(1);
+        }
+        crate::work::add(1);
+        let name = format!("{}{n}", self.prefix);
+        self.taken.insert(name.clone());
+        self.next = n + 1;
+        f.add_vreg(name, crate::ir::RegClass::R, width)
+    }
 }
 
 /// The names of the first six of `vs` in `f`, then "and N more": how a pass summary

@@ -45,6 +45,7 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
     let bits = alignment_bits(f, &shared);
     let defs = crate::prepass::def_counts(f);
     let mut g = f.clone();
+    let mut fresh = crate::prepass::FreshVregs::new(&g, "%lv");
     let (mut quads, mut pairs, mut merged) = (0usize, 0usize, 0usize);
     for b in 0..g.blocks.len() {
         let groups = groups_in_block(&g.blocks[b].insts, &g, &defs, &bits, &shared);
@@ -66,7 +67,7 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
             if let Some(k) = at_first[i] {
                 let grp = &groups[k];
                 let width = grp.len() as u8;
-                let t = crate::prepass::fresh_vreg(&mut g, "%lv", width);
+                let t = fresh.make(&mut g, width);
                 // Members are in offset order (groups_in_block).
                 let lead = &old[grp[0]];
                 let mut load = lead.clone();

@@ -1,0 +1,375 @@
+//! Issue 25's shapes at scale, radbg beside the real ptxas 13.0.88 in the same run:
+//! each tool runs as a child process under `/usr/bin/time` (wall time and peak RSS of the
+//! child); ptxas comes from the corpus cache (`$RADBG_CORPUS_CACHE`, else
+//! `~/.cache/radbg-corpus`) and is skipped with a note when absent.
+//!
+//! Shapes (inputs generated into `$RADBG_BENCH_CACHE`, else `~/.cache/radbg-bench`, never
+//! into the repository):
+//! - `scale`: the scale kernel of `../shared/bench/` (99.5k PTX instructions in one loop
+//!   body; generated with NVRTC from the corpus cache when missing) at the default budget,
+//!   `--maxrregcount 64` and 32;
+//! - `repeat`: one function whose body is a real corpus kernel's (sgemm_8x8) repeated to
+//!   1.7, 8.3 and 16.7 MB of PTX;
+//! - `many`: a 50 MB file of ~6,000 separate entries (the small self-contained corpus
+//!   kernels, renamed);
+//! - `sweep`: `radbg sweep` of 16 budgets on the scale kernel;
+//! - `debug`: in process, on the scale kernel: run to the end, `step`, `reverse-step`,
+//!   `live` and a knob re-run (`set knob 684=…`).
+//!
+//! `cargo bench --bench scale [-- SHAPE...]` runs the named shapes (all by default);
+//! `RADBG_BENCH_NO_PTXAS=1` leaves ptxas out. The machine's cores and load average are
+//! printed first: figures on a loaded machine are not comparable with an idle one.
+
+mod common;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::{cores, ms};
+
+fn home() -> PathBuf {
+    std::env::var_os("HOME").map_or_else(|| PathBuf::from("."), PathBuf::from)
+}
+
+fn cache() -> PathBuf {
+    std::env::var_os("RADBG_BENCH_CACHE").map_or_else(|| home().join(".cache/radbg-bench"), PathBuf::from)
+}
+
+fn corpus() -> PathBuf {
+    std::env::var_os("RADBG_CORPUS_CACHE").map_or_else(|| home().join(".cache/radbg-corpus"), PathBuf::from)
+}
+
+fn ptxas() -> Option<PathBuf> {
+    if std::env::var_os("RADBG_BENCH_NO_PTXAS").is_some() {
+        return None;
+    }
+    Some(corpus().join("root/nvidia/cu13/bin/ptxas")).filter(|p| p.exists())
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+/// Wall time and peak RSS (KiB) of a child process, from `/usr/bin/time -f`.
+struct Measured {
+    wall: Duration,
+    peak_kib: Option<u64>,
+    ok: bool,
+    note: String,
+}
+
+fn measure(program: &Path, args: &[&str]) -> Measured {
+    let time = Path::new("/usr/bin/time");
+    let t = Instant::now();
+    let out = if time.exists() {
+        Command::new(time).arg("-f").arg("RADBG_BENCH %M").arg(program).args(args).output()
+    } else {
+        Command::new(program).args(args).output()
+    };
+    let wall = t.elapsed();
+    match out {
+        Ok(o) => {
+            let err = String::from_utf8_lossy(&o.stderr);
+            let peak_kib =
+                err.lines().rev().find_map(|l| l.strip_prefix("RADBG_BENCH ")).and_then(|v| v.trim().parse().ok());
+            let text = format!("{}{err}", String::from_utf8_lossy(&o.stdout));
+            let note = text
+                .lines()
+                .rfind(|l| l.contains("Used ") && l.contains("registers"))
+                .map(|l| l.trim().trim_start_matches("ptxas info    : ").to_string())
+                .unwrap_or_default();
+            Measured { wall, peak_kib, ok: o.status.success(), note }
+        }
+        Err(e) => Measured { wall, peak_kib: None, ok: false, note: format!("cannot run: {e}") },
+    }
+}
+
+fn show(m: &Measured) -> String {
+    let mem = m.peak_kib.map_or("?".to_string(), |k| format!("{} MB", k / 1024));
+    let status = if m.ok { String::new() } else { " FAILED".to_string() };
+    format!("{:>8.2} s {:>7}{status}  {}", m.wall.as_secs_f64(), mem, m.note)
+}
+
+/// One row: radbg `run` and ptxas `-v` on the same file and budget.
+fn side_by_side(label: &str, file: &Path, budget: Option<u32>) {
+    let radbg = Path::new(env!("CARGO_BIN_EXE_radbg"));
+    let f = file.to_string_lossy().to_string();
+    let b = budget.map(|b| b.to_string());
+    let mut args = vec!["run", f.as_str()];
+    if let Some(b) = &b {
+        args.extend(["--maxrregcount", b.as_str()]);
+    }
+    let r = measure(radbg, &args);
+    println!("  {label:<28} radbg {}", show(&r));
+    match ptxas() {
+        Some(p) => {
+            let mut args = vec!["-v", "-arch=sm_90", f.as_str(), "-o", "/dev/null"];
+            if let Some(b) = &b {
+                args.extend(["--maxrregcount", b.as_str()]);
+            }
+            let x = measure(&p, &args);
+            let ratio = x.wall.as_secs_f64() / r.wall.as_secs_f64().max(1e-9);
+            println!("  {:<28} ptxas {}  (radbg {ratio:.1}x faster)", "", show(&x));
+        }
+        None => println!("  {:<28} ptxas skipped: not in the corpus cache (or RADBG_BENCH_NO_PTXAS)", ""),
+    }
+}
+
+/// The shared directory of the workspace (`../shared` beside the repository).
+fn shared() -> Option<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    root.ancestors().skip(1).map(|a| a.join("shared")).find(|p| p.join("bench/gen_huge_cu.py").exists())
+}
+
+/// The scale kernel's PTX, generated with NVRTC from the corpus cache when missing.
+fn scale_kernel() -> Result<PathBuf, String> {
+    let out = cache().join("huge.ptx");
+    if out.exists() {
+        return Ok(out);
+    }
+    let shared = shared().ok_or("../shared/bench/gen_huge_cu.py not found")?;
+    let cu13 = corpus().join("root/nvidia/cu13");
+    let nvrtc = cu13.join("lib/libnvrtc.so.13");
+    if !nvrtc.exists() {
+        return Err(format!("{} not found (run ../shared/corpus/build.sh)", nvrtc.display()));
+    }
+    std::fs::create_dir_all(cache()).map_err(|e| e.to_string())?;
+    let cu = cache().join("huge.cu");
+    let src = Command::new("python3")
+        .arg(shared.join("bench/gen_huge_cu.py"))
+        .arg("20000")
+        .output()
+        .map_err(|e| format!("python3: {e}"))?;
+    std::fs::write(&cu, &src.stdout).map_err(|e| e.to_string())?;
+    let st = Command::new("python3")
+        .env("LD_LIBRARY_PATH", cu13.join("lib"))
+        .arg(shared.join("corpus/nvrtc_ptx.py"))
+        .arg(&nvrtc)
+        .arg(&cu)
+        .arg(&out)
+        .args(["--gpu-architecture=compute_90", "-default-device", "-std=c++17"])
+        .status()
+        .map_err(|e| format!("nvrtc_ptx.py: {e}"))?;
+    if !st.success() || !out.exists() {
+        return Err("NVRTC did not write the scale kernel".into());
+    }
+    Ok(out)
+}
+
+/// A corpus PTX file's text.
+fn corpus_ptx(name: &str) -> Result<String, String> {
+    let p = corpus().join("ptx").join(format!("{name}.sm_90.ptx"));
+    std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))
+}
+
+/// `src` (one entry) with its body repeated until the file has `target` bytes: the
+/// declarations once, each copy's labels renamed, a copy's `ret` a branch to its end.
+fn repeat_body(src: &str, target: usize) -> Option<String> {
+    let lines: Vec<&str> = src.lines().collect();
+    let open = lines.iter().position(|l| *l == "{")?;
+    let close = lines.iter().rposition(|l| *l == "}")?;
+    let decl = |l: &str| l.trim_start().starts_with('.') || l.trim_start().starts_with("//");
+    let mut out = String::with_capacity(target + src.len());
+    for l in lines[..=open].iter().chain(lines[open + 1..close].iter().filter(|l| decl(l))) {
+        out.push_str(l);
+        out.push('\n');
+    }
+    let body: Vec<&str> = lines[open + 1..close].iter().copied().filter(|l| !decl(l)).collect();
+    let mut copy = 0;
+    while out.len() < target {
+        for l in &body {
+            if l.trim() == "ret;" {
+                let _ = writeln!(out, "\tbra.uni \t$L__end_c{copy};");
+                continue;
+            }
+            // Labels `$L__…` get the copy's suffix.
+            let mut rest = *l;
+            while let Some(at) = rest.find("$L__") {
+                out.push_str(&rest[..at]);
+                let tail = &rest[at..];
+                let end =
+                    tail.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$')).unwrap_or(tail.len());
+                let _ = write!(out, "{}_c{copy}", &tail[..end]);
+                rest = &tail[end..];
+            }
+            out.push_str(rest);
+            out.push('\n');
+        }
+        let _ = writeln!(out, "$L__end_c{copy}:");
+        copy += 1;
+    }
+    out.push_str("\tret;\n");
+    for l in &lines[close..] {
+        out.push_str(l);
+        out.push('\n');
+    }
+    Some(out)
+}
+
+/// A file of many separate entries: the small self-contained corpus kernels, each copy
+/// renamed, until `target` bytes; and how many entries.
+fn many_entries(target: usize) -> Result<(String, usize), String> {
+    let names = [
+        "conv2d_direct",
+        "fft_radix4",
+        "i64_math",
+        "local_array",
+        "nbody",
+        "predicates",
+        "reduction_tree",
+        "sgemm_4x4",
+        "softmax_row",
+        "stencil_3d",
+    ];
+    let mut kernels = Vec::new();
+    for n in names {
+        let t = corpus_ptx(n)?;
+        let at = t.find(".visible .entry ").ok_or(format!("{n}: no entry"))?;
+        let name: String = t[at + 16..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        kernels.push((name, t[at..].to_string()));
+    }
+    let mut out = String::from(".version 9.0\n.target sm_90\n.address_size 64\n\n");
+    let mut k = 0;
+    while out.len() < target {
+        let (name, body) = &kernels[k % kernels.len()];
+        out.push_str(&body.replace(name.as_str(), &format!("{name}_{k}")));
+        out.push('\n');
+        k += 1;
+    }
+    Ok((out, k))
+}
+
+fn write_input(name: &str, text: &str) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(cache()).map_err(|e| e.to_string())?;
+    let p = cache().join(name);
+    if std::fs::read(&p).is_ok_and(|old| old == text.as_bytes()) {
+        return Ok(p);
+    }
+    std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))?;
+    Ok(p)
+}
+
+fn scale(huge: &Result<PathBuf, String>) {
+    println!("scale kernel (one loop body, 99.5k PTX instructions):");
+    match huge {
+        Ok(p) => {
+            for b in [None, Some(64), Some(32)] {
+                let label = b.map_or("default budget".to_string(), |b| format!("--maxrregcount {b}"));
+                side_by_side(&label, p, b);
+            }
+        }
+        Err(e) => println!("  skipped: {e}"),
+    }
+}
+
+fn repeat() {
+    println!("one function, a real kernel's body (sgemm_8x8) repeated:");
+    let src = match corpus_ptx("sgemm_8x8") {
+        Ok(s) => s,
+        Err(e) => return println!("  skipped: {e}"),
+    };
+    for (mb, bytes) in [("1.7", 1_700_000), ("8.3", 8_300_000), ("16.7", 16_700_000)] {
+        let Some(text) = repeat_body(&src, bytes) else { return println!("  skipped: unexpected layout") };
+        match write_input(&format!("repeat_{mb}MB.ptx"), &text) {
+            Ok(p) => side_by_side(&format!("{mb} MB"), &p, None),
+            Err(e) => println!("  skipped: {e}"),
+        }
+    }
+}
+
+fn many() {
+    println!("many separate entries:");
+    match many_entries(50_000_000).and_then(|(t, k)| write_input("many_50MB.ptx", &t).map(|p| (p, k))) {
+        Ok((p, k)) => side_by_side(&format!("50 MB, {k} entries"), &p, None),
+        Err(e) => println!("  skipped: {e}"),
+    }
+}
+
+fn sweep(huge: &Result<PathBuf, String>) {
+    println!("sweep of 16 budgets (16..241 step 15) on the scale kernel:");
+    match huge {
+        Ok(p) => {
+            let radbg = Path::new(env!("CARGO_BIN_EXE_radbg"));
+            let f = p.to_string_lossy();
+            let m = measure(radbg, &["sweep", &f, "--maxrregcount", "16..241:15"]);
+            println!("  {:<28} radbg {}", "radbg sweep", show(&m));
+        }
+        Err(e) => println!("  skipped: {e}"),
+    }
+}
+
+fn debug(huge: &Result<PathBuf, String>) {
+    use radbg::command::{Session, parse_line};
+    println!("the debugger on the scale kernel (in process):");
+    let p = match huge {
+        Ok(p) => p,
+        Err(e) => return println!("  skipped: {e}"),
+    };
+    let loaded = match radbg::load::load_path(p) {
+        Ok(l) => l,
+        Err(e) => return println!("  skipped: {e}"),
+    };
+    let exec = |s: &mut Session, line: &str| -> Duration {
+        let t = Instant::now();
+        for c in parse_line(line).unwrap_or_default() {
+            if let Err(e) = s.exec(&c) {
+                println!("  {line}: {e}");
+            }
+        }
+        t.elapsed()
+    };
+    let best = |s: &mut Session, runs: usize, setup: &str, line: &str| -> Duration {
+        let mut b = Duration::MAX;
+        for _ in 0..runs {
+            exec(s, setup);
+            b = b.min(exec(s, line));
+        }
+        b
+    };
+    let mut s = Session::new();
+    s.open(loaded.module, &p.display().to_string(), loaded.imported);
+    let t_run = exec(&mut s, "goto 100000000");
+    let total = s.dbg.as_ref().map_or(0, |d| d.cursor());
+    let mid = format!("goto {}", total / 2);
+    println!("  run to the end: {total} events in {:.0} ms", ms(t_run));
+    println!(
+        "  at event {}: step {:.2} ms, reverse-step {:.2} ms, live {:.2} ms (budget 10 ms each)",
+        total / 2,
+        ms(best(&mut s, 10, &mid, "step")),
+        ms(best(&mut s, 10, &mid, "reverse-step")),
+        ms(best(&mut s, 10, &mid, "live"))
+    );
+    let t = [40, 60].iter().map(|v| exec(&mut s, &format!("set knob 684={v}"))).min().unwrap_or_default();
+    println!("  knob re-run (set knob 684=…): {:.0} ms, best of 2 (budget 500 ms)", ms(t));
+}
+
+fn main() {
+    let wanted: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let on = |s: &str| wanted.is_empty() || wanted.iter().any(|w| w == s);
+    println!("scale benchmarks: {} cores, load average {} (1/5/15 min)", cores(), load_average());
+    match ptxas() {
+        Some(p) => println!("ptxas: {}", p.display()),
+        None => println!("ptxas: not found in the corpus cache (or RADBG_BENCH_NO_PTXAS set); radbg only"),
+    }
+    let huge = if on("scale") || on("sweep") || on("debug") { scale_kernel() } else { Err("not asked".into()) };
+    if on("scale") {
+        scale(&huge);
+    }
+    if on("repeat") {
+        repeat();
+    }
+    if on("many") {
+        many();
+    }
+    if on("sweep") {
+        sweep(&huge);
+    }
+    if on("debug") {
+        debug(&huge);
+    }
+    println!("load average after: {}", load_average());
+}
