@@ -26,7 +26,8 @@ import tarfile
 import zipfile
 
 # At most this many files of a source (the first by path): the build fits CI's time on 2 cores.
-MAX_FILES = 4
+# $RADBG_GATE_MAX_FILES lowers it (a quicker, smaller gate; tests/gate.rs samples what is built).
+MAX_FILES = int(os.environ.get("RADBG_GATE_MAX_FILES", "4"))
 CRATE = "https://static.crates.io/crates/{n}/{n}-{v}.crate"
 DEB = "http://deb.debian.org/debian/pool/"
 PYPI = "https://files.pythonhosted.org/packages/"
@@ -38,10 +39,6 @@ SOURCES = [
     dict(name="candle", ver="0.11.1", lic="MIT OR Apache-2.0", url=CRATE.format(n="candle-kernels", v="0.11.1"),
          sha="8dc057aec95c3b1a0e595227cd039c1436da596f79ccc9e025ba17d070315851",
          files=["src/*.cu", "src/moe/*.cu"], skip=["src/quantized.cu", "src/moe/moe_gguf.cu"], inc=["src"]),
-    dict(name="candle-layer-norm", ver="0.0.1", lic="MIT OR Apache-2.0",
-         url=CRATE.format(n="candle-layer-norm", v="0.0.1"),
-         sha="3b7f796928d4ddd47add2a545f74ff1f40a4277b24ce1a567722ee6aee41a4c0",
-         files=["kernels/*.cu"], inc=["kernels"], flags=["--pre-include", "functional"]),
     dict(name="cudarc", ver="0.19.10", lic="MIT OR Apache-2.0", url=CRATE.format(n="cudarc", v="0.19.10"),
          sha="7359bf1de037ddada72729c3acec9b040f3468400c6e9e740b01ba0cd2e89562", files=["examples/*.cu"]),
     dict(name="dfdx", ver="0.13.0", lic="MIT OR Apache-2.0", url=CRATE.format(n="dfdx", v="0.13.0"),
@@ -65,8 +62,6 @@ SOURCES = [
     dict(name="boojum-cuda", ver="0.156.2", lic="MIT OR Apache-2.0", url=CRATE.format(n="boojum-cuda", v="0.156.2"),
          sha="e9e73a1028eed50eacb765ba77173beff7672fddc519a097514083488e921ceb",
          files=["native/*.cu"], skip=["native/context.cu"], inc=["native"]),
-    dict(name="ug-cuda", ver="0.5.0", lic="MIT OR Apache-2.0", url=CRATE.format(n="ug-cuda", v="0.5.0"),
-         sha="9f0a1fa748f26166778c33b8498255ebb7c6bffb472bcc0a72839e07ebb1d9b5", files=["src/*.cu"]),
     dict(name="lightgbm", ver="lightgbm3-sys 1.0.11", lic="MIT", url=CRATE.format(n="lightgbm3-sys", v="1.0.11"),
          sha="c8c4a477ba78826d0d3939e4f35fd94dbc5cceaee849246bd43a6badfa2605f7",
          files=["lightgbm/src/**/*.cu"],
@@ -86,9 +81,6 @@ SOURCES = [
          members=["*/intern/cycles/*"], files=["intern/cycles/kernel/device/cuda/kernel.cu"],
          inc=["intern/cycles/kernel/..", "intern/cycles"],
          defs=["CCL_NAMESPACE_BEGIN=", "CCL_NAMESPACE_END=", "NVCC"], flags=["--use_fast_math"]),
-    dict(name="colmap", ver="3.8", lic="BSD-3-Clause", url=DEB + "main/c/colmap/colmap_3.8.orig.tar.gz",
-         sha="02288f8f61692fe38049d65608ed832b31246e7792692376afb712fa4cef8775",
-         files=["src/mvs/*.cu"], inc=["src", "lib"]),
     dict(name="dlib", ver="19.24", lic="BSL-1.0", url=DEB + "main/d/dlib/dlib_19.24%2bdfsg.orig.tar.bz2",
          sha="66b4263822a2ff91a3e769e501c7d7927a13089e178c1427ec19cb0475823cf6",
          files=["dlib/cuda/*.cu"], inc=["."], defs=["DLIB_USE_CUDA"]),
@@ -101,15 +93,6 @@ SOURCES = [
     dict(name="ffmpeg", ver="5.1.9", lic="LGPL-2.1-or-later", url=DEB + "main/f/ffmpeg/ffmpeg_5.1.9.orig.tar.xz",
          sha="d9b593bb2ba93d4b50f74177e0cdcd41747e708596367deed0c30348a71dd176",
          members=["*/libavfilter/*", "*/compat/*", "*/libavutil/*"], files=["libavfilter/*.cu"], inc=["."]),
-    dict(name="hashcat", ver="6.2.6", lic="MIT", url=DEB + "main/h/hashcat/hashcat_6.2.6%2bds1.orig.tar.xz",
-         sha="aea12968cc2553841b7bfcabd9768126bb4fc8bae1bc873b386ed16b8b7ff512",
-         members=["*/OpenCL/*"], files=["OpenCL/m0*-pure.cl"], inc=["OpenCL"], lang="cu",
-         defs=["KERNEL_STATIC", "IS_CUDA", "IS_NV", "VENDOR_ID=32", "CUDA_ARCH=800", "XM2S(x)=#x", "M2S(x)=XM2S(x)",
-               "INCLUDE_PATH=@root/OpenCL",
-               # module_00000.c's digest layout (MD5), shared by the m000x0 kernels taken here
-               "DGST_ELEM=4", "DGST_R0=0", "DGST_R1=3", "DGST_R2=2", "DGST_R3=1", "DGST_POS0=0", "DGST_POS1=3",
-               "DGST_POS2=2", "DGST_POS3=1"],
-         ),
     dict(name="lammps", ver="20220106", lic="GPL-2.0", url=DEB + "main/l/lammps/lammps_20220106.git7586adbb6a%2bds1.orig.tar.xz",
          sha="65146c615ad24d8b8bc64f4e05e86226a7f1fdb45c0b5ea9416562b9f3863082",
          members=["*/lib/gpu/*"], files=["lib/gpu/lal_*.cu"], inc=["lib/gpu"],
@@ -155,11 +138,14 @@ SOURCES = [
          url=DEB + "main/l/lammps/lammps_20220106.git7586adbb6a%2bds1.orig.tar.xz",
          sha="65146c615ad24d8b8bc64f4e05e86226a7f1fdb45c0b5ea9416562b9f3863082",
          members=["*/lib/gpu/cudpp_mini/*"], files=["lib/gpu/cudpp_mini/*.cu"], inc=["lib/gpu/cudpp_mini"]),
-    # QuadriFlow, an independent project that Blender vendors.
-    dict(name="quadriflow", ver="of blender 3.4.1", lic="BSD-3-Clause",
-         url=DEB + "main/b/blender/blender_3.4.1%2bdfsg.orig.tar.xz",
-         sha="f69b751ba5b7b60acef5537f358a7f7d9f01d4dea5e2d1b741bb881bcd9e1342",
-         members=["*/extern/quadriflow/*"], files=["extern/quadriflow/src/*.cu"], inc=["extern/quadriflow/src"]),
+    dict(name="thinc", ver="9.1.1", lic="MIT",
+         url=PYPI + "32/a1/92a63536ee9742cfb7b3f4f1c30640f6964739cf33c9313d5c3401e168d6/thinc-9.1.1.tar.gz",
+         sha="21fae2986d7777a6f050b9046dc9eab11852f1c9a997dcc9032f3ecc22784a4a", files=["thinc/backends/*.cu"],
+         nvrtc=True),
+    dict(name="augpy", ver="1.0.0a1", lic="MIT",
+         url=PYPI + "48/50/70a6708c87c3db7c3d3e1fb6959445c607d742a33d9197aa0283aac98b5e/augpy-1.0.0a1.tar.gz",
+         sha="d8e96881b53c782f2ee3cba86c11b0c23f0da975235c94f8b5c1ec44a14cf7ef", files=["augpy/*.cu"],
+         inc=["augpy", "augpy/dlpack", "augpy/cnmem/include", "@pybind11", "@python"]),
     dict(name="cccl-cub", ver="cuda-cccl 13.0.85", lic="Apache-2.0 WITH LLVM-exception", url=None, sha=None,
          files=["*.cu"]),
 ]
@@ -365,6 +351,39 @@ def ptx_name(s, rel):
     return f"{s['name']}__{stem}"
 
 
+def nvrtc_cmd(cache, s, root, src, sm, out):
+    """NVRTC 13.0.88 as ../shared/corpus/build.sh runs it (for kernels their project hands to
+    NVRTC at run time: CuPy RawKernel strings and the like)."""
+    lib = os.path.join(cache, "root", "nvidia", "cu13", "lib", "libnvrtc.so.13")
+    inc = os.path.join(cache, "root", "nvidia", "cu13", "include")
+    here = os.path.dirname(os.path.abspath(__file__))
+    tool = os.path.join(here, "..", "..", "shared", "corpus", "nvrtc_ptx.py")
+    if not os.path.exists(tool):
+        tool = os.path.join(here, "..", "..", "..", "shared", "corpus", "nvrtc_ptx.py")
+    cmd = ["nice", "-n", "10", sys.executable, tool, lib, src, out, f"--gpu-architecture=compute_{sm}",
+           "-default-device", "-std=c++17", "-I" + os.path.join(inc, "cccl"), "-I" + inc]
+    return cmd + ["-I" + os.path.join(root, i) for i in s.get("inc", [])] + ["-D" + d for d in s.get("defs", [])]
+
+
+def include_dir(cache, s, root, i):
+    if i == "@stub":
+        return os.path.join(cache, "stub", s["name"])
+    if i == "@python":
+        import sysconfig
+        return sysconfig.get_paths()["include"]
+    if i == "@pybind11":
+        # pybind11's headers from its PyPI wheel (pinned), for sources with Python bindings.
+        d = os.path.join(cache, "src", "_pybind11")
+        if not os.path.exists(d + ".unpacked"):
+            subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "pybind11==2.13.6",
+                            "-d", os.path.join(cache, "dl")], check=True)
+            whl = glob.glob(os.path.join(cache, "dl", "pybind11-2.13.6-*.whl"))[0]
+            zipfile.ZipFile(whl).extractall(d)
+            open(d + ".unpacked", "w").close()
+        return os.path.join(d, "pybind11", "include")
+    return os.path.join(root, i)
+
+
 def compile_one(cache, nvcc, s, root, rel, sm):
     base = ptx_name(s, rel)
     out = os.path.join(cache, "ptx", f"{base}.sm_{sm}.ptx")
@@ -377,9 +396,11 @@ def compile_one(cache, nvcc, s, root, rel, sm):
     if s.get("lang") == "cu":
         cmd += ["-x", "cu"]
     for i in s.get("inc", []):
-        cmd.append("-I" + (os.path.join(cache, "stub", s["name"]) if i == "@stub" else os.path.join(root, i)))
+        cmd.append("-I" + include_dir(cache, s, root, i))
     cmd.append("-I" + os.path.join(cache, "stub", "common"))
     cmd += ["-D" + d.replace("@root", root) for d in s.get("defs", [])] + s.get("flags", []) + [src, "-o", out + ".part"]
+    if s.get("nvrtc"):
+        cmd = nvrtc_cmd(cache, s, root, src, sm, out + ".part")
     errlog = os.path.join(cache, "log", f"{base}.sm_{sm}.nvcc.log")
     try:
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
