@@ -142,10 +142,6 @@ SOURCES = [
          url=PYPI + "32/a1/92a63536ee9742cfb7b3f4f1c30640f6964739cf33c9313d5c3401e168d6/thinc-9.1.1.tar.gz",
          sha="21fae2986d7777a6f050b9046dc9eab11852f1c9a997dcc9032f3ecc22784a4a", files=["thinc/backends/*.cu"],
          nvrtc=True),
-    dict(name="augpy", ver="1.0.0a1", lic="MIT",
-         url=PYPI + "48/50/70a6708c87c3db7c3d3e1fb6959445c607d742a33d9197aa0283aac98b5e/augpy-1.0.0a1.tar.gz",
-         sha="d8e96881b53c782f2ee3cba86c11b0c23f0da975235c94f8b5c1ec44a14cf7ef", files=["augpy/*.cu"],
-         inc=["augpy", "augpy/dlpack", "augpy/cnmem/include", "@pybind11", "@python"]),
     dict(name="cccl-cub", ver="cuda-cccl 13.0.85", lic="Apache-2.0 WITH LLVM-exception", url=None, sha=None,
          files=["*.cu"]),
 ]
@@ -368,19 +364,6 @@ def nvrtc_cmd(cache, s, root, src, sm, out):
 def include_dir(cache, s, root, i):
     if i == "@stub":
         return os.path.join(cache, "stub", s["name"])
-    if i == "@python":
-        import sysconfig
-        return sysconfig.get_paths()["include"]
-    if i == "@pybind11":
-        # pybind11's headers from its PyPI wheel (pinned), for sources with Python bindings.
-        d = os.path.join(cache, "src", "_pybind11")
-        if not os.path.exists(d + ".unpacked"):
-            subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "pybind11==2.13.6",
-                            "-d", os.path.join(cache, "dl")], check=True)
-            whl = glob.glob(os.path.join(cache, "dl", "pybind11-2.13.6-*.whl"))[0]
-            zipfile.ZipFile(whl).extractall(d)
-            open(d + ".unpacked", "w").close()
-        return os.path.join(d, "pybind11", "include")
     return os.path.join(root, i)
 
 

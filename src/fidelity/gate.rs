@@ -1,5 +1,5 @@
 //! The real-kernel gate (issue 22) and its dev/test split (issue 23): radbg over the gate set
-//! that `.ci/gate-ptx.sh` builds (`~/.cache/radbg-gate`: 30+ independent public projects, their
+//! that `.ci/gate-ptx.sh` builds (`~/.cache/radbg-gate`: 29 independent public projects, their
 //! PTX files named `SOURCE__FILE.sm_NN.ptx`), counting per budget the kernels, checker faults,
 //! failed allocations where ptxas succeeds, importer rejections of PTX that ptxas accepts, and
 //! panics, and listing each failure.
@@ -403,6 +403,14 @@ mod tests {
     fn the_committed_split_parses_and_has_both_parts() {
         let s = parse_split("split.tsv", DEFAULT_SPLIT).unwrap();
         assert!(s.values().any(|p| *p == Part::Dev) && s.values().any(|p| *p == Part::Test));
+    }
+
+    #[test]
+    fn parts_parse_and_select() {
+        assert_eq!(Which::parse("dev"), Ok(Which::Dev));
+        assert!(Which::parse("Dev").unwrap_err().contains("expected dev, test or all"));
+        assert!(Which::All.includes(Part::Test) && Which::Test.includes(Part::Test));
+        assert!(!Which::Dev.includes(Part::Test) && !Which::Test.includes(Part::Dev));
     }
 
     #[test]
