@@ -8,7 +8,8 @@
 # files taken are listed in .ci/gate_ptx.py; tests/gate/split.tsv assigns each source to the
 # dev or the test part. Then:
 #   radbg fidelity --gate --corpus "${RADBG_GATE_CACHE:-$HOME/.cache/radbg-gate}" [--part dev|test|all]
-# $RADBG_GATE_MAX_FILES (default 4) caps the files taken per source; $RADBG_GATE_JOBS (default 2)
+# $RADBG_GATE_MAX_FILES (default 4) caps the files taken per source, $RADBG_GATE_SKIP=a,b leaves
+# sources out (a PTX file already built stays in oracle.json), $RADBG_GATE_JOBS (default 2) sets
 # the parallel compiles. Idempotent; downloads are cached, so a re-run is quick and needs no network; everything
 # generated lives in the cache, never in the repository.
 set -euo pipefail
