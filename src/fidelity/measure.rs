@@ -25,6 +25,8 @@ pub struct FuncRun {
     pub stack_frame: u32,
     /// Allocation failure or checker faults, rendered (empty when clean).
     pub faults: Vec<String>,
+    /// The allocation failed (its message is the last of `faults`).
+    pub alloc_failed: bool,
     /// Peak live general registers of the imported PTX (64-bit counted as 2,
     /// predicates not counted: they live in the P file).
     pub naive_peak: u32,
@@ -82,7 +84,9 @@ pub fn run_file(name: &str, text: &str, sm: &str, budget: Option<u32>, settings:
         let r = &m.funcs[fi];
         let mut faults = r.check_errors.clone().unwrap_or_default();
         let stats = r.stats.clone();
-        if let Some(e) = stats.as_ref().and_then(|s| s.error.clone()) {
+        let alloc_error = stats.as_ref().and_then(|s| s.error.clone());
+        let alloc_failed = alloc_error.is_some();
+        if let Some(e) = alloc_error {
             faults.push(e);
         }
         let s = stats.as_ref();
@@ -94,6 +98,7 @@ pub fn run_file(name: &str, text: &str, sm: &str, budget: Option<u32>, settings:
             spill_loads: s.map_or(0, |s| s.spill_loads),
             stack_frame: s.map_or(0, |s| s.stack_frame),
             faults,
+            alloc_failed,
             naive_peak: naive_peak(&source, fi),
         });
     }

@@ -8,6 +8,7 @@
 //! Owns the corpus walk and the work split over threads; must not know the pipeline's
 //! stages (it runs the engine as `radbg run` does).
 
+pub mod gate;
 pub mod measure;
 pub mod oracle;
 pub mod render;
@@ -44,6 +45,21 @@ pub struct Report {
     pub times: Vec<TimeRow>,
     /// Files that could not be run (import errors), rendered.
     pub errors: Vec<String>,
+    /// The same runs with what the gate needs to count them: file, budget, the functions
+    /// ptxas compiled in it, and whether radbg panicked (else the importer rejected it).
+    pub failed: Vec<FailedRun>,
+}
+
+/// A file at one budget that radbg could not run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FailedRun {
+    pub file: String,
+    pub sm: String,
+    pub budget: Option<u32>,
+    /// The oracle's functions of the file at this budget (all of them fail with it).
+    pub functions: Vec<String>,
+    pub panicked: bool,
+    pub message: String,
 }
 
 /// The corpus directory: `$RADBG_CORPUS_CACHE`, else `~/.cache/radbg-corpus`.
@@ -89,12 +105,23 @@ fn budget_key(b: Option<u32>) -> BudgetKey {
 /// Runs the report over the corpus in `dir` (`oracle.json` and `ptx/`), on up to
 /// `threads` threads (at least one).
 pub fn run(dir: &Path, settings: &Settings, threads: usize) -> Result<Report, String> {
+    run_filtered(dir, settings, threads, &|_| true)
+}
+
+/// [`run`] over the oracle's files that `keep` accepts (by PTX file name): the gate's
+/// parts and samples.
+pub fn run_filtered(
+    dir: &Path,
+    settings: &Settings,
+    threads: usize,
+    keep: &dyn Fn(&str) -> bool,
+) -> Result<Report, String> {
     let oracle_path = dir.join("oracle.json");
     let text =
         std::fs::read_to_string(&oracle_path).map_err(|e| format!("cannot read {}: {e}", oracle_path.display()))?;
     let records = oracle::parse(&oracle_path.display().to_string(), &text)?;
     let mut groups: BTreeMap<(String, String, BudgetKey), Job> = BTreeMap::new();
-    for r in records {
+    for r in records.into_iter().filter(|r| keep(&r.file)) {
         let key = (r.file.clone(), r.sm.clone(), budget_key(r.maxrregcount));
         groups
             .entry(key)
@@ -113,7 +140,8 @@ pub fn run(dir: &Path, settings: &Settings, threads: usize) -> Result<Report, St
         }
     }
     let results = run_jobs(&jobs, &texts, settings, threads.max(1));
-    let mut report = Report { rows: Vec::new(), summaries: Vec::new(), times: Vec::new(), errors: Vec::new() };
+    let mut report =
+        Report { rows: Vec::new(), summaries: Vec::new(), times: Vec::new(), errors: Vec::new(), failed: Vec::new() };
     for (job, res) in jobs.iter().zip(results) {
         let ptxas_ms = job.records.iter().filter_map(|r| r.compile_ms).reduce(f64::max);
         match res {
@@ -128,11 +156,46 @@ pub fn run(dir: &Path, settings: &Settings, threads: usize) -> Result<Report, St
                     report.rows.push(row_of(r, run.funcs.iter().find(|f| f.name == r.function)));
                 }
             }
-            Err(e) => report.errors.push(e),
+            Err(e) => {
+                report.failed.push(FailedRun {
+                    file: job.file.clone(),
+                    sm: job.sm.clone(),
+                    budget: job.budget,
+                    functions: job.records.iter().map(|r| r.function.clone()).collect(),
+                    panicked: e.panicked,
+                    message: e.message.clone(),
+                });
+                report.errors.push(e.message);
+            }
         }
     }
     report.summaries = score::summarize(&report.rows);
     Ok(report)
+}
+
+/// Why a job gave no figures: an error radbg reported, or a panic caught around the job.
+struct JobError {
+    message: String,
+    panicked: bool,
+}
+
+/// Runs one job under `catch_unwind`, so that a panic on one file is counted and the
+/// others still run (issue 22: a panic is a gate failure, never the end of the report).
+fn run_one(j: &Job, text: &str, settings: &Settings) -> Result<measure::FileRun, JobError> {
+    let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        measure::run_file(&j.file, text, &j.sm, j.budget, settings)
+    }));
+    match res {
+        Ok(r) => r.map_err(|message| JobError { message, panicked: false }),
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic without a message".to_string());
+            Err(JobError { message: format!("{}: radbg panicked: {what}", j.file), panicked: true })
+        }
+    }
 }
 
 /// Runs every job, splitting them over `threads` scoped threads; results in job order.
@@ -141,9 +204,9 @@ fn run_jobs(
     texts: &BTreeMap<String, String>,
     settings: &Settings,
     threads: usize,
-) -> Vec<Result<measure::FileRun, String>> {
+) -> Vec<Result<measure::FileRun, JobError>> {
     let next = AtomicUsize::new(0);
-    let mut out: Vec<(usize, Result<measure::FileRun, String>)> = std::thread::scope(|s| {
+    let mut out: Vec<(usize, Result<measure::FileRun, JobError>)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads.min(jobs.len()).max(1))
             .map(|_| {
                 s.spawn(|| {
@@ -152,7 +215,7 @@ fn run_jobs(
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(j) = jobs.get(i) else { break };
                         let text = texts.get(&j.file).map(String::as_str).unwrap_or("");
-                        mine.push((i, measure::run_file(&j.file, text, &j.sm, j.budget, settings)));
+                        mine.push((i, run_one(j, text, settings)));
                     }
                     mine
                 })
@@ -160,12 +223,17 @@ fn run_jobs(
             .collect();
         handles
             .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|_| vec![(usize::MAX, Err("a worker thread panicked".into()))]))
+            .flat_map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    vec![(usize::MAX, Err(JobError { message: "a worker thread panicked".into(), panicked: true }))]
+                })
+            })
             .collect()
     });
     out.sort_by_key(|(i, _)| *i);
-    let mut res: Vec<Result<measure::FileRun, String>> =
-        (0..jobs.len()).map(|i| Err(format!("{}: not run", jobs[i].file))).collect();
+    let mut res: Vec<Result<measure::FileRun, JobError>> = (0..jobs.len())
+        .map(|i| Err(JobError { message: format!("{}: not run", jobs[i].file), panicked: true }))
+        .collect();
     for (i, r) in out {
         if let Some(slot) = res.get_mut(i) {
             *slot = r;
@@ -191,6 +259,8 @@ fn row_of(r: &OracleRecord, f: Option<&measure::FuncRun>) -> Row {
         radbg_frame: 0,
         naive_peak: 0,
         faults: Vec::new(),
+        alloc_failed: false,
+        missing: false,
     };
     match f {
         Some(f) => {
@@ -200,8 +270,12 @@ fn row_of(r: &OracleRecord, f: Option<&measure::FuncRun>) -> Row {
             row.radbg_frame = f.stack_frame;
             row.naive_peak = f.naive_peak;
             row.faults = f.faults.clone();
+            row.alloc_failed = f.alloc_failed;
         }
-        None => row.faults.push(format!("{}: no function named {} in radbg's import", r.file, r.function)),
+        None => {
+            row.missing = true;
+            row.faults.push(format!("{}: no function named {} in radbg's import", r.file, r.function));
+        }
     }
     row
 }

@@ -33,6 +33,11 @@ pub struct Row {
     pub naive_peak: u32,
     /// Allocation failures and checker faults (the row is still scored).
     pub faults: Vec<String>,
+    /// radbg's allocation failed (its message is the last of `faults`; the others, if
+    /// any, are checker faults).
+    pub alloc_failed: bool,
+    /// radbg's import has no function of this name (the oracle's function is missing).
+    pub missing: bool,
 }
 
 impl Row {
