@@ -144,9 +144,7 @@ fn loop_carries_values_around_the_back_edge() {
 #[test]
 fn irreducible_flow_converges() {
     // Two entries into the B/C cycle; %r5 is read in B and written nowhere, so it is
-    // live everywhere on the cycle and at entry. %r0 is read in C before any def on the
-    // path A→C: no def reaches A, so it is not live there (a value is live only where
-    // some def may have happened, `Liveness::restrict_to_defined`); from B on it is.
+    // live everywhere on the cycle and at entry.
     check(
         "A:
            @%p0 BRA C
@@ -158,8 +156,8 @@ fn irreducible_flow_converges() {
          D:
            STG.E [%rd0], %r1
            EXIT",
-        "A in {%r5, %p0, %rd0} out {%r5, %p0, %rd0}
-         [0] {%r5, %p0, %rd0} -> {%r5, %p0, %rd0}
+        "A in {%r0, %r5, %p0, %rd0} out {%r0, %r5, %p0, %rd0}
+         [0] {%r0, %r5, %p0, %rd0} -> {%r0, %r5, %p0, %rd0}
          B in {%r5, %p0, %rd0} out {%r0, %r5, %p0, %rd0}
          [1] {%r5, %p0, %rd0} -> {%r0, %r5, %p0, %rd0}
          C in {%r0, %r5, %p0, %rd0} out {%r1, %r5, %p0, %rd0}

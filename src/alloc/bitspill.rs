@@ -53,7 +53,7 @@ pub fn demote(f: &mut Function, budget: u32, exit_live: &[VRegId], loop_weight: 
     let original = f.vregs.len();
     for _ in 0..MAX_ROUNDS {
         let cfg = analysis::cfg::build(f, loop_weight);
-        let live = analysis::liveness::compute(f, &cfg, exit_live);
+        let live = analysis::liveness::compute_defined(f, &cfg, exit_live);
         let ranges = Ranges::build(f, &live);
         let mut pressure = ranges.pressure(f, RegFile::P, |_| true);
         if pressure.iter().all(|&p| p <= budget) {

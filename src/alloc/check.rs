@@ -466,7 +466,8 @@ fn check_all(a: &Allocation) -> Vec<CheckError> {
             e
         });
         // No point-query checkpoints: the walk goes block by block from each live-out.
-        let live = liveness::compute_with(f, &graph, a.exit_live, false, usize::MAX);
+        // The allocator's view: live only where defined (`Liveness::restrict_to_defined`).
+        let live = liveness::compute_defined(f, &graph, a.exit_live);
         let walk = interfere::walk(&ctx, &live, &vals);
         errors.extend(walk.errors);
         per_vreg(&ctx, a, &vals, &walk.first_seen, &pins, &mut errors);

@@ -719,7 +719,7 @@ impl FunctionAlloc {
 /// Liveness, ranges and costs of the current IR.
 pub fn analyse(f: &Function, config: &AllocConfig, state: &AllocState) -> Analysis {
     let cfg = analysis::cfg::build(f, loop_weight(config));
-    let live = analysis::liveness::compute(f, &cfg, &config.exit_live);
+    let live = analysis::liveness::compute_defined(f, &cfg, &config.exit_live);
     let ranges = Ranges::build(f, &live);
     let base = config.knobs.float("radbg.SpillWeight");
     let high = config.knobs.float("radbg.SpillWeightHighPressure");

@@ -376,11 +376,16 @@ fn compute_inner(
     for fl in &mut live.files {
         solve_file(fl, cfg, &order, sweep_limit);
     }
-    // The finished solve of the allocators and the checker (not the conservative one the
-    // uninitialized-register detector reads, nor a partial one being stepped).
-    if single_def_kills && sweep_limit == usize::MAX {
-        live.restrict_to_defined(f, cfg);
-    }
+    live
+}
+
+/// `compute`, then live only where some def may have happened
+/// ([`Liveness::restrict_to_defined`]): what the fat-point allocator and the checker
+/// read. The classic solve (`compute`) stays what the debugger shows and what the
+/// other analyses and their brute-force properties are defined by.
+pub fn compute_defined(f: &Function, cfg: &Cfg, exit_live: &[VRegId]) -> Liveness {
+    let mut live = compute_with(f, cfg, exit_live, false, usize::MAX);
+    live.restrict_to_defined(f, cfg);
     live
 }
 
@@ -454,7 +459,7 @@ impl Liveness {
     /// 255 where ptxas uses 96. A forward may-reach of the blocks' defs masks the
     /// block sets; vregs the function never defines (inputs, pinned boundary twins)
     /// count as defined everywhere.
-    fn restrict_to_defined(&mut self, f: &Function, cfg: &Cfg) {
+    pub(crate) fn restrict_to_defined(&mut self, f: &Function, cfg: &Cfg) {
         let nb = self.nblocks;
         let mut has_def = vec![false; self.nvregs];
         for inst in f.blocks.iter().flat_map(|b| &b.insts) {
