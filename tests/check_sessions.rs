@@ -33,7 +33,8 @@ fn roots(f: &Function) -> Vec<usize> {
 /// instruction (the same definition the checker's rule 3 states).
 fn interference(f: &Function, root: &[usize]) -> BTreeSet<(usize, usize)> {
     let g = cfg::build(f, 1.0);
-    let live = liveness::compute(f, &g, &exit_live(f));
+    // The checker's definition: live only where some def may have happened.
+    let live = liveness::compute_defined(f, &g, &exit_live(f));
     let layout = f.layout();
     let mut out = BTreeSet::new();
     for (b, blk) in f.blocks.iter().enumerate() {
