@@ -272,6 +272,20 @@ impl<B: Ord + Copy, K: Ord + Copy> Buckets<B, K> {
     }
 }
 
+/// Each instruction's distinct vregs read, and written, ascending (by vreg index).
+fn distinct_vregs(insts: &[Inst]) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
+    let distinct = |fill: &dyn Fn(&mut Vec<usize>)| {
+        let mut v = Vec::new();
+        fill(&mut v);
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let uses = insts.iter().map(|i| distinct(&|v| i.for_each_use(|r| v.push(r.vreg.index())))).collect();
+    let defs = insts.iter().map(|i| distinct(&|v| i.for_each_def(|r| v.push(r.vreg.index())))).collect();
+    (uses, defs)
+}
+
 /// A new order for the instructions of `insts` (indices), or `None` when the block
 /// must keep its order. `limit`: the R and the P pressure the schedule should stay
 /// within.
@@ -287,18 +301,7 @@ pub fn schedule_block(f: &Function, insts: &[Inst], live: &BlockLive, limit: [u3
     }
     let dag = build(insts);
     let n = insts.len();
-    // Each instruction's distinct vregs read, and written, ascending.
-    let distinct = |fill: &dyn Fn(&mut Vec<usize>)| {
-        let mut v = Vec::new();
-        fill(&mut v);
-        v.sort_unstable();
-        v.dedup();
-        v
-    };
-    let uses: Vec<Vec<usize>> =
-        insts.iter().map(|i| distinct(&|v| i.for_each_use(|r| v.push(r.vreg.index())))).collect();
-    let defs: Vec<Vec<usize>> =
-        insts.iter().map(|i| distinct(&|v| i.for_each_def(|r| v.push(r.vreg.index())))).collect();
+    let (uses, defs) = distinct_vregs(insts);
     // The region's vregs, numbered densely (`local`), with their reads left.
     let mut named: Vec<usize> = uses.iter().chain(&defs).flatten().copied().collect();
     named.sort_unstable();
@@ -496,18 +499,7 @@ mod tests {
         }
         let dag = build(insts);
         let n = insts.len();
-        // Each instruction's distinct vregs read, and written, ascending.
-        let distinct = |fill: &dyn Fn(&mut Vec<usize>)| {
-            let mut v = Vec::new();
-            fill(&mut v);
-            v.sort_unstable();
-            v.dedup();
-            v
-        };
-        let uses: Vec<Vec<usize>> =
-            insts.iter().map(|i| distinct(&|v| i.for_each_use(|r| v.push(r.vreg.index())))).collect();
-        let defs: Vec<Vec<usize>> =
-            insts.iter().map(|i| distinct(&|v| i.for_each_def(|r| v.push(r.vreg.index())))).collect();
+        let (uses, defs) = distinct_vregs(insts);
         let mut remaining: BTreeMap<usize, u32> = BTreeMap::new();
         for u in uses.iter().flatten() {
             *remaining.entry(*u).or_default() += 1;
