@@ -28,7 +28,7 @@ fn main() {
             mach
         });
         let peak = peak_kib().unwrap_or(0).saturating_sub(base);
-        let a = mach.funcs[0].alloc.as_ref().expect("allocated");
+        let a = mach.funcs[0].fatpoint().expect("allocated");
         let attempts = a.records.len();
         let stats = mach.funcs[0].stats.clone().expect("stats");
         println!(

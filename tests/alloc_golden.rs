@@ -125,7 +125,7 @@ fn run(path: &Path) -> (String, Vec<Ends>) {
             }
             None => s.push_str("checker: not run\n"),
         }
-        let Some(a) = &r.alloc else {
+        let Some(a) = r.fatpoint() else {
             ends.push(Ends::NoAlloc);
             continue;
         };

@@ -365,7 +365,7 @@ pub fn pipeline_inputs(
     let mut out = Vec::new();
     for (fi, r) in m.funcs.iter().enumerate() {
         if let (Some(a), Some(f)) = (r.alloc.as_ref(), m.module.functions.get(fi)) {
-            out.push((f.clone(), (*a.config).clone()));
+            out.push((f.clone(), a.config().clone()));
         }
     }
     Ok(out)

@@ -747,11 +747,9 @@ impl Session {
             }
             Expectation::Assigned(name, reg) => {
                 let (fi, v) = self.vreg_id(name)?;
-                let a = query::alloc_of(m, fi);
-                let b = crate::engine::briggs::briggs_of(m, fi);
                 let vr = query::func_ir(m, fi).vreg(v);
-                let got = a
-                    .map_or_else(|| b.and_then(|b| b.slot_of(v)), |a| a.slot_of(v))
+                let got = query::run_of(m, fi)
+                    .and_then(|a| a.slot_of(v))
                     .map(|s| query::reg_name(vr.file(), s, vr.width))
                     .unwrap_or_else(|| "unassigned".into());
                 let first = got.split(':').next().unwrap_or("").split("..").next().unwrap_or("").to_string();
@@ -783,10 +781,9 @@ impl Session {
                 (op.eval(v, *n), v.to_string())
             }
             Expectation::Fails | Expectation::Ok => {
-                let failed = m.funcs.iter().any(|r| r.alloc.as_ref().is_some_and(|a| a.failure.is_some()))
-                    || m.cur.as_ref().is_some_and(|c| c.failure.is_some())
-                    || m.funcs.iter().any(|r| r.briggs.as_ref().is_some_and(|b| b.failure().is_some()));
-                let done = m.funcs.iter().all(|r| r.alloc.is_some() || r.briggs.is_some()) || failed;
+                let failed = m.funcs.iter().any(|r| r.alloc.as_ref().is_some_and(|a| a.failure().is_some()))
+                    || m.cur.as_ref().is_some_and(|c| c.failure().is_some());
+                let done = m.funcs.iter().all(|r| r.alloc.is_some()) || failed;
                 if !done {
                     return Err(format!(
                         "allocation has not finished at event {} (continue to the end first)",
@@ -884,7 +881,7 @@ pub fn event_vreg(d: &Debugger) -> Option<(usize, VRegId)> {
 pub fn current_point(d: &Debugger, fi: usize) -> Option<u32> {
     let m = d.machine();
     if query::alloc_of(m, fi).is_none() {
-        return crate::engine::query_briggs::node_point(d, fi);
+        return query::briggs_node_point(d, fi);
     }
     let a = query::alloc_of(m, fi)?;
     let (_, v) = event_vreg(d).filter(|(f, _)| *f == fi)?;

@@ -8,8 +8,8 @@ use std::fmt::Write;
 use serde_json::{Value, json};
 
 use crate::alloc::briggs::BriggsEvent;
+use crate::alloc::briggs::view::{BriggsVregView, ColourState, ColourView, GraphView, IterationView, NeighboursView};
 use crate::command::exec::Output;
-use crate::engine::query_briggs::{BriggsVregView, ColourState, ColourView, GraphView, IterationView, NeighboursView};
 
 fn out(text: String, json: Value) -> Output {
     Output { text, json, failed: false }

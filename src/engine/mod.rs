@@ -14,11 +14,9 @@ pub use event::{Event, EventKind, Stage};
 pub use machine::Machine;
 pub use options::{AllocatorKind, RunOptions};
 pub mod breakpoint;
-pub mod briggs;
 pub mod debugger;
 pub mod frames;
 pub mod query;
-pub mod query_briggs;
 pub mod query_source;
 
 pub use debugger::{Debugger, Stop};

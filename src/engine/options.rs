@@ -5,31 +5,7 @@ use std::collections::BTreeSet;
 
 use crate::ir::{KnobKey, KnobValue, Sm};
 
-/// Which allocator runs in the allocation stage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum AllocatorKind {
-    /// ptxas's fat-point allocator (seeds 000/003/004).
-    #[default]
-    FatPoint,
-    /// CICC's Chaitin-Briggs graph colouring (seed 002).
-    Briggs,
-}
-
-impl AllocatorKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            AllocatorKind::FatPoint => "fatpoint",
-            AllocatorKind::Briggs => "briggs",
-        }
-    }
-    pub fn from_name(s: &str) -> Option<AllocatorKind> {
-        match s {
-            "fatpoint" | "fat-point" | "ptxas" => Some(AllocatorKind::FatPoint),
-            "briggs" | "cicc" | "chaitin-briggs" => Some(AllocatorKind::Briggs),
-            _ => None,
-        }
-    }
-}
+pub use crate::alloc::run::AllocatorKind;
 
 /// Run options, in the order they apply over the module's own settings.
 #[derive(Clone, Debug, PartialEq, Default)]

@@ -490,6 +490,16 @@ impl RegFile {
         }
     }
 
+    /// `R4`, or `R4:R5` for a pair, `R8..R11` for wider.
+    pub fn reg_name(self, slot: u16, width: u8) -> String {
+        let p = self.prefix();
+        match width {
+            0 | 1 => format!("{p}{slot}"),
+            2 => format!("{p}{slot}:{p}{}", slot + 1),
+            w => format!("{p}{slot}..{p}{}", slot + w as u16 - 1),
+        }
+    }
+
     pub fn index(self) -> usize {
         self as usize
     }

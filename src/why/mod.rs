@@ -98,7 +98,7 @@ impl<'a> Ctx<'a> {
 
     /// The finished allocation of function `fi`.
     pub fn alloc(&self, fi: usize) -> Option<&'a FunctionAlloc> {
-        self.m.funcs.get(fi).and_then(|r| r.alloc.as_deref())
+        self.m.funcs.get(fi).and_then(|r| r.alloc.as_deref()).and_then(crate::alloc::run::AllocRun::fatpoint)
     }
 
     /// The IR the allocation ended with (spill code included), else the module's.

@@ -39,7 +39,7 @@ pub fn figures(m: &Machine) -> Vec<Figures> {
                 stores: s.map(|s| s.spill_stores).unwrap_or(0),
                 loads: s.map(|s| s.spill_loads).unwrap_or(0),
                 frame: s.map(|s| s.stack_frame).unwrap_or(0),
-                attempts: m.funcs[i].alloc.as_ref().map(|a| a.records.len() as u32).unwrap_or(0),
+                attempts: m.funcs[i].alloc.as_ref().map_or(0, |a| a.rounds()),
                 warps: occupancy::occupancy(m.module.sm.version, regs).0,
                 failed: s.is_some_and(|s| s.error.is_some()),
             }

@@ -9,7 +9,8 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use super::{clip, empty, lines, put, text};
-use crate::engine::query_briggs::{self as qb, ColourState};
+use crate::alloc::briggs::view::{self as bv, ColourState};
+use crate::engine::query as qb;
 use crate::engine::{AllocatorKind, Debugger};
 use crate::ir::VRegId;
 use crate::ui::tui::app::App;
@@ -38,7 +39,7 @@ fn node(app: &App) -> Option<(&Debugger, usize, VRegId)> {
     let d = app.session.dbg.as_ref()?;
     let fi = app.func()?;
     if let Some(name) = &app.view.vreg {
-        let b = qb::briggs_at(d, fi)?;
+        let b = qb::briggs_of(d.machine(), fi)?;
         return Some((d, fi, b.func().vreg_by_name(name)?));
     }
     let (f, v) = qb::event_node(d)?;
@@ -47,7 +48,7 @@ fn node(app: &App) -> Option<(&Debugger, usize, VRegId)> {
 
 pub fn neighbours_title(app: &App) -> String {
     let Some((d, fi, v)) = node(app) else { return String::new() };
-    let Some(n) = qb::briggs_at(d, fi).and_then(|b| qb::neighbours(b, v)) else { return String::new() };
+    let Some(n) = qb::briggs_of(d.machine(), fi).and_then(|b| bv::neighbours(b, v)) else { return String::new() };
     let sel = if app.view.vreg.is_some() { " (selected)" } else { "" };
     format!("{}{sel}: degree {} / K {}", n.vreg, n.degree, n.k)
 }
@@ -58,7 +59,7 @@ pub fn render_neighbours(app: &mut App, area: Rect, buf: &mut Buffer) {
         empty(buf, area, "no current node: the neighbour list appears at a Chaitin-Briggs event", th.dim);
         return;
     };
-    let Some(n) = qb::briggs_at(d, fi).and_then(|b| qb::neighbours(b, v)) else {
+    let Some(n) = qb::briggs_of(d.machine(), fi).and_then(|b| bv::neighbours(b, v)) else {
         empty(buf, area, "not a node of the current interference graph", th.dim);
         return;
     };
@@ -90,7 +91,9 @@ pub fn render_neighbours(app: &mut App, area: Rect, buf: &mut Buffer) {
 
 pub fn colours_title(app: &App) -> String {
     let Some((d, fi, v)) = node(app) else { return String::new() };
-    let Some(c) = qb::briggs_at(d, fi).and_then(|b| qb::colours(d, b, v)) else { return String::new() };
+    let Some(c) = qb::briggs_of(d.machine(), fi).and_then(|b| qb::briggs_colours(d, b, v)) else {
+        return String::new();
+    };
     match (c.chosen, c.spilled) {
         (_, true) => format!("{} → no colour (spill)", c.vreg),
         (Some(x), _) => format!("{} → {}", c.vreg, crate::engine::query::reg_name(c.file, x, c.width)),
@@ -104,7 +107,7 @@ pub fn render_colours(app: &mut App, area: Rect, buf: &mut Buffer) {
         empty(buf, area, "no current node: colour availability appears at a Chaitin-Briggs event", th.dim);
         return;
     };
-    let Some(c) = qb::briggs_at(d, fi).and_then(|b| qb::colours(d, b, v)) else {
+    let Some(c) = qb::briggs_of(d.machine(), fi).and_then(|b| qb::briggs_colours(d, b, v)) else {
         empty(buf, area, "no colour window for this vreg", th.dim);
         return;
     };
@@ -152,7 +155,7 @@ pub fn render_colours(app: &mut App, area: Rect, buf: &mut Buffer) {
 
 pub fn iterations_title(app: &App) -> String {
     let (Some(d), Some(fi)) = (app.session.dbg.as_ref(), app.func()) else { return String::new() };
-    let its = qb::iterations(d, fi);
+    let its = qb::briggs_iterations(d, fi);
     format!("{} Briggs iteration(s)", its.len())
 }
 
@@ -163,7 +166,7 @@ pub fn render_iterations(app: &mut App, area: Rect, buf: &mut Buffer) {
         empty(buf, area, "no function loaded", th.dim);
         return;
     };
-    let its = qb::iterations(d, fi);
+    let its = qb::briggs_iterations(d, fi);
     if its.is_empty() {
         let msg = match super::phase(app, crate::engine::Stage::Alloc) {
             super::Phase::After => "no Briggs iterations: this function's allocation ran none",
