@@ -50,6 +50,29 @@ impl AllocatorKind {
     }
 }
 
+/// The family of views an allocator's run offers the debugger. Panes and commands are
+/// written per family, not per allocator: a new allocator that builds the same views
+/// (in its own module, as `alloc::briggs::view` does) registers here and needs nothing
+/// above the engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ViewFamily {
+    /// Constraint nodes, the fat-point histograms, NOSPILL/SPILL attempts, the state object.
+    Histograms,
+    /// An interference graph: a node's neighbours, its colour window, build-and-colour
+    /// iterations, the simplify stack and worklists.
+    Graph,
+}
+
+impl AllocatorKind {
+    /// Which views this allocator's runs offer (the one registration point above `alloc`).
+    pub fn views(self) -> ViewFamily {
+        match self {
+            AllocatorKind::FatPoint => ViewFamily::Histograms,
+            AllocatorKind::Briggs => ViewFamily::Graph,
+        }
+    }
+}
+
 /// One event of either allocator.
 #[derive(Clone, Debug)]
 pub enum RunEvent {

@@ -335,20 +335,20 @@ impl Session {
                 let d = self.dbg.as_ref().expect("loaded");
                 Ok(render::ir(d, fi, *p, n.unwrap_or(20)))
             }
-            Command::Print(name) if self.briggs_run() => {
+            Command::Print(name) if self.graph_views() => {
                 let (fi, v) = self.vreg_id(name)?;
-                crate::command::exec_briggs::print(self, fi, v)
+                crate::command::exec_graph::print(self, fi, v)
             }
-            Command::Constraints(name) if self.briggs_run() => {
+            Command::Constraints(name) if self.graph_views() => {
                 let target = match name {
                     Some(n) => Some(self.vreg_id(n)?),
                     None => None,
                 };
-                crate::command::exec_briggs::neighbours(self, target)
+                crate::command::exec_graph::neighbours(self, target)
             }
-            Command::Hist if self.briggs_run() => crate::command::exec_briggs::colours(self),
-            Command::Graph => crate::command::exec_briggs::graph(self),
-            Command::Attempts(_) if self.briggs_run() => crate::command::exec_briggs::iterations(self),
+            Command::Hist if self.graph_views() => crate::command::exec_graph::colours(self),
+            Command::Graph => crate::command::exec_graph::graph(self),
+            Command::Attempts(_) if self.graph_views() => crate::command::exec_graph::iterations(self),
             Command::Print(name) => {
                 let (fi, v) = self.vreg_id(name)?;
                 let d = self.dbg.as_ref().expect("loaded");
@@ -618,9 +618,11 @@ impl Session {
         Ok(o)
     }
 
-    /// Whether this session runs the Chaitin-Briggs allocator.
-    pub(crate) fn briggs_run(&self) -> bool {
-        self.dbg.as_ref().is_some_and(|d| d.opts.allocator == AllocatorKind::Briggs)
+    /// Whether this session's allocator offers the Graph family of views
+    /// (`alloc::run::ViewFamily`): `print`, `constraints`, `hist` and `attempts` then show
+    /// the interference graph's node, neighbours, colours and iterations.
+    pub(crate) fn graph_views(&self) -> bool {
+        self.dbg.as_ref().is_some_and(|d| d.opts.allocator.views() == crate::alloc::run::ViewFamily::Graph)
     }
 
     /// The function the session looks at (selected, else the current event's).
@@ -731,7 +733,7 @@ impl Session {
                 Ok(render::diff_runs(&before, &after))
             }
             DiffWhat::State(a, b) => Ok(render::diff_state(d, *a, *b)),
-            DiffWhat::Allocators => crate::command::exec_briggs::diff_allocators(d, fi),
+            DiffWhat::Allocators => crate::command::exec_graph::diff_allocators(d, fi),
         }
     }
 
@@ -742,7 +744,7 @@ impl Session {
         let (ok, got): (bool, String) = match e {
             Expectation::Assigned(name, reg) if reg == "spilled" => {
                 let (fi, v) = self.vreg_id(name)?;
-                let spilled = crate::command::exec_briggs::is_spilled(m, fi, v);
+                let spilled = query::run_of(m, fi).is_some_and(|a| a.spilled().contains(&v));
                 (spilled, if spilled { "spilled".into() } else { "not spilled".into() })
             }
             Expectation::Assigned(name, reg) => {

@@ -66,7 +66,7 @@ pub fn event_json(n: usize, e: &Event, m: &Machine) -> Value {
         "text": m.describe(e),
     });
     if let crate::engine::EventKind::Briggs(b) = &e.kind {
-        v["briggs"] = crate::command::render_briggs::event_detail(b, e.func, m);
+        v["briggs"] = crate::command::render_graph::event_detail(b, e.func, m);
     }
     v
 }

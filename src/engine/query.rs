@@ -327,6 +327,11 @@ pub fn attempts(m: &Machine, fi: usize) -> Vec<AttemptRecord> {
     alloc_of(m, fi).map(|a| a.records.to_vec()).unwrap_or_default()
 }
 
+/// Whether `r` is its class's best attempt among `recs` (seed 000's best-result rule).
+pub fn is_best(recs: &[AttemptRecord], r: &AttemptRecord) -> bool {
+    crate::alloc::attempt::best_of(recs, r.class).is_some_and(|b| b.number == r.number)
+}
+
 /// What `print %vreg` shows.
 #[derive(Clone, Debug, PartialEq)]
 pub struct VregInfo {

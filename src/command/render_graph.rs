@@ -1,4 +1,5 @@
-//! Rendering the Chaitin-Briggs queries (`engine::query_briggs`) as text and JSON:
+//! Rendering the Graph family of views (`alloc::briggs::view`, fed by `engine::query`) as
+//! text and JSON:
 //! neighbours (`constraints`), colour availability (`hist`), the graph view (`graph`),
 //! a vreg (`print`), the iterations (`attempts`) and the allocator diff (`diff
 //! allocators`).

@@ -1,17 +1,18 @@
-//! The commands that answer differently under `set allocator briggs` (`print`,
-//! `constraints`, `hist`, `attempts`), the `graph` command, and `diff allocators`.
-//! Kept apart from `exec` so the fat-point paths stay as they were.
+//! The commands of the Graph family of views (`alloc::run::ViewFamily::Graph`, the
+//! Chaitin-Briggs allocator): `print`, `constraints`, `hist` and `attempts` as the
+//! interference graph's node, neighbours, colour window and iterations, the `graph`
+//! command and `diff allocators`.
 
 use crate::alloc::briggs::view as bv;
 use crate::command::exec::{Output, Session};
-use crate::command::render_briggs as render;
+use crate::command::render_graph as render;
+use crate::engine::Debugger;
 use crate::engine::query as q;
-use crate::engine::{AllocatorKind, Debugger};
 use crate::ir::VRegId;
 
-/// The Briggs machine of function `fi`, or why there is none.
+/// The graph allocator's machine of function `fi`, or why there is none.
 fn machine(d: &Debugger, fi: usize) -> Result<&crate::alloc::briggs::BriggsAlloc, String> {
-    if d.opts.allocator != AllocatorKind::Briggs {
+    if d.opts.allocator.views() != crate::alloc::run::ViewFamily::Graph {
         return Err("the Chaitin-Briggs views need 'set allocator briggs'".into());
     }
     q::briggs_of(d.machine(), fi).ok_or_else(|| {
@@ -84,10 +85,4 @@ pub fn diff_allocators(d: &Debugger, fi: usize) -> Result<Output, String> {
         return Err(format!("no allocation of {name} to compare"));
     }
     Ok(render::allocator_diffs(&mine))
-}
-
-/// Whether vreg `v` of function `fi` has been spilled so far (`expect %x == spilled`),
-/// by either allocator.
-pub fn is_spilled(m: &crate::engine::Machine, fi: usize, v: VRegId) -> bool {
-    crate::engine::query::run_of(m, fi).is_some_and(|a| a.spilled().contains(&v))
 }
