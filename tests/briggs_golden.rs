@@ -5,8 +5,11 @@
 //! with `UPDATE_EXPECT=1 cargo test --test briggs_golden`.
 
 mod briggs_util;
+mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+use common::golden;
 
 use radbg::alloc::briggs::{BriggsAlloc, BriggsEvent};
 use radbg::alloc::compare;
@@ -15,20 +18,6 @@ use radbg::ir::{Function, Module, VRegId, parse_str};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Compares `actual` with the expected file, or rewrites it under UPDATE_EXPECT=1.
-fn golden(path: &Path, actual: &str) -> Option<String> {
-    if std::env::var_os("UPDATE_EXPECT").is_some() {
-        std::fs::write(path, actual).expect("write expected file");
-        return None;
-    }
-    let expected = std::fs::read_to_string(path).unwrap_or_default();
-    if expected == actual {
-        return None;
-    }
-    let diff = similar::TextDiff::from_lines(&expected, actual);
-    Some(format!("{} differs (UPDATE_EXPECT=1 to accept):\n{}", path.display(), diff.unified_diff().context_radius(2)))
 }
 
 fn sessions() -> Vec<(String, Module)> {

@@ -4,6 +4,8 @@
 //! `UPDATE_EXPECT=1` rewrites the baseline after an improvement. Skips, saying why, when
 //! the corpus cache is absent (`/work/shared/corpus/build.sh` builds it).
 
+mod common;
+
 use std::path::PathBuf;
 
 use serde_json::Value;
@@ -36,7 +38,7 @@ fn fidelity_is_no_worse_than_the_baseline() {
     assert!(report.errors.is_empty(), "files failed: {:?}", report.errors);
     let now = radbg::fidelity::render::summaries_json(&report.summaries);
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(BASELINE);
-    if std::env::var_os("UPDATE_EXPECT").is_some() {
+    if common::updating() {
         std::fs::write(&path, serde_json::to_string_pretty(&now).unwrap() + "\n").expect("write baseline");
         return;
     }
