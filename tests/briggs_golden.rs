@@ -13,6 +13,7 @@ use common::golden;
 
 use radbg::alloc::briggs::{BriggsAlloc, BriggsEvent};
 use radbg::alloc::compare;
+use radbg::command::alloc_diff;
 use radbg::engine::RunOptions;
 use radbg::ir::{Function, Module, VRegId, parse_str};
 
@@ -83,7 +84,7 @@ fn report(f: &Function, config: &radbg::alloc::AllocConfig) -> String {
 fn briggs_results_of_every_session_kernel() {
     let mut failures = Vec::new();
     for (stem, m) in sessions() {
-        let text = match compare::pipeline_inputs(m, RunOptions::default()) {
+        let text = match alloc_diff::pipeline_inputs(m, RunOptions::default()) {
             Ok(inputs) => inputs.iter().map(|(f, c)| report(f, c)).collect::<String>(),
             Err(e) => format!("error: {e}\n"),
         };
@@ -96,7 +97,7 @@ fn briggs_results_of_every_session_kernel() {
 fn allocator_diff_of_every_session_kernel() {
     let mut failures = Vec::new();
     for (stem, m) in sessions() {
-        let text = match compare::compare_module(m, RunOptions::default()) {
+        let text = match alloc_diff::compare_module(m, RunOptions::default()) {
             Ok(diffs) => diffs.iter().map(|d| d.text()).collect::<String>(),
             Err(e) => format!("error: {e}\n"),
         };
@@ -109,7 +110,7 @@ fn allocator_diff_of_every_session_kernel() {
 fn briggs_sessions_show_the_designs_disagreeing() {
     // Each sessions/briggs_*.ori kernel exists to make the two allocators differ.
     for (stem, m) in sessions().into_iter().filter(|(s, _)| s.starts_with("briggs_")) {
-        let diffs = compare::compare_module(m, RunOptions::default()).expect("pipeline");
+        let diffs = alloc_diff::compare_module(m, RunOptions::default()).expect("pipeline");
         assert!(
             diffs.iter().any(|d| d.verdict != compare::Verdict::Same || !d.assignment_diff.is_empty()),
             "{stem}: the allocators agree"

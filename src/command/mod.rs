@@ -2,6 +2,7 @@
 //! interpreter (`exec`) and its renderers (`render`), and script replay and recording
 //! (`script`). The REPL, the TUI's command line and session files all go through here.
 
+pub mod alloc_diff;
 pub mod exec;
 pub mod exec_briggs;
 pub mod parse;
