@@ -36,7 +36,7 @@ fn fidelity_is_no_worse_than_the_baseline() {
     };
     let report = radbg::fidelity::run(&dir, &radbg::fidelity::Settings::default(), 2).expect("fidelity run");
     assert!(report.errors.is_empty(), "files failed: {:?}", report.errors);
-    let now = radbg::fidelity::render::summaries_json(&report.summaries);
+    let now = radbg::cli::fidelity::json::summaries(&report.summaries);
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(BASELINE);
     if common::updating() {
         std::fs::write(&path, serde_json::to_string_pretty(&now).unwrap() + "\n").expect("write baseline");
