@@ -15,7 +15,7 @@ const BASELINE: &str = "tests/fidelity_baseline.json";
 const EPS: f64 = 1e-6;
 
 fn corpus() -> Option<PathBuf> {
-    let dir = radbg::fidelity::default_corpus()?;
+    let dir = radbg::util::corpus_cache()?;
     dir.join("oracle.json").is_file().then_some(dir)
 }
 

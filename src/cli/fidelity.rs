@@ -45,7 +45,7 @@ pub fn run(args: &Args) -> ExitCode {
     let dir = if args.gate {
         args.corpus.clone().or_else(crate::fidelity::gate::default_gate)
     } else {
-        args.corpus.clone().or_else(crate::fidelity::default_corpus)
+        args.corpus.clone().or_else(crate::util::corpus_cache)
     };
     let Some(dir) = dir else {
         eprintln!("radbg: no corpus directory (give --corpus DIR or set RADBG_CORPUS_CACHE)");
