@@ -4,8 +4,9 @@
 //! - an import (`crate::x`, `radbg::x` in the binary) that goes up the layer order in
 //!   [`LAYERS`], or sideways to a sibling of the same layer;
 //! - a file that does not start with its `//!` header;
-//! - a JSON value built (`json!`, `serde_json::Map`) outside the rendering layer
-//!   ([`RENDERING`]: command/, ui/, cli/).
+//! - a JSON value built or written (`json!`, `serde_json::Map`, `Map::new`,
+//!   `serde_json::to_*`) outside the rendering layer ([`RENDERING`]: command/, ui/, cli/);
+//!   reading JSON (`serde_json::from_str`, matching a `Value`) is allowed anywhere.
 //!
 //! Comments and string literals are blanked before the scan, so a doc comment naming
 //! `crate::abi` is not an import. [`PENDING`] lists the violations that remain in files
@@ -246,7 +247,7 @@ fn imports(code: &str) -> Vec<(usize, String)> {
 fn json_builders(code: &str) -> Vec<usize> {
     let mut lines = Vec::new();
     for (n, line) in code.lines().enumerate() {
-        let builds = ["json!", "serde_json::Map"].iter().any(|pat| {
+        let builds = ["json!", "serde_json::Map", "Map::new", "serde_json::to_"].iter().any(|pat| {
             line.match_indices(pat).any(|(at, _)| {
                 let before = line[..at].chars().next_back();
                 !before.is_some_and(is_ident) || line[..at].ends_with("serde_json::")
@@ -391,6 +392,10 @@ fn the_scanner_sees_code_only() {
     let keys: Vec<&str> = v.iter().map(|v| v.key.as_str()).collect();
     assert_eq!(keys, ["imports alloc", "imports analysis", "builds JSON"]);
     assert_eq!(v[0].line, 3);
+    // Writing JSON is rendering; reading it, and other maps, are not.
+    let json = "let m = Map::new();\nlet t = BTreeMap::new();\nlet v: Value = serde_json::from_str(s)?;\n\
+                let s = serde_json::to_string(&v);\n";
+    assert_eq!(json_builders(&code_only(json)), vec![1, 4]);
     assert!(violations_of("src/ir/y.rs", "fn main() {}\n").iter().any(|v| v.key == "no //! header"));
     assert!(violations_of("src/nowhere.rs", "//! x\n").iter().any(|v| v.key == "module nowhere has no layer"));
 }
