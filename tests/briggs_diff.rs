@@ -67,7 +67,7 @@ fn neither_fits_and_json_shape() {
     let d = diff(src, 4, &[]);
     assert!(!d.fatpoint.ok && !d.briggs.ok);
     assert_eq!(d.verdict, Verdict::NeitherFits);
-    let j = d.to_json();
+    let j = radbg::command::alloc_diff::diff_json(&d);
     assert_eq!(j["verdict"], "neither");
     assert_eq!(j["fatpoint"]["ok"], false);
     assert!(j["briggs"]["failure"].as_str().is_some_and(|m| m.starts_with("Briggs allocation")));

@@ -5,6 +5,8 @@
 //! per part (dev / test) and budget the kernels, checker faults, failed allocations, rejected
 //! PTX and panics, the fidelity figures beside the naive estimate, and the dev part's failures.
 
+pub mod json;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -43,7 +45,7 @@ pub fn run(args: &Args) -> ExitCode {
     let dir = if args.gate {
         args.corpus.clone().or_else(crate::fidelity::gate::default_gate)
     } else {
-        args.corpus.clone().or_else(crate::fidelity::default_corpus)
+        args.corpus.clone().or_else(crate::util::corpus_cache)
     };
     let Some(dir) = dir else {
         eprintln!("radbg: no corpus directory (give --corpus DIR or set RADBG_CORPUS_CACHE)");
@@ -75,7 +77,7 @@ pub fn run(args: &Args) -> ExitCode {
         }
     };
     if args.json {
-        super::output::outln(&crate::fidelity::render::json(&report).to_string());
+        super::output::outln(&json::report(&report).to_string());
     } else {
         super::output::out(&crate::fidelity::render::text(&report, !args.summary, !args.summary));
     }
@@ -105,7 +107,7 @@ fn run_gate(args: &Args, dir: &std::path::Path, settings: &crate::fidelity::Sett
         }
     };
     if args.json {
-        super::output::outln(&gate::json(&parts).to_string());
+        super::output::outln(&json::gate(&parts).to_string());
     } else {
         super::output::out(&gate::text(&parts));
     }

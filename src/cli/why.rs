@@ -5,7 +5,8 @@
 //! With `--against FILE2` or `--against-knob/-maxrregcount/-sm`, `why differ` between
 //! the two runs instead.
 //!
-//! Owns argument handling, output and the exit status; the answers are `crate::why`'s.
+//! Owns argument handling, output and the exit status, and which questions the batch
+//! report asks; each answer comes from `crate::why::answer_in`, as the `why` command's do.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -107,15 +108,24 @@ pub fn run(args: &Args) -> ExitCode {
     }
     d.run_to_end();
     let name = args.file.display().to_string();
+    // Every question goes through `why::answer_in`, the function the session's `why`
+    // command answers with: the batch report only chooses which questions to ask.
+    let ask = |q: WhyCmd, fi: usize| match crate::why::answer_in(&d, &name, fi, &q, None) {
+        Ok(x) => Some(x),
+        Err(e) => {
+            eprintln!("radbg: {e}");
+            None
+        }
+    };
     let cx = Ctx::of(&d, &name);
     let mut spilled = false;
     let mut failed = false;
     for fi in 0..cx.m.module.functions.len() {
-        let mut answers = vec![crate::why::registers::explain(&cx, fi)];
+        let mut answers: Vec<_> = ask(WhyCmd::Registers(None), fi).into_iter().collect();
         let a = cx.alloc(fi);
         if a.is_some_and(|a| a.failure.is_some()) {
             failed = true;
-            answers.push(crate::why::fail::explain(&cx, fi, None));
+            answers.extend(ask(WhyCmd::Fail(None), fi));
         }
         if let Some(a) = a
             && !a.spills.is_empty()
@@ -125,11 +135,7 @@ pub fn run(args: &Args) -> ExitCode {
             // full (each revisits two moments of the run); the rest by name, so a kernel
             // with hundreds of spills still answers quickly.
             for s in a.spills.iter().take(FULL_SPILLS) {
-                let v = a.func.vreg(s.vreg).name.clone();
-                match crate::why::answer(&WhyCmd::Spill(v), &cx, fi) {
-                    Ok(x) => answers.push(x),
-                    Err(e) => eprintln!("radbg: {e}"),
-                }
+                answers.extend(ask(WhyCmd::Spill(a.func.vreg(s.vreg).name.clone()), fi));
             }
             if a.spills.len() > FULL_SPILLS {
                 let rest: Vec<String> =

@@ -76,10 +76,10 @@ pub fn iterations(s: &Session) -> Result<Output, String> {
 }
 
 /// Both allocators on function `fi` with the budget and configuration the pipeline
-/// derives for it (`alloc::compare`).
+/// derives for it (`command::alloc_diff`).
 pub fn diff_allocators(d: &Debugger, fi: usize) -> Result<Output, String> {
     let name = d.machine().module.functions[fi].name.clone();
-    let diffs = crate::alloc::compare::compare_module((*d.loaded).clone(), d.opts.clone())?;
+    let diffs = super::alloc_diff::compare_module((*d.loaded).clone(), d.opts.clone())?;
     let mine: Vec<_> = diffs.into_iter().filter(|x| x.function == name).collect();
     if mine.is_empty() {
         return Err(format!("no allocation of {name} to compare"));

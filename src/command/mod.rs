@@ -6,6 +6,7 @@
 //! `exec` and `render` serve the Histograms family (the fat-point allocator), and
 //! `exec_graph` and `render_graph` the Graph family (an interference graph: Chaitin-Briggs).
 
+pub mod alloc_diff;
 pub mod exec;
 pub mod exec_graph;
 pub mod parse;

@@ -254,7 +254,10 @@ pub fn iterations(its: &[IterationView]) -> Output {
 
 pub fn allocator_diffs(diffs: &[crate::alloc::compare::AllocDiff]) -> Output {
     let text: String = diffs.iter().map(|d| d.text()).collect();
-    out(text.trim_end().to_string(), json!({"diffs": diffs.iter().map(|d| d.to_json()).collect::<Vec<_>>()}))
+    out(
+        text.trim_end().to_string(),
+        json!({"diffs": diffs.iter().map(super::alloc_diff::diff_json).collect::<Vec<_>>()}),
+    )
 }
 
 /// The fields of a Chaitin-Briggs event for `--json` and `export` (vregs by name).

@@ -76,21 +76,9 @@ pub struct Options {
     pub compile_mode: u32,
 }
 
-/// A knob named by its ptxas name or its OCG index.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum KnobKey {
-    Name(String),
-    Index(u32),
-}
-
-/// A knob value as written; its type is checked against the knob catalogue.
-#[derive(Clone, Debug, PartialEq)]
-pub enum KnobValue {
-    Int(i64),
-    Float(f64),
-    Bool(bool),
-    Str(String),
-}
+// The knob key and value types belong to the knob catalogue, which sits below the IR
+// (tests/layers.rs); the IR re-exports them for `.knob` directives.
+pub use crate::knobs::{KnobKey, KnobValue};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct KnobSetting {
