@@ -54,8 +54,6 @@ const PENDING: &[(u32, &str, &str)] = &[
     (26, "src/why/stages.rs", "builds JSON"),
     (26, "src/why/sweep.rs", "builds JSON"),
     (26, "src/why/whatif.rs", "builds JSON"),
-    // `crate::fidelity::default_corpus` (now a re-export) → `crate::util::corpus_cache`.
-    (26, "src/why/compare.rs", "imports fidelity"),
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]

@@ -62,11 +62,6 @@ pub struct FailedRun {
     pub message: String,
 }
 
-/// The corpus directory (`util::corpus_cache`). Kept under this name only for
-/// `why/compare.rs`, which should read `util::corpus_cache` instead: `why` and `fidelity`
-/// are siblings (tests/layers.rs, PENDING).
-pub use crate::util::corpus_cache as default_corpus;
-
 /// The corpus's PTX files (`DIR/ptx/*.ptx` of [`crate::util::corpus_cache`]), sorted; `None` when
 /// the cache is absent or holds none (callers skip, saying so).
 pub fn corpus_ptx_files() -> Option<Vec<PathBuf>> {
