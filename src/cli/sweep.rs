@@ -21,8 +21,8 @@ pub struct Args {
     /// Sweep a knob instead: NAME=A..B[:STEP].
     #[arg(long = "knob", value_name = "NAME=A..B", conflicts_with = "budgets")]
     pub knob: Option<String>,
-    #[arg(long, value_name = "SM")]
-    pub sm: Option<String>,
+    #[arg(long, value_name = "SM", value_parser = crate::engine::settings::sm)]
+    pub sm: Option<crate::ir::Sm>,
     /// Write the chart as SVG: a panel per function, registers and spill bytes each on
     /// its own axis, the knees marked (rsvg-convert FILE.svg -o FILE.png for a PNG).
     #[arg(long, value_name = "FILE")]

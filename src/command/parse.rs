@@ -92,16 +92,8 @@ pub enum Command {
     Quit,
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub enum Setting {
-    Knob(String),
-    MaxRegCount(u32),
-    Sm(String),
-    Dce(bool),
-    Allocator(String),
-    Stage(String, bool),
-    StopOnError(bool),
-}
+/// `set WHAT VALUE`: a typed setting, parsed by the parser the command line shares.
+pub use crate::engine::settings::Setting;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum DiffWhat {
@@ -224,11 +216,7 @@ fn class(w: &Word) -> Result<RegClass, CmdError> {
 }
 
 fn on_off(w: &Word) -> Result<bool, CmdError> {
-    match w.text {
-        "on" | "true" | "yes" | "1" => Ok(true),
-        "off" | "false" | "no" | "0" => Ok(false),
-        _ => Err(CmdError::at(w, format!("expected on or off, found '{}'", w.text))),
-    }
+    crate::engine::settings::on_off(w.text).map_err(|e| CmdError::at(w, e.to_string()))
 }
 
 fn vreg(w: &Word) -> Result<String, CmdError> {
@@ -303,11 +291,9 @@ pub const INFO_ALIASES: &[(&str, &str)] = &[
     ("s", "stack"),
 ];
 pub const SETTINGS: &[&str] = &["knob", "maxrregcount", "sm", "dce", "allocator", "stage", "stop-on-error"];
-pub const ON_OFF: &[&str] = &["on", "off"];
-pub const ON_OFF_ALIASES: &[&str] = &["true", "yes", "1", "false", "no", "0"];
-/// `set allocator` (other spellings: `AllocatorKind::from_name`).
-pub const ALLOCATORS: &[&str] = &["fatpoint", "briggs"];
-pub const ALLOCATOR_ALIASES: &[&str] = &["fat-point", "ptxas", "cicc", "chaitin-briggs"];
+pub const ON_OFF: &[&str] = &[crate::engine::settings::ON_WORDS[0], crate::engine::settings::OFF_WORDS[0]];
+/// `set allocator` (other spellings: `AllocatorKind::ALIASES`).
+pub const ALLOCATORS: &[&str] = crate::engine::AllocatorKind::NAMES;
 pub const DIFFS: &[&str] = &["attempts", "runs", "state", "allocators"];
 pub const EXPECTS: &[&str] = &["attempts", "abi", "stats", "fails", "ok", "event", "cursor", "why"];
 pub const STAT_FIELDS: &[&str] = &["registers", "spill-stores", "spill-loads", "stack-frame", "barriers"];
@@ -793,6 +779,7 @@ fn parse_cond(line: &str, w: &[Word], a: &[Word]) -> Result<Condition, CmdError>
 }
 
 fn parse_set(line: &str, w: &[Word], a: &[Word]) -> Result<Setting, CmdError> {
+    use crate::engine::settings;
     let usage = "set knob NAME=VALUE | maxrregcount N | sm SM | dce on|off | allocator fatpoint|briggs | stage PASS on|off | stop-on-error on|off";
     let what = a
         .first()
@@ -806,28 +793,25 @@ fn parse_set(line: &str, w: &[Word], a: &[Word]) -> Result<Setting, CmdError> {
             None => Ok(()),
         }
     };
+    // The values are parsed by `engine::settings`, the parser clap's flags share; an
+    // error goes under the word it is about.
+    let typed = |x: &Word, e: settings::SettingError| CmdError::at(x, e.to_string());
     Ok(match what.text {
         "knob" => {
             let v = val(1)?;
-            // Allow `set knob NAME = VALUE` with spaces.
-            let text = line[v.start..a.last().expect("some").end].split_whitespace().collect::<String>();
-            let mut k = crate::knobs::Knobs::new();
-            k.set_str(&text).map_err(|e| CmdError::at(v, e.to_string()))?;
-            Setting::Knob(text)
+            // Allow `set knob NAME = VALUE` with spaces: the value is the rest of the line.
+            let text = &line[v.start..a.last().expect("some").end];
+            Setting::Knob(settings::knob(text).map_err(|e| typed(v, e))?)
         }
         "maxrregcount" => {
             extra(2)?;
-            let n: u32 = number(val(1)?, "a register count", 65535)?;
-            if n == 0 {
-                return Err(CmdError::at(val(1)?, "maxrregcount must be at least 1"));
-            }
-            Setting::MaxRegCount(n)
+            let v = val(1)?;
+            Setting::MaxRegCount(settings::maxrregcount(v.text).map_err(|e| typed(v, e))?)
         }
         "sm" => {
             extra(2)?;
             let v = val(1)?;
-            crate::ir::Sm::parse(v.text).map_err(|e| CmdError::at(v, e))?;
-            Setting::Sm(v.text.to_string())
+            Setting::Sm(settings::sm(v.text).map_err(|e| typed(v, e))?)
         }
         "dce" => {
             extra(2)?;
@@ -836,10 +820,7 @@ fn parse_set(line: &str, w: &[Word], a: &[Word]) -> Result<Setting, CmdError> {
         "allocator" => {
             extra(2)?;
             let v = val(1)?;
-            if crate::engine::AllocatorKind::from_name(v.text).is_none() {
-                return Err(CmdError::at(v, format!("unknown allocator '{}'", v.text)).hint("fatpoint or briggs"));
-            }
-            Setting::Allocator(v.text.to_string())
+            Setting::Allocator(settings::allocator(v.text).map_err(|e| typed(v, e).hint(ALLOCATORS.join(" or ")))?)
         }
         "stage" => {
             extra(3)?;

@@ -85,10 +85,8 @@ impl Machine {
                 knob_errors.push(e.to_string());
             }
         }
-        for (k, v) in &opts.knobs {
-            if let Err(e) = knobs.set(k, v) {
-                knob_errors.push(e.to_string());
-            }
+        for k in &opts.knobs {
+            knobs.set_checked(k.info, k.value.clone());
         }
         let n = module.functions.len();
         // A batch run keeps the loaded module's settings but not its functions: the
@@ -121,10 +119,13 @@ impl Machine {
     pub fn set_options(&mut self, opts: &RunOptions) {
         let mut knobs = Knobs::new();
         self.knob_errors.clear();
-        for k in self.source.knobs.iter().map(|k| (&k.key, &k.value)).chain(opts.knobs.iter().map(|(k, v)| (k, v))) {
-            if let Err(e) = knobs.set(k.0, k.1) {
+        for k in &self.source.knobs {
+            if let Err(e) = knobs.set(&k.key, &k.value) {
                 self.knob_errors.push(e.to_string());
             }
+        }
+        for k in &opts.knobs {
+            knobs.set_checked(k.info, k.value.clone());
         }
         self.knobs = Arc::new(knobs);
         self.opts = Arc::new(opts.clone());

@@ -1,9 +1,11 @@
 //! Options of a pipeline run that are not part of the module: command-line and
-//! session overrides (`--sm`, `--maxrregcount`, `--knob`, `set dce on` …).
+//! session overrides (`--sm`, `--maxrregcount`, `--knob`, `set dce on` …), built by
+//! applying typed settings (`engine::settings`) one after another.
 
 use std::collections::BTreeSet;
 
-use crate::ir::{KnobKey, KnobValue, Sm};
+use crate::engine::settings::ResolvedKnob;
+use crate::ir::Sm;
 
 /// Which allocator runs in the allocation stage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -16,18 +18,27 @@ pub enum AllocatorKind {
 }
 
 impl AllocatorKind {
+    /// Every allocator, in the order of [`AllocatorKind::NAMES`].
+    pub const ALL: [AllocatorKind; 2] = [AllocatorKind::FatPoint, AllocatorKind::Briggs];
+    /// The allocators' names: the one list `set allocator`, `--allocator`, completion
+    /// and the help read.
+    pub const NAMES: &'static [&'static str] = &["fatpoint", "briggs"];
+    /// Other spellings [`AllocatorKind::from_name`] takes (not offered by completion).
+    pub const ALIASES: &'static [(&'static str, AllocatorKind)] = &[
+        ("fat-point", AllocatorKind::FatPoint),
+        ("ptxas", AllocatorKind::FatPoint),
+        ("cicc", AllocatorKind::Briggs),
+        ("chaitin-briggs", AllocatorKind::Briggs),
+    ];
+
     pub fn name(self) -> &'static str {
-        match self {
-            AllocatorKind::FatPoint => "fatpoint",
-            AllocatorKind::Briggs => "briggs",
-        }
+        AllocatorKind::NAMES[self as usize]
     }
     pub fn from_name(s: &str) -> Option<AllocatorKind> {
-        match s {
-            "fatpoint" | "fat-point" | "ptxas" => Some(AllocatorKind::FatPoint),
-            "briggs" | "cicc" | "chaitin-briggs" => Some(AllocatorKind::Briggs),
-            _ => None,
-        }
+        AllocatorKind::ALL
+            .into_iter()
+            .find(|a| a.name() == s)
+            .or_else(|| AllocatorKind::ALIASES.iter().find(|(n, _)| *n == s).map(|(_, a)| *a))
     }
 }
 
@@ -36,8 +47,9 @@ impl AllocatorKind {
 pub struct RunOptions {
     pub sm: Option<Sm>,
     pub maxrregcount: Option<u32>,
-    /// Knob overrides, applied after the module's `.knob` lines (later wins).
-    pub knobs: Vec<(KnobKey, KnobValue)>,
+    /// Knob overrides, resolved and checked when they were typed (`engine::settings`),
+    /// applied after the module's `.knob` lines (later wins).
+    pub knobs: Vec<ResolvedKnob>,
     /// Run dead-code elimination before allocation.
     pub dce: bool,
     pub allocator: AllocatorKind,
@@ -58,6 +70,16 @@ pub struct RunOptions {
 }
 
 impl RunOptions {
+    /// Overrides a knob from code (tests, benches): `key` resolved and `value` checked.
+    pub fn set_knob(
+        &mut self,
+        key: crate::ir::KnobKey,
+        value: crate::ir::KnobValue,
+    ) -> Result<(), crate::knobs::KnobError> {
+        self.knobs.push(ResolvedKnob::new(&key, &value)?);
+        Ok(())
+    }
+
     /// Whether the pre-allocation stage or fidelity rule `name` applies: imported PTX
     /// only, unless switched off.
     pub fn stage_on(&self, name: &str) -> bool {

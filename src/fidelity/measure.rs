@@ -47,7 +47,7 @@ pub struct Settings {
     pub disabled_passes: BTreeSet<String>,
     /// Knob overrides (`--knob NAME=VALUE`), applied to every run: to measure a knob's
     /// effect on the table before it becomes a default.
-    pub knobs: Vec<(crate::ir::KnobKey, crate::ir::KnobValue)>,
+    pub knobs: Vec<crate::engine::ResolvedKnob>,
 }
 
 /// Imports `text` (the PTX file `name`) and runs the pipeline at `sm` and `budget`.

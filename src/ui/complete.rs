@@ -352,9 +352,9 @@ mod tests {
             INFO_TOPICS,
             SETTINGS,
             ON_OFF,
-            ON_OFF_ALIASES,
+            crate::engine::settings::ON_WORDS,
+            crate::engine::settings::OFF_WORDS,
             ALLOCATORS,
-            ALLOCATOR_ALIASES,
             DIFFS,
             EXPECTS,
             STAT_FIELDS,
@@ -369,6 +369,7 @@ mod tests {
         ];
         let mut v: Vec<&str> = lists.iter().flat_map(|l| l.iter().copied()).collect();
         v.extend(INFO_ALIASES.iter().map(|(a, _)| *a));
+        v.extend(crate::engine::AllocatorKind::ALIASES.iter().map(|(a, _)| *a));
         v.extend(table::all_words());
         // Numbers are arguments, not sub-words.
         v.retain(|w| !w.chars().all(|c| c.is_ascii_digit()));
@@ -396,6 +397,12 @@ mod tests {
         let s = demo();
         let info_aliases: Vec<&str> = INFO_ALIASES.iter().map(|(a, _)| *a).collect();
         let command_aliases: Vec<&str> = COMMANDS.iter().flat_map(|c| c.aliases.iter().copied()).collect();
+        let on_off_aliases: Vec<&str> = crate::engine::settings::ON_WORDS[1..]
+            .iter()
+            .chain(&crate::engine::settings::OFF_WORDS[1..])
+            .copied()
+            .collect();
+        let allocator_aliases: Vec<&str> = crate::engine::AllocatorKind::ALIASES.iter().map(|(a, _)| *a).collect();
         let contexts: &[(&str, &[&str])] = &[
             ("", &command_aliases),
             ("break ", &[]),
@@ -404,9 +411,9 @@ mod tests {
             ("break attempt ", ATTEMPT_FILTER_ALIASES),
             ("info ", &info_aliases),
             ("set ", &[]),
-            ("set dce ", ON_OFF_ALIASES),
-            ("set stop-on-error ", ON_OFF_ALIASES),
-            ("set allocator ", ALLOCATOR_ALIASES),
+            ("set dce ", &on_off_aliases),
+            ("set stop-on-error ", &on_off_aliases),
+            ("set allocator ", &allocator_aliases),
             ("diff ", &[]),
             ("expect ", &[]),
             ("expect stats ", &[]),

@@ -55,11 +55,10 @@ pub fn apply(w: &WhatIf, opts: &mut RunOptions, module: &mut Module, fi: usize) 
             format!("maxrregcount {n}")
         }
         WhatIf::Knob(text) => {
-            let mut k = crate::knobs::Knobs::new();
-            let info = k.set_str(text).map_err(|e| e.to_string())?;
-            let (_, v) = text.split_once('=').unwrap_or((text, ""));
-            opts.knobs.push((crate::ir::KnobKey::Name(info.name.to_string()), crate::knobs::parse_value(v)));
-            format!("knob {}={}", info.name, v.trim())
+            let k = crate::engine::settings::knob(text).map_err(|e| e.to_string())?;
+            let label = format!("knob {k}");
+            opts.knobs.push(k);
+            label
         }
         WhatIf::Sm(sm) => {
             opts.sm = Some(crate::ir::Sm::parse(sm)?);
