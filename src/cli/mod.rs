@@ -345,11 +345,6 @@ pub fn open_session(file: Option<&Path>, pipeline: &PipelineArgs) -> Result<Sess
             s.open(loaded.module, crate::demo::DEMO_NAME, false);
         }
     }
-    if let Some(d) = &s.dbg {
-        for e in &d.machine().knob_errors {
-            eprintln!("radbg: warning: {e}");
-        }
-    }
     Ok(s)
 }
 

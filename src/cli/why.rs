@@ -65,9 +65,6 @@ fn differ(args: &Args) -> ExitCode {
     }
     let (am, at) = crate::why::run_module(module, opts);
     let (bm, bt) = crate::why::run_module(b_module, b_opts);
-    for e in am.knob_errors.iter().chain(&bm.knob_errors) {
-        eprintln!("radbg: {e}");
-    }
     let a = crate::why::differ::Side { label: args.file.display().to_string(), m: &am, trace: &at };
     let b = crate::why::differ::Side { label: b_label, m: &bm, trace: &bt };
     let x = crate::why::differ::compare(&a, &b);
@@ -92,10 +89,6 @@ pub fn run(args: &Args) -> ExitCode {
         Err(code) => return code,
     };
     let mut d = crate::engine::Debugger::new(module, opts);
-    if let Some(e) = d.machine().knob_errors.first() {
-        eprintln!("radbg: {e}");
-        return ExitCode::FAILURE;
-    }
     d.run_to_end();
     let name = args.file.display().to_string();
     let cx = Ctx::of(&d, &name);

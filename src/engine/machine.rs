@@ -65,8 +65,6 @@ pub struct Machine {
     /// The Chaitin-Briggs allocation in progress (`set allocator briggs`).
     pub cur_briggs: Option<crate::alloc::briggs::BriggsAlloc>,
     pub prepass_log: Vec<(String, String)>,
-    /// Knob errors found while resolving the module's `.knob` lines.
-    pub knob_errors: Vec<String>,
 }
 
 impl Machine {
@@ -78,16 +76,7 @@ impl Machine {
         if let Some(n) = opts.maxrregcount {
             module.options.maxrregcount = Some(n);
         }
-        let mut knobs = Knobs::new();
-        let mut knob_errors = Vec::new();
-        for k in &module.knobs {
-            if let Err(e) = knobs.set(&k.key, &k.value) {
-                knob_errors.push(e.to_string());
-            }
-        }
-        for k in &opts.knobs {
-            knobs.set_checked(k.info, k.value.clone());
-        }
+        let knobs = crate::engine::settings::knobs_in_force(&module.knobs, &opts);
         let n = module.functions.len();
         // A batch run keeps the loaded module's settings but not its functions: the
         // prepasses then rewrite the one copy in place instead of cloning it.
@@ -110,24 +99,13 @@ impl Machine {
             cur: None,
             cur_briggs: None,
             prepass_log: Vec::new(),
-            knob_errors,
         }
     }
 
     /// Replaces the run options and the knobs derived from them (for a re-run from a
     /// checkpoint before the allocation stage; target and budget changes restart instead).
     pub fn set_options(&mut self, opts: &RunOptions) {
-        let mut knobs = Knobs::new();
-        self.knob_errors.clear();
-        for k in &self.source.knobs {
-            if let Err(e) = knobs.set(&k.key, &k.value) {
-                self.knob_errors.push(e.to_string());
-            }
-        }
-        for k in &opts.knobs {
-            knobs.set_checked(k.info, k.value.clone());
-        }
-        self.knobs = Arc::new(knobs);
+        self.knobs = Arc::new(crate::engine::settings::knobs_in_force(&self.source.knobs, opts));
         self.opts = Arc::new(opts.clone());
     }
 

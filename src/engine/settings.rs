@@ -15,7 +15,7 @@ use std::fmt;
 
 use crate::engine::{AllocatorKind, RunOptions, Stage};
 use crate::ir::{KnobKey, KnobValue, Sm};
-use crate::knobs::{self, KnobError, KnobInfo};
+use crate::knobs::{self, KnobError, KnobInfo, Knobs};
 
 /// Why a setting's value was refused. The message names the value; the caller adds
 /// where it was typed (the command's word under a caret, or clap's `--flag`).
@@ -195,6 +195,25 @@ impl RunOptions {
             Setting::StopOnError(_) => {}
         }
     }
+}
+
+/// The knobs in force for a module's `.knob` lines under `opts`: the catalogue's
+/// defaults, then the module's lines, then the options' knobs (later wins).
+///
+/// `ir::validate` refuses a module whose `.knob` line does not resolve when it is
+/// loaded, naming file:line:col, so every module that reaches the engine resolves;
+/// one built in code without validating keeps the default for such a line (and a
+/// debug build stops on it, as the bug it is).
+pub fn knobs_in_force(module_knobs: &[crate::ir::KnobSetting], opts: &RunOptions) -> Knobs {
+    let mut knobs = Knobs::new();
+    for k in module_knobs {
+        let set = knobs.set(&k.key, &k.value);
+        debug_assert!(set.is_ok(), "an unvalidated module reached the engine: {set:?}");
+    }
+    for k in &opts.knobs {
+        knobs.set_checked(k.info, k.value.clone());
+    }
+    knobs
 }
 
 // ------------------------------------------------------------ value parsers

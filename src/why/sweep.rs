@@ -76,10 +76,10 @@ pub fn run(
     let shared = !base.imported
         && match axis {
             Axis::MaxRegCount => true,
-            Axis::Knob(name) => crate::knobs::Knobs::new()
-                .set_str(&format!("{name}={}", values.first().copied().unwrap_or(0)))
-                .map(|info| !crate::knobs::affects_cfg(info))
-                .unwrap_or(false),
+            Axis::Knob(name) => {
+                crate::engine::settings::knob(&format!("{name}={}", values.first().copied().unwrap_or(0)))
+                    .is_ok_and(|k| k.restart_stage() > crate::engine::Stage::Prepass)
+            }
         };
     let mut base = base.clone();
     base.skip_check = true;
@@ -103,9 +103,6 @@ pub fn run(
             None => crate::engine::Machine::new(m, opts),
         };
         while mach.step().is_some() {}
-        if let Some(e) = mach.knob_errors.first() {
-            return Err(e.clone());
-        }
         Ok(Row { value: v, funcs: figures(&mach) })
     };
     let threads = threads.clamp(1, values.len().max(1));

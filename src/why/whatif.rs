@@ -120,9 +120,6 @@ pub fn explain(d: &Debugger, fi: usize, w: &WhatIf) -> Result<Explanation, Strin
     let fin = crate::why::finished(d);
     let before = figures(fin.machine());
     let (m, _) = crate::why::run_module(module, opts);
-    if let Some(e) = m.knob_errors.first() {
-        return Err(e.clone());
-    }
     let mut x = delta(&label, &before, &figures(&m));
     // Budget inputs the change made ptxas ignore or override, said loudly (seed 000).
     for (i, r) in m.funcs.iter().enumerate() {
