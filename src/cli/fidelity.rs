@@ -20,8 +20,8 @@ pub struct Args {
     #[arg(long)]
     pub summary: bool,
     /// Switch a pre-allocation stage off (repeatable), to measure what it contributes.
-    #[arg(long = "disable-stage", value_name = "NAME")]
-    pub disable_stage: Vec<String>,
+    #[arg(long = "disable-stage", value_name = "NAME", value_parser = crate::engine::settings::stage)]
+    pub disable_stage: Vec<&'static str>,
     /// Set a knob on every run: NAME=VALUE or INDEX=VALUE (repeatable).
     #[arg(long = "knob", value_name = "NAME=VALUE", value_parser = crate::engine::settings::knob)]
     pub knobs: Vec<crate::engine::ResolvedKnob>,
@@ -50,7 +50,7 @@ pub fn run(args: &Args) -> ExitCode {
         return ExitCode::FAILURE;
     };
     let settings = crate::fidelity::Settings {
-        disabled_passes: args.disable_stage.iter().cloned().collect(),
+        disabled_passes: args.disable_stage.iter().map(|s| s.to_string()).collect(),
         knobs: args.knobs.clone(),
     };
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));

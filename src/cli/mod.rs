@@ -186,8 +186,8 @@ pub struct PipelineArgs {
     #[arg(long, value_name = "fatpoint|briggs", value_parser = AllocatorParser)]
     pub allocator: Option<AllocatorKind>,
     /// Switch a pre-allocation stage of imported PTX off (repeatable; `set stage NAME off`).
-    #[arg(long = "disable-stage", value_name = "NAME")]
-    pub disable_stage: Vec<String>,
+    #[arg(long = "disable-stage", value_name = "NAME", value_parser = settings::stage)]
+    pub disable_stage: Vec<&'static str>,
     /// Where the CUDA files a PTX `.file` table names are (the Source pane, `list`);
     /// by default the name as written, then the PTX file's directory.
     #[arg(long = "source-dir", value_name = "DIR")]
@@ -205,7 +205,7 @@ impl PipelineArgs {
         if self.dce {
             v.push(Setting::Dce(true));
         }
-        v.extend(self.disable_stage.iter().map(|st| Setting::Stage(st.clone(), false)));
+        v.extend(self.disable_stage.iter().map(|&st| Setting::Stage(st, false)));
         v.extend(self.allocator.filter(|a| *a != AllocatorKind::default()).map(Setting::Allocator));
         v
     }

@@ -205,14 +205,26 @@ fn number<T: std::str::FromStr>(w: &Word, what: &str, max: u64) -> Result<T, Cmd
     w.text.parse().map_err(|_| CmdError::at(w, format!("expected {what}, found '{}'", w.text)))
 }
 
+/// The register classes commands take (and completion offers): the allocated ones.
+/// The barrier classes B and UB are outside every allocator, so no attempt, assignment
+/// or failure can name them.
+pub fn classes() -> impl Iterator<Item = RegClass> {
+    RegClass::ALL.into_iter().filter(|c| c.is_allocatable())
+}
+
 fn class(w: &Word) -> Result<RegClass, CmdError> {
-    RegClass::from_name(w.text).ok_or_else(|| {
-        let e = CmdError::at(w, format!("unknown register class '{}'", w.text));
-        match crate::util::closest(w.text, RegClass::ALL.iter().map(|c| c.name())) {
-            Some(s) => e.hint(format!("did you mean {s}?")),
-            None => e.hint("classes: R Ralt UR URext P UP T"),
+    match RegClass::from_name(w.text) {
+        Some(c) if c.is_allocatable() => Ok(c),
+        Some(_) => Err(CmdError::at(w, format!("register class '{}' is not allocated (a barrier class)", w.text))
+            .hint(format!("classes: {}", classes().map(|c| c.name()).collect::<Vec<_>>().join(" ")))),
+        None => {
+            let e = CmdError::at(w, format!("unknown register class '{}'", w.text));
+            Err(match crate::util::closest(w.text, classes().map(|c| c.name())) {
+                Some(s) => e.hint(format!("did you mean {s}?")),
+                None => e.hint(format!("classes: {}", classes().map(|c| c.name()).collect::<Vec<_>>().join(" "))),
+            })
         }
-    })
+    }
 }
 
 fn on_off(w: &Word) -> Result<bool, CmdError> {
@@ -824,7 +836,8 @@ fn parse_set(line: &str, w: &[Word], a: &[Word]) -> Result<Setting, CmdError> {
         }
         "stage" => {
             extra(3)?;
-            Setting::Stage(val(1)?.text.to_string(), on_off(val(2)?)?)
+            let v = val(1)?;
+            Setting::Stage(settings::stage(v.text).map_err(|e| typed(v, e))?, on_off(val(2)?)?)
         }
         "stop-on-error" => {
             extra(2)?;

@@ -39,6 +39,11 @@ pub enum SettingError {
     UnknownAllocator(String),
     #[error("expected on or off, found '{0}'")]
     NotOnOff(String),
+    #[error("unknown stage '{name}' ({})", match suggestion {
+        Some(s) => format!("did you mean '{s}'?"),
+        None => format!("stages: {}", crate::prepass::stage_names().join(" ")),
+    })]
+    UnknownStage { name: String, suggestion: Option<&'static str> },
 }
 
 /// The largest `--maxrregcount` / `set maxrregcount` (ptxas takes a 16-bit count).
@@ -125,8 +130,8 @@ pub enum Setting {
     Sm(Sm),
     Dce(bool),
     Allocator(AllocatorKind),
-    /// A pre-allocation stage of imported PTX switched on or off by name.
-    Stage(String, bool),
+    /// A pre-allocation stage of imported PTX (or a fidelity rule) switched on or off.
+    Stage(&'static str, bool),
     /// Whether a script stops at its first error (a session setting, not a run option).
     StopOnError(bool),
 }
@@ -187,10 +192,10 @@ impl RunOptions {
             Setting::Dce(b) => self.dce = *b,
             Setting::Allocator(a) => self.allocator = *a,
             Setting::Stage(name, true) => {
-                self.disabled_passes.remove(name);
+                self.disabled_passes.remove(*name);
             }
             Setting::Stage(name, false) => {
-                self.disabled_passes.insert(name.clone());
+                self.disabled_passes.insert(name.to_string());
             }
             Setting::StopOnError(_) => {}
         }
@@ -245,6 +250,19 @@ pub fn allocator(text: &str) -> Result<AllocatorKind, SettingError> {
     AllocatorKind::from_name(text).ok_or_else(|| SettingError::UnknownAllocator(text.to_string()))
 }
 
+/// A switchable pre-allocation stage or fidelity rule (`prepass::stage_names`).
+pub fn stage(text: &str) -> Result<&'static str, SettingError> {
+    let names = crate::prepass::stage_names();
+    names.iter().copied().find(|n| *n == text).ok_or_else(|| SettingError::UnknownStage {
+        name: text.to_string(),
+        suggestion: crate::util::closest(text, names.iter().copied()),
+    })
+}
+
+/// Targets completion offers for `set sm` and `whatif sm` (the parser takes any
+/// `sm_NN` from sm_10 to sm_130, with an `a` or `f` suffix).
+pub const SM_EXAMPLES: &[&str] = &["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120"];
+
 /// `on`/`off` and their other spellings.
 pub fn on_off(text: &str) -> Result<bool, SettingError> {
     if ON_WORDS.contains(&text) {
@@ -290,6 +308,9 @@ mod tests {
         assert_eq!(on_off("yes"), Ok(true));
         assert!(on_off("maybe").is_err());
         assert!(sm("sm_9").is_err());
+        assert!(SM_EXAMPLES.iter().all(|s| sm(s).is_ok()));
+        assert_eq!(stage("sink"), Ok("sink"));
+        assert_eq!(stage("snk").unwrap_err().to_string(), "unknown stage 'snk' (did you mean 'sink'?)");
     }
 
     /// What a recording writes parses back to the same setting.
@@ -301,7 +322,7 @@ mod tests {
             Setting::Sm(sm("sm_80").unwrap()),
             Setting::Dce(true),
             Setting::Allocator(AllocatorKind::Briggs),
-            Setting::Stage("schedule".into(), false),
+            Setting::Stage(stage("schedule").unwrap(), false),
             Setting::StopOnError(false),
         ];
         let shown: Vec<String> = all.iter().map(|s| s.to_string()).collect();

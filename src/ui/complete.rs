@@ -12,7 +12,6 @@ use crate::command::parse::{
 };
 use crate::command::table::{self, COMMANDS};
 use crate::engine::{Stage, query};
-use crate::ir::RegClass;
 
 /// What to put in place of the word under the cursor.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -70,10 +69,10 @@ const EVENT_KINDS: &[&str] = &[
     "stats",
     "done",
 ];
-const SMS: &[&str] = &["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120"];
+use crate::engine::settings::SM_EXAMPLES as SMS;
 
 fn classes() -> Vec<String> {
-    RegClass::ALL.iter().filter(|c| c.is_allocatable()).map(|c| c.name().to_string()).collect()
+    crate::command::parse::classes().map(|c| c.name().to_string()).collect()
 }
 
 fn words(list: &[&str]) -> Vec<String> {
@@ -189,6 +188,7 @@ fn candidates(s: &Session, done: &[&str], cur: &str) -> Vec<String> {
             "dce" | "stop-on-error" => words(ON_OFF),
             "allocator" => words(ALLOCATORS),
             "sm" => words(SMS),
+            "stage" => words(&crate::prepass::stage_names()),
             _ => Vec::new(),
         },
         ("set", 3) if done[1] == "stage" => words(ON_OFF),
@@ -301,6 +301,7 @@ pub fn hint(line: &str, pos: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::RegClass;
 
     fn demo() -> Session {
         let mut s = Session::new();
@@ -365,11 +366,15 @@ mod tests {
             EXPORT_FORMATS,
             EXPORTS,
             KNOBS_ARGS,
-            &["zzz", "foo", "breakpoint", "register", "local"],
+            crate::engine::breakpoint::COND_VARS,
+            &["zzz", "foo", "breakpoint", "register", "local", "snk", "if", "class"],
         ];
         let mut v: Vec<&str> = lists.iter().flat_map(|l| l.iter().copied()).collect();
         v.extend(INFO_ALIASES.iter().map(|(a, _)| *a));
         v.extend(crate::engine::AllocatorKind::ALIASES.iter().map(|(a, _)| *a));
+        v.extend(RegClass::ALL.iter().map(|c| c.name()));
+        v.extend(crate::engine::Stage::ALL.iter().map(|s| s.name()));
+        v.extend(crate::prepass::stage_names());
         v.extend(table::all_words());
         // Numbers are arguments, not sub-words.
         v.retain(|w| !w.chars().all(|c| c.is_ascii_digit()));
@@ -423,6 +428,17 @@ mod tests {
             ("knobs ", &[]),
             ("export ", &[]),
             ("export json f.json ", &[]),
+            ("attempts ", &[]),
+            ("info registers ", &[]),
+            ("why fail ", &[]),
+            ("diff attempts ", &[]),
+            ("expect attempts ", &[]),
+            ("expect attempts class ", &[]),
+            ("break attempt class ", &[]),
+            ("break stage ", &[]),
+            ("break assign %x1 ", &[]),
+            ("set stage ", &[]),
+            ("set stage sink ", &on_off_aliases),
         ];
         for (ctx, hidden) in contexts {
             let mut offered: Vec<String> = complete(&s, ctx, ctx.len()).candidates;
@@ -432,6 +448,11 @@ mod tests {
             let accepted: Vec<String> =
                 vocabulary().into_iter().filter(|w| accepts(ctx, w)).map(str::to_string).collect();
             assert_eq!(accepted, offered, "after {ctx:?}: accepted by the parser (left) vs offered (right)");
+        }
+        // Open sets (any sm_NN): completion offers examples the parser takes.
+        for ctx in ["set sm ", "whatif sm "] {
+            let offered = complete(&s, ctx, ctx.len()).candidates;
+            assert!(!offered.is_empty() && offered.iter().all(|w| accepts(ctx, w)), "after {ctx:?}: {offered:?}");
         }
     }
 
