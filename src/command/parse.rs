@@ -544,6 +544,7 @@ fn parse_words(line: &str, w: &[Word]) -> Result<Command, CmdError> {
                         .text
                         .split_once('=')
                         .ok_or_else(|| CmdError::at(r, format!("expected NAME=A..B, found '{}'", r.text)))?;
+                    crate::engine::settings::knob_name(name).map_err(|e| CmdError::at(r, e.to_string()))?;
                     Command::Sweep(Axis::Knob(name.to_string()), parse_range(range).map_err(|e| CmdError::at(r, e))?)
                 }
                 (Some(k), _) => {
@@ -1034,6 +1035,7 @@ fn parse_why(line: &str, w: &[Word], a: &[Word]) -> Result<crate::why::WhyCmd, C
 }
 
 fn parse_whatif(line: &str, w: &[Word], a: &[Word]) -> Result<crate::why::WhatIf, CmdError> {
+    use crate::engine::settings;
     use crate::why::WhatIf;
     let usage = "whatif maxrregcount N | whatif knob NAME=V | whatif sm SM | whatif launch-bounds T[,B]";
     let first = a
@@ -1054,14 +1056,10 @@ fn parse_whatif(line: &str, w: &[Word], a: &[Word]) -> Result<crate::why::WhatIf
     }
     Ok(match first.text {
         "maxrregcount" => {
-            let n: u32 = number(val, "a register count", 65535)?;
-            if n == 0 {
-                return Err(CmdError::at(val, "maxrregcount must be at least 1"));
-            }
-            WhatIf::MaxRegCount(n)
+            WhatIf::MaxRegCount(settings::maxrregcount(val.text).map_err(|e| CmdError::at(val, e.to_string()))?)
         }
-        "knob" => WhatIf::Knob(val.text.to_string()),
-        "sm" => WhatIf::Sm(val.text.to_string()),
+        "knob" => WhatIf::Knob(settings::knob(val.text).map_err(|e| CmdError::at(val, e.to_string()))?),
+        "sm" => WhatIf::Sm(settings::sm(val.text).map_err(|e| CmdError::at(val, e.to_string()))?),
         "launch-bounds" => {
             let (t, b) = match val.text.split_once(',') {
                 Some((t, b)) => (t, Some(b)),

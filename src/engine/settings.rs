@@ -72,20 +72,29 @@ impl ResolvedKnob {
     pub fn parse(assignment: &str) -> Result<ResolvedKnob, SettingError> {
         let written: String = assignment.split_whitespace().collect();
         let (k, v) = written.split_once('=').ok_or_else(|| SettingError::KnobAssignment(written.clone()))?;
-        let key = match k.parse::<u32>() {
-            Ok(i) => KnobKey::Index(i),
-            Err(_) => KnobKey::Name(k.to_string()),
-        };
-        let written_value = v.to_string();
-        let mut r = ResolvedKnob::new(&key, &knobs::parse_value(v))?;
-        r.written_value = written_value;
-        r.written = written;
-        Ok(r)
+        let info = knob_name(k)?;
+        Ok(ResolvedKnob {
+            info,
+            value: knobs::check(info, &knobs::parse_value(v))?,
+            written_value: v.to_string(),
+            written: written.clone(),
+        })
     }
 
     /// Resolves a key and a typed value (code that sets a knob: tests, benches).
     pub fn new(key: &KnobKey, value: &KnobValue) -> Result<ResolvedKnob, KnobError> {
-        let info = knobs::find(key).ok_or_else(|| KnobError::Unknown {
+        let info = ResolvedKnob::lookup(key)?;
+        let value = knobs::check(info, value)?;
+        let shown = match &value {
+            KnobValue::Str(s) => s.clone(),
+            v => knobs::show(v),
+        };
+        Ok(ResolvedKnob { info, written: format!("{}={shown}", info.name), written_value: shown, value })
+    }
+
+    /// The catalogue entry of a key, or why there is none (with a did-you-mean).
+    fn lookup(key: &KnobKey) -> Result<&'static KnobInfo, KnobError> {
+        knobs::find(key).ok_or_else(|| KnobError::Unknown {
             key: match key {
                 KnobKey::Name(n) => n.clone(),
                 KnobKey::Index(i) => i.to_string(),
@@ -94,13 +103,7 @@ impl ResolvedKnob {
                 KnobKey::Name(n) => knobs::suggest(n),
                 KnobKey::Index(_) => None,
             },
-        })?;
-        let value = knobs::check(info, value)?;
-        let shown = match &value {
-            KnobValue::Str(s) => s.clone(),
-            v => knobs::show(v),
-        };
-        Ok(ResolvedKnob { info, written: format!("{}={shown}", info.name), written_value: shown, value })
+        })
     }
 
     /// The stage a change of this knob re-runs from: the CFG's block frequencies
@@ -228,6 +231,15 @@ pub fn knobs_in_force(module_knobs: &[crate::ir::KnobSetting], opts: &RunOptions
 /// A knob setting, `NAME=VALUE` or `INDEX=VALUE`.
 pub fn knob(text: &str) -> Result<ResolvedKnob, SettingError> {
     ResolvedKnob::parse(text)
+}
+
+/// A knob's name or index (`sweep knob NAME=A..B` names one before its values).
+pub fn knob_name(text: &str) -> Result<&'static KnobInfo, SettingError> {
+    let key = match text.trim().parse::<u32>() {
+        Ok(i) => KnobKey::Index(i),
+        Err(_) => KnobKey::Name(text.trim().to_string()),
+    };
+    Ok(ResolvedKnob::lookup(&key)?)
 }
 
 /// A target, `sm_90`.

@@ -65,9 +65,13 @@ pub fn run(
     values: &[i64],
     threads: usize,
 ) -> Result<Vec<Row>, String> {
-    let what = |v: i64| match axis {
-        Axis::MaxRegCount => WhatIf::MaxRegCount(v.clamp(1, 65535) as u32),
-        Axis::Knob(name) => WhatIf::Knob(format!("{name}={v}")),
+    let what = |v: i64| -> Result<WhatIf, String> {
+        Ok(match axis {
+            Axis::MaxRegCount => WhatIf::MaxRegCount(v.clamp(1, 65535) as u32),
+            Axis::Knob(name) => {
+                WhatIf::Knob(crate::engine::settings::knob(&format!("{name}={v}")).map_err(|e| e.to_string())?)
+            }
+        })
     };
     // The stages before the ABI stage (CFG, liveness, DCE, the uninitialized check, and
     // on Ori IR the `webs` prepass) do not depend on the budget or on most knobs: run
@@ -91,7 +95,7 @@ pub fn run(
     let one = |v: i64| -> Result<Row, String> {
         let mut opts = base.clone();
         let mut m = module.clone();
-        crate::why::whatif::apply(&what(v), &mut opts, &mut m, 0)?;
+        crate::why::whatif::apply(&what(v)?, &mut opts, &mut m, 0)?;
         // Only the finished machine is read: step it without keeping the event trace
         // (hundreds of MB at 100k instructions, allocated and freed per row).
         let mut mach = match &prefix {

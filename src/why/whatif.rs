@@ -49,21 +49,16 @@ pub fn figures(m: &Machine) -> Vec<Figures> {
 
 /// Applies a what-if to options and module; the label says what changed.
 pub fn apply(w: &WhatIf, opts: &mut RunOptions, module: &mut Module, fi: usize) -> Result<String, String> {
+    use crate::engine::Setting;
+    // The run options change as `set` changes them (`RunOptions::apply`).
+    let mut set = |s: Setting| {
+        opts.apply(&s);
+        s.label()
+    };
     Ok(match w {
-        WhatIf::MaxRegCount(n) => {
-            opts.maxrregcount = Some(*n);
-            format!("maxrregcount {n}")
-        }
-        WhatIf::Knob(text) => {
-            let k = crate::engine::settings::knob(text).map_err(|e| e.to_string())?;
-            let label = format!("knob {k}");
-            opts.knobs.push(k);
-            label
-        }
-        WhatIf::Sm(sm) => {
-            opts.sm = Some(crate::ir::Sm::parse(sm)?);
-            format!("sm {sm}")
-        }
+        WhatIf::MaxRegCount(n) => set(Setting::MaxRegCount(*n)),
+        WhatIf::Knob(k) => set(Setting::Knob(k.clone())),
+        WhatIf::Sm(sm) => set(Setting::Sm(sm.clone())),
         WhatIf::LaunchBounds(t, b) => {
             let f = module.functions.get_mut(fi).ok_or("no function")?;
             f.maxntid = Some(vec![*t]);
