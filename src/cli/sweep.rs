@@ -46,7 +46,10 @@ pub fn run(args: &Args) -> ExitCode {
     };
     let parsed = match (&args.knob, &args.budgets) {
         (Some(k), _) => match k.split_once('=') {
-            Some((n, r)) => sweep::parse_range(r).map(|v| (Axis::Knob(n.trim().to_string()), v)),
+            Some((n, r)) => crate::engine::settings::knob_name(n)
+                .map_err(|e| format!("--knob {k}: {e}"))
+                .and_then(|_| sweep::parse_range(r))
+                .map(|v| (Axis::Knob(n.trim().to_string()), v)),
             None => Err(format!("--knob {k}: expected NAME=A..B")),
         },
         (None, Some(b)) => sweep::budget_range(b).map(|v| (Axis::MaxRegCount, v)),
