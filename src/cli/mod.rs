@@ -446,3 +446,81 @@ pub fn load(path: &Path) -> Result<SourceFile, String> {
     let bytes = crate::load::read_input(path, &name).map_err(|e| format!("radbg: {e}"))?;
     SourceFile::from_bytes(if name == "-" { "<stdin>".to_string() } else { name }, &bytes).map_err(|e| e.render())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::parse::{Command as Cmd, parse_line};
+
+    /// One parser: the flags, written out as a recording writes them and read back by
+    /// the command parser, are the same typed settings, and applying either gives the
+    /// same run options.
+    #[test]
+    fn flags_and_their_recorded_set_commands_are_the_same_settings() {
+        let cli = Cli::try_parse_from([
+            "radbg",
+            "k.ptx",
+            "--sm",
+            "sm_80",
+            "--maxrregcount",
+            "40",
+            "--knob",
+            "684=80",
+            "--knob",
+            "RegAllocNumNonSpillTrials = 2",
+            "--dce",
+            "--disable-stage",
+            "sink",
+            "--allocator",
+            "cicc",
+        ])
+        .expect("the flags parse");
+        let from_flags = cli.pipeline.settings();
+        let recorded: Vec<String> = from_flags.iter().map(|s| s.to_string()).collect();
+        assert_eq!(
+            recorded,
+            [
+                "set sm sm_80",
+                "set maxrregcount 40",
+                "set knob 684=80",
+                "set knob RegAllocNumNonSpillTrials=2",
+                "set dce on",
+                "set stage sink off",
+                "set allocator briggs",
+            ]
+        );
+        let read_back: Vec<Setting> = recorded
+            .iter()
+            .flat_map(|l| parse_line(l).expect("a recorded line parses"))
+            .map(|c| match c {
+                Cmd::Set(s) => s,
+                other => panic!("not a setting: {other:?}"),
+            })
+            .collect();
+        assert_eq!(read_back, from_flags);
+        let mut replayed = RunOptions::default();
+        for s in &read_back {
+            replayed.apply(s);
+        }
+        assert_eq!(replayed, run_options(&cli.pipeline));
+        assert_eq!(replayed.knobs[0].info.index, Some(crate::knobs::THRESHOLD_DISCARD));
+        assert_eq!(replayed.knobs[0].value, crate::ir::KnobValue::Int(80));
+    }
+
+    /// A flag's value is refused by the parser `set` uses, naming the flag.
+    #[test]
+    fn bad_flag_values_name_the_flag() {
+        for (flag, value, words) in [
+            ("--knob", "684=true", "knob RegAllocThresholdForDiscardConflicts takes an int value, not 'true'"),
+            ("--maxrregcount", "0", "maxrregcount must be at least 1"),
+            ("--sm", "sm_9", "target 'sm_9' out of range"),
+            ("--allocator", "linear", "unknown allocator 'linear'"),
+            ("--disable-stage", "snk", "unknown stage 'snk' (did you mean 'sink'?)"),
+        ] {
+            let e = Cli::try_parse_from(["radbg", "k.ptx", flag, value]).expect_err(flag);
+            let text = e.to_string();
+            assert!(text.contains(&format!("invalid value '{value}' for '{flag}")) && text.contains(words), "{text}");
+            assert_eq!(e.exit_code(), 2);
+        }
+    }
+}
