@@ -278,6 +278,8 @@ const LINES: &[(&str, Want)] = &[
     ("set stage no-such-pass off", Syntax("unknown stage 'no-such-pass'")),
     ("set stage sink off", Ok),
     ("attempts B", Syntax("register class 'B' is not allocated")),
+    ("expect event asign", Syntax("unknown event kind 'asign'")),
+    ("expect event colour-assigned", Ok),
     ("why regs", Ok),
     ("whatif maxrregcount 0", Refused("maxrregcount must be at least 1")),
     ("whatif sm sm_9", Refused("target 'sm_9' out of range")),

@@ -308,6 +308,51 @@ pub const ON_OFF: &[&str] = &[crate::engine::settings::ON_WORDS[0], crate::engin
 pub const ALLOCATORS: &[&str] = crate::engine::AllocatorKind::NAMES;
 pub const DIFFS: &[&str] = &["attempts", "runs", "state", "allocators"];
 pub const EXPECTS: &[&str] = &["attempts", "abi", "stats", "fails", "ok", "event", "cursor", "why"];
+/// `expect event KIND`: the words `Event::kind_name` gives — the engine's stage events,
+/// the fat-point allocator's (`AllocEvent::kind`) and Chaitin-Briggs's
+/// (`BriggsEvent::kind`). A test steps kernels through both allocators and checks
+/// every kind they produce is here.
+pub const EVENT_KINDS: &[&str] = &[
+    // engine::Event::kind_name
+    "prepass",
+    "cfg",
+    "sweep",
+    "dce",
+    "uninit",
+    "abi-check",
+    "abi-error",
+    "lowering",
+    "budget",
+    "check",
+    "stats",
+    "done",
+    // alloc::AllocEvent::kind
+    "bit-spill",
+    "class-start",
+    "precolor",
+    "attempt-start",
+    "constraints",
+    "order",
+    "assign",
+    "attempt-end",
+    "best",
+    "guidance",
+    "spill-code",
+    "relive",
+    "class-end",
+    "finalize",
+    // alloc::briggs::BriggsEvent::kind (spill-code and finalize as above)
+    "iteration-start",
+    "build",
+    "coalesced",
+    "worklists",
+    "node-removed",
+    "frozen",
+    "spill-candidate",
+    "colour-assigned",
+    "actual-spill",
+    "iteration-end",
+];
 pub const STAT_FIELDS: &[&str] = &["registers", "spill-stores", "spill-loads", "stack-frame", "barriers"];
 pub const WHYS: &[&str] = &["registers", "spill", "fail", "launch", "differ"];
 pub const WHY_ALIASES: &[&str] = &["regs"];
@@ -971,7 +1016,15 @@ fn parse_expect(line: &str, w: &[Word], a: &[Word]) -> Result<Expectation, CmdEr
         }
         "event" => {
             extra(2)?;
-            Expectation::Event(arg(1)?.text.to_string())
+            let k = arg(1)?;
+            if !EVENT_KINDS.contains(&k.text) {
+                let e = CmdError::at(k, format!("unknown event kind '{}'", k.text));
+                return Err(match crate::util::closest(k.text, EVENT_KINDS.iter().copied()) {
+                    Some(s) => e.hint(format!("did you mean '{s}'?")),
+                    None => e.hint(format!("one of: {}", EVENT_KINDS.join(", "))),
+                });
+            }
+            Expectation::Event(k.text.to_string())
         }
         "cursor" => {
             extra(3)?;

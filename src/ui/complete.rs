@@ -7,8 +7,8 @@
 
 use crate::command::Session;
 use crate::command::parse::{
-    ALLOCATORS, ATTEMPT_FILTERS, BREAK_KINDS, DIFFS, EXPECTS, EXPORT_FORMATS, EXPORTS, INFO_TOPICS, KNOBS_ARGS, ON_OFF,
-    SETTINGS, STAT_FIELDS, SWEEP_AXES, WHATIFS, WHYS,
+    ALLOCATORS, ATTEMPT_FILTERS, BREAK_KINDS, DIFFS, EVENT_KINDS, EXPECTS, EXPORT_FORMATS, EXPORTS, INFO_TOPICS,
+    KNOBS_ARGS, ON_OFF, SETTINGS, STAT_FIELDS, SWEEP_AXES, WHATIFS, WHYS,
 };
 use crate::command::table::{self, COMMANDS};
 use crate::engine::{Stage, query};
@@ -53,22 +53,6 @@ fn context(line: &str, pos: usize) -> Option<(Vec<&str>, &str, usize)> {
     Some((done, &before[cur_start..], cur_start))
 }
 
-const EVENT_KINDS: &[&str] = &[
-    "assign",
-    "attempt-start",
-    "attempt-end",
-    "constraints",
-    "order",
-    "guidance",
-    "spill-code",
-    "best",
-    "sweep",
-    "abi-check",
-    "budget",
-    "check",
-    "stats",
-    "done",
-];
 use crate::engine::settings::SM_EXAMPLES as SMS;
 
 fn classes() -> Vec<String> {
@@ -359,6 +343,7 @@ mod tests {
             DIFFS,
             EXPECTS,
             STAT_FIELDS,
+            EVENT_KINDS,
             WHYS,
             WHY_ALIASES,
             WHATIFS,
@@ -439,6 +424,7 @@ mod tests {
             ("break assign %x1 ", &[]),
             ("set stage ", &[]),
             ("set stage sink ", &on_off_aliases),
+            ("expect event ", &[]),
         ];
         for (ctx, hidden) in contexts {
             let mut offered: Vec<String> = complete(&s, ctx, ctx.len()).candidates;
@@ -454,6 +440,33 @@ mod tests {
             let offered = complete(&s, ctx, ctx.len()).candidates;
             assert!(!offered.is_empty() && offered.iter().all(|w| accepts(ctx, w)), "after {ctx:?}: {offered:?}");
         }
+    }
+
+    /// Every event kind the engine and both allocators produce on a few kernels is
+    /// one `expect event` takes (and completion offers).
+    #[test]
+    fn event_kinds_are_the_ones_events_have() {
+        use crate::engine::{AllocatorKind, Machine, RunOptions};
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions");
+        let mut seen = std::collections::BTreeSet::new();
+        for (file, allocator) in [
+            ("demo.ori", AllocatorKind::FatPoint),
+            ("alloc_fail.ori", AllocatorKind::FatPoint),
+            ("abi_lower.ori", AllocatorKind::FatPoint),
+            ("why_stages.ptx", AllocatorKind::FatPoint),
+            ("briggs_k15.ori", AllocatorKind::Briggs),
+            ("briggs_moves.ori", AllocatorKind::Briggs),
+        ] {
+            let loaded = crate::load::load_path(&root.join(file)).expect("a session kernel loads");
+            let opts = RunOptions { allocator, dce: true, imported: loaded.imported, ..RunOptions::default() };
+            let mut m = Machine::new(loaded.module, opts);
+            while let Some(e) = m.step() {
+                seen.insert(e.kind_name());
+            }
+        }
+        let missing: Vec<&str> = seen.iter().copied().filter(|k| !EVENT_KINDS.contains(k)).collect();
+        assert!(missing.is_empty(), "event kinds not in parse::EVENT_KINDS: {missing:?}");
+        assert!(seen.len() >= 20, "the kernels exercise few kinds: {seen:?}");
     }
 
     #[test]
