@@ -507,6 +507,17 @@ mod tests {
         assert_eq!(replayed.knobs[0].value, crate::ir::KnobValue::Int(80));
     }
 
+    /// `--allocator`'s value name and possible values are the allocator list.
+    #[test]
+    fn the_allocator_flag_lists_the_allocators() {
+        use clap::CommandFactory;
+        let cmd = Cli::command();
+        let arg = cmd.get_arguments().find(|a| a.get_id() == "allocator").expect("--allocator");
+        let names: Vec<String> = arg.get_possible_values().iter().map(|v| v.get_name().to_string()).collect();
+        assert_eq!(names, AllocatorKind::NAMES);
+        assert_eq!(arg.get_value_names().map(|v| v[0].to_string()), Some(AllocatorKind::NAMES.join("|")));
+    }
+
     /// A flag's value is refused by the parser `set` uses, naming the flag.
     #[test]
     fn bad_flag_values_name_the_flag() {

@@ -838,7 +838,10 @@ fn parse_cond(line: &str, w: &[Word], a: &[Word]) -> Result<Condition, CmdError>
 
 fn parse_set(line: &str, w: &[Word], a: &[Word]) -> Result<Setting, CmdError> {
     use crate::engine::settings;
-    let usage = "set knob NAME=VALUE | maxrregcount N | sm SM | dce on|off | allocator fatpoint|briggs | stage PASS on|off | stop-on-error on|off";
+    let usage = format!(
+        "set knob NAME=VALUE | maxrregcount N | sm SM | dce on|off | allocator {} | stage PASS on|off | stop-on-error on|off",
+        ALLOCATORS.join("|")
+    );
     let what = a
         .first()
         .ok_or_else(|| CmdError::at(&end_of(line, w), "set needs what to set").hint(format!("usage: {usage}")))?;
@@ -1184,6 +1187,13 @@ mod tests {
         assert_eq!(hint("upp"), "did you mean 'up'? (try 'help')");
         assert_eq!(hint("locals"), "gdb's 'locals' is 'info locals' here (try 'help')");
         assert!(parse_line("display step").is_err());
+    }
+
+    /// The synopsis `help set` shows names the allocators the parser takes.
+    #[test]
+    fn the_set_synopsis_names_the_allocators() {
+        let set = table::find("set").expect("set is a command");
+        assert!(set.synopsis.contains(&format!("set allocator {}", ALLOCATORS.join("|"))), "{}", set.synopsis);
     }
 
     #[test]
