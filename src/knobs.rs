@@ -557,6 +557,11 @@ impl Knobs {
         Ok(info)
     }
 
+    /// Sets a knob already resolved and checked (`engine::settings::ResolvedKnob`).
+    pub fn set_checked(&mut self, info: &'static KnobInfo, value: KnobValue) {
+        self.set.insert(info.name, value);
+    }
+
     /// Sets a knob from `NAME=VALUE` or `INDEX=VALUE` text.
     pub fn set_str(&mut self, assignment: &str) -> Result<&'static KnobInfo, KnobError> {
         let (k, v) = assignment.split_once('=').ok_or_else(|| KnobError::WrongType {

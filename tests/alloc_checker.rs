@@ -47,7 +47,7 @@ fn finished(module: radbg::ir::Module, opts: RunOptions) -> Machine {
 fn cell(path: &Path, threshold: i64, budget: u32) -> Vec<String> {
     let module = radbg::load::load_path(path).expect("loads").module;
     let mut opts = RunOptions { maxrregcount: Some(budget), ..RunOptions::default() };
-    opts.knobs.push((KnobKey::Index(684), KnobValue::Int(threshold)));
+    opts.set_knob(KnobKey::Index(684), KnobValue::Int(threshold)).expect("684 is in range");
     let m = finished(module, opts);
     let mut bad = Vec::new();
     let name = path.file_name().unwrap().to_string_lossy();

@@ -16,7 +16,7 @@ fn run(name: &str, knobs: &[(&str, KnobValue)]) -> (Machine, Vec<AllocEvent>) {
     let loaded = radbg::load::load_path(&path).expect("loads");
     let mut opts = RunOptions { imported: loaded.imported, ..RunOptions::default() };
     for (k, v) in knobs {
-        opts.knobs.push((KnobKey::Name((*k).into()), v.clone()));
+        opts.set_knob(KnobKey::Name((*k).into()), v.clone()).expect("a catalogue knob");
     }
     let mut m = Machine::new(loaded.module, opts);
     let mut events = Vec::new();

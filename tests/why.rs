@@ -174,10 +174,11 @@ fn differ_finds_the_known_first_divergence() {
     // A budget of 33 keeps the budget decision's source but moves it: still the first.
     // A knob that only changes the discard threshold diverges later, at an assignment.
     let mut o3 = o.clone();
-    o3.knobs.push((
+    o3.set_knob(
         radbg::ir::KnobKey::Name("RegAllocThresholdForDiscardConflicts".into()),
         radbg::knobs::parse_value("0"),
-    ));
+    )
+    .unwrap();
     let (cm, ct) = why::run_module(m, o3);
     let z = why::differ::compare(&side("a", &am, &at), &side("c", &cm, &ct));
     if z.fact("diverges") == Some(1) {
@@ -236,10 +237,12 @@ fn sweep_rows_equal_fresh_runs() {
                 let mut opts = o.clone();
                 match whatif {
                     None => opts.maxrregcount = Some(v as u32),
-                    Some(()) => opts.knobs.push((
-                        radbg::ir::KnobKey::Name("RegAllocThresholdForDiscardConflicts".into()),
-                        radbg::ir::KnobValue::Int(v),
-                    )),
+                    Some(()) => opts
+                        .set_knob(
+                            radbg::ir::KnobKey::Name("RegAllocThresholdForDiscardConflicts".into()),
+                            radbg::ir::KnobValue::Int(v),
+                        )
+                        .unwrap(),
                 }
                 let (fresh, _) = why::run_module(m.clone(), opts);
                 assert!(

@@ -32,14 +32,14 @@ pub struct Args {
     #[arg(long, value_name = "FILE2")]
     pub against: Option<PathBuf>,
     /// `why differ` instead: FILE against itself with this knob also set (repeatable).
-    #[arg(long = "against-knob", value_name = "NAME=VALUE")]
-    pub against_knobs: Vec<String>,
+    #[arg(long = "against-knob", value_name = "NAME=VALUE", value_parser = crate::engine::settings::knob)]
+    pub against_knobs: Vec<crate::engine::ResolvedKnob>,
     /// `why differ` instead: FILE against itself under this budget.
-    #[arg(long = "against-maxrregcount", value_name = "N")]
+    #[arg(long = "against-maxrregcount", value_name = "N", value_parser = crate::engine::settings::maxrregcount)]
     pub against_maxrregcount: Option<u32>,
     /// `why differ` instead: FILE against itself for this target.
-    #[arg(long = "against-sm", value_name = "SM")]
-    pub against_sm: Option<String>,
+    #[arg(long = "against-sm", value_name = "SM", value_parser = crate::engine::settings::sm)]
+    pub against_sm: Option<crate::ir::Sm>,
 }
 
 /// `radbg why FILE --against...`: the first diverging decision and the deltas.
@@ -55,29 +55,17 @@ fn differ(args: &Args) -> ExitCode {
         },
         None => (module.clone(), opts.clone(), format!("{} with the changes", args.file.display())),
     };
-    let mut extra = super::PipelineArgs { knobs: args.against_knobs.clone(), ..Default::default() };
-    extra.sm = args.against_sm.clone();
-    extra.maxrregcount = args.against_maxrregcount;
-    match super::run_options(&extra) {
-        Ok(o) => {
-            b_opts.knobs.extend(o.knobs);
-            if o.sm.is_some() {
-                b_opts.sm = o.sm;
-            }
-            if o.maxrregcount.is_some() {
-                b_opts.maxrregcount = o.maxrregcount;
-            }
-        }
-        Err(e) => {
-            eprintln!("radbg: {e}");
-            return ExitCode::from(2);
-        }
+    let extra = super::PipelineArgs {
+        knobs: args.against_knobs.clone(),
+        sm: args.against_sm.clone(),
+        maxrregcount: args.against_maxrregcount,
+        ..Default::default()
+    };
+    for s in extra.settings() {
+        b_opts.apply(&s);
     }
     let (am, at) = crate::why::run_module(module, opts);
     let (bm, bt) = crate::why::run_module(b_module, b_opts);
-    for e in am.knob_errors.iter().chain(&bm.knob_errors) {
-        eprintln!("radbg: {e}");
-    }
     let a = crate::why::differ::Side { label: args.file.display().to_string(), m: &am, trace: &at };
     let b = crate::why::differ::Side { label: b_label, m: &bm, trace: &bt };
     let x = crate::why::differ::compare(&a, &b);
@@ -102,10 +90,6 @@ pub fn run(args: &Args) -> ExitCode {
         Err(code) => return code,
     };
     let mut d = crate::engine::Debugger::new(module, opts);
-    if let Some(e) = d.machine().knob_errors.first() {
-        eprintln!("radbg: {e}");
-        return ExitCode::FAILURE;
-    }
     d.run_to_end();
     let name = args.file.display().to_string();
     // Every question goes through `why::answer_in`, the function the session's `why`

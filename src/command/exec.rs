@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 use crate::command::parse::{Command, DiffWhat, Expectation, Setting};
 use crate::command::render;
 use crate::engine::breakpoint::BpKind;
-use crate::engine::{AllocatorKind, Debugger, EventKind, RunOptions, Stage, Stop, query};
-use crate::ir::{KnobKey, VRegId};
+use crate::engine::{Debugger, EventKind, RunOptions, Stage, Stop, query};
+use crate::ir::VRegId;
 
 /// The result of one command.
 #[derive(Clone, Debug, PartialEq)]
@@ -238,8 +238,8 @@ impl Session {
                 Ok(Output::new("", json!({"quit": true})))
             }
             Command::Source(path) => self.source(path),
-            Command::Set(Setting::StopOnError(b)) => {
-                self.stop_on_error = *b;
+            Command::Set(s @ Setting::StopOnError(b)) => {
+                self.apply(s);
                 Ok(Output::new(format!("stop-on-error {}", if *b { "on" } else { "off" }), json!({"stop_on_error": b})))
             }
             _ => self.exec_loaded(cmd),
@@ -672,46 +672,33 @@ impl Session {
         }
     }
 
+    /// Applies a typed setting to the options every load uses, and to the loaded run
+    /// (which re-runs from the stage the setting changes). The command line's flags
+    /// come through here too, before anything is loaded. Returns that stage and what
+    /// the re-run noted.
+    pub fn apply(&mut self, s: &Setting) -> Option<(Stage, Option<String>)> {
+        if let Setting::StopOnError(b) = s {
+            self.stop_on_error = *b;
+            return None;
+        }
+        self.opts.apply(s);
+        let from = s.restart_stage()?;
+        let d = self.dbg.as_mut()?;
+        let mut opts = d.opts.clone();
+        opts.apply(s);
+        self.prev_opts = Some(d.opts.clone());
+        let note = d.set_options(opts, from);
+        Some((from, note))
+    }
+
+    /// `set`: what [`Session::apply`] does, reported.
     fn set(&mut self, s: &Setting) -> Result<Output, String> {
-        let mut opts = self.dbg()?.opts.clone();
-        let (from, label) = match s {
-            Setting::Knob(text) => {
-                let mut k = crate::knobs::Knobs::new();
-                let info = k.set_str(text).map_err(|e| e.to_string())?;
-                let (_, v) = text.split_once('=').unwrap_or((text, ""));
-                opts.knobs.push((KnobKey::Name(info.name.to_string()), crate::knobs::parse_value(v)));
-                let from = if crate::knobs::affects_cfg(info) { Stage::Prepass } else { Stage::Budget };
-                (from, format!("knob {}={}", info.name, v.trim()))
-            }
-            Setting::MaxRegCount(n) => {
-                opts.maxrregcount = Some(*n);
-                (Stage::Prepass, format!("maxrregcount {n}"))
-            }
-            Setting::Sm(sm) => {
-                opts.sm = Some(crate::ir::Sm::parse(sm)?);
-                (Stage::Prepass, format!("sm {sm}"))
-            }
-            Setting::Dce(b) => {
-                opts.dce = *b;
-                (Stage::Prepass, format!("dce {}", if *b { "on" } else { "off" }))
-            }
-            Setting::Allocator(a) => {
-                opts.allocator = AllocatorKind::from_name(a).ok_or(format!("unknown allocator {a}"))?;
-                (Stage::Alloc, format!("allocator {a}"))
-            }
-            Setting::Stage(name, on) => {
-                if *on {
-                    opts.disabled_passes.remove(name);
-                } else {
-                    opts.disabled_passes.insert(name.clone());
-                }
-                (Stage::Prepass, format!("stage {name} {}", if *on { "on" } else { "off" }))
-            }
-            Setting::StopOnError(_) => unreachable!("handled"),
+        self.dbg()?;
+        let label = s.label();
+        let Some((from, note)) = self.apply(s) else {
+            // A setting of the session, not of the run (`stop-on-error`): nothing re-runs.
+            return Ok(Output::new(label.clone(), json!({ "set": label })));
         };
-        self.opts = opts.clone();
-        self.prev_opts = Some(self.dbg()?.opts.clone());
-        let note = self.dbg()?.set_options(opts, from);
         let mut o = self.position();
         o.text = format!("{label}: re-ran from stage {}\n{}", from.name(), o.text);
         if let Some(n) = note {

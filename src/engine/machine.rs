@@ -70,8 +70,6 @@ pub struct Machine {
     /// The allocation in progress (of the allocator the options name).
     pub cur: Option<AllocRun>,
     pub prepass_log: Vec<(String, String)>,
-    /// Knob errors found while resolving the module's `.knob` lines.
-    pub knob_errors: Vec<String>,
 }
 
 impl Machine {
@@ -83,18 +81,7 @@ impl Machine {
         if let Some(n) = opts.maxrregcount {
             module.options.maxrregcount = Some(n);
         }
-        let mut knobs = Knobs::new();
-        let mut knob_errors = Vec::new();
-        for k in &module.knobs {
-            if let Err(e) = knobs.set(&k.key, &k.value) {
-                knob_errors.push(e.to_string());
-            }
-        }
-        for (k, v) in &opts.knobs {
-            if let Err(e) = knobs.set(k, v) {
-                knob_errors.push(e.to_string());
-            }
-        }
+        let knobs = crate::engine::settings::knobs_in_force(&module.knobs, &opts);
         let n = module.functions.len();
         // A batch run keeps the loaded module's settings but not its functions: the
         // prepasses then rewrite the one copy in place instead of cloning it.
@@ -116,21 +103,13 @@ impl Machine {
             pos: Pos { stage: Stage::Prepass, func: 0, sub: 0 },
             cur: None,
             prepass_log: Vec::new(),
-            knob_errors,
         }
     }
 
     /// Replaces the run options and the knobs derived from them (for a re-run from a
     /// checkpoint before the allocation stage; target and budget changes restart instead).
     pub fn set_options(&mut self, opts: &RunOptions) {
-        let mut knobs = Knobs::new();
-        self.knob_errors.clear();
-        for k in self.source.knobs.iter().map(|k| (&k.key, &k.value)).chain(opts.knobs.iter().map(|(k, v)| (k, v))) {
-            if let Err(e) = knobs.set(k.0, k.1) {
-                self.knob_errors.push(e.to_string());
-            }
-        }
-        self.knobs = Arc::new(knobs);
+        self.knobs = Arc::new(crate::engine::settings::knobs_in_force(&self.source.knobs, opts));
         self.opts = Arc::new(opts.clone());
     }
 

@@ -1,9 +1,11 @@
 //! Options of a pipeline run that are not part of the module: command-line and
-//! session overrides (`--sm`, `--maxrregcount`, `--knob`, `set dce on` …).
+//! session overrides (`--sm`, `--maxrregcount`, `--knob`, `set dce on` …), built by
+//! applying typed settings (`engine::settings`) one after another.
 
 use std::collections::BTreeSet;
 
-use crate::ir::{KnobKey, KnobValue, Sm};
+use crate::engine::settings::ResolvedKnob;
+use crate::ir::Sm;
 
 pub use crate::alloc::run::AllocatorKind;
 
@@ -12,8 +14,9 @@ pub use crate::alloc::run::AllocatorKind;
 pub struct RunOptions {
     pub sm: Option<Sm>,
     pub maxrregcount: Option<u32>,
-    /// Knob overrides, applied after the module's `.knob` lines (later wins).
-    pub knobs: Vec<(KnobKey, KnobValue)>,
+    /// Knob overrides, resolved and checked when they were typed (`engine::settings`),
+    /// applied after the module's `.knob` lines (later wins).
+    pub knobs: Vec<ResolvedKnob>,
     /// Run dead-code elimination before allocation.
     pub dce: bool,
     pub allocator: AllocatorKind,
@@ -34,6 +37,16 @@ pub struct RunOptions {
 }
 
 impl RunOptions {
+    /// Overrides a knob from code (tests, benches): `key` resolved and `value` checked.
+    pub fn set_knob(
+        &mut self,
+        key: crate::ir::KnobKey,
+        value: crate::ir::KnobValue,
+    ) -> Result<(), crate::knobs::KnobError> {
+        self.knobs.push(ResolvedKnob::new(&key, &value)?);
+        Ok(())
+    }
+
     /// Whether the pre-allocation stage or fidelity rule `name` applies: imported PTX
     /// only, unless switched off.
     pub fn stage_on(&self, name: &str) -> bool {

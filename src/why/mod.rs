@@ -55,8 +55,9 @@ impl WhyCmd {
 #[derive(Clone, Debug, PartialEq)]
 pub enum WhatIf {
     MaxRegCount(u32),
-    Knob(String),
-    Sm(String),
+    /// Parsed and checked by `engine::settings`, as `set knob` is.
+    Knob(crate::engine::ResolvedKnob),
+    Sm(crate::ir::Sm),
     LaunchBounds(u32, Option<u32>),
 }
 
