@@ -397,3 +397,123 @@ fn the_scanner_sees_code_only() {
     assert!(violations_of("src/ir/y.rs", "fn main() {}\n").iter().any(|v| v.key == "no //! header"));
     assert!(violations_of("src/nowhere.rs", "//! x\n").iter().any(|v| v.key == "module nowhere has no layer"));
 }
+
+/// The module of `engine/` a name reached through `crate::engine::NAME` belongs to: a file
+/// of `engine/` by its own name, a child module (`stages` in `machine/`) by its parent's,
+/// a re-exported item by the module `engine/mod.rs` re-exports it from.
+fn engine_module_of(name: &str, files: &BTreeSet<String>, reexports: &[(String, String)]) -> Option<String> {
+    let mut name = name.to_string();
+    // `pub use settings::options;` then `pub use options::RunOptions;`: follow the chain.
+    for _ in 0..8 {
+        if files.contains(&name) {
+            return Some(name);
+        }
+        name = reexports.iter().find(|(item, _)| *item == name)?.1.clone();
+    }
+    None
+}
+
+/// `(item, module)` for every `pub use MODULE::...` of `engine/mod.rs`.
+fn engine_reexports(mod_rs: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for line in code_only(mod_rs).lines() {
+        let Some(rest) = line.trim().strip_prefix("pub use ") else { continue };
+        let rest = rest.trim_end_matches(';');
+        let Some((module, items)) = rest.split_once("::") else { continue };
+        let items = items.trim_start_matches('{').trim_end_matches('}');
+        for it in items.split(',') {
+            let last = it.trim().rsplit("::").next().unwrap_or("").trim();
+            if !last.is_empty() {
+                out.push((last.to_string(), module.to_string()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn engine_files_depend_one_way() {
+    // Issue 26: `engine/` had a five-file import cycle. Its files now depend one way; a
+    // child module (`machine/stages.rs`) may use its parent and is counted as its parent.
+    let dir = root().join("src/engine");
+    let files: BTreeSet<String> = std::fs::read_dir(&dir)
+        .expect("src/engine")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .filter(|s| s != "mod")
+        .collect();
+    let reexports = engine_reexports(&std::fs::read_to_string(dir.join("mod.rs")).expect("engine/mod.rs"));
+    let mut edges: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut all = Vec::new();
+    rust_files(&dir, &mut all);
+    for path in all {
+        let rel = path.strip_prefix(&dir).expect("under engine").to_string_lossy().replace('\\', "/");
+        let owner = rel.split(['/', '.']).next().unwrap_or("").to_string();
+        if owner == "mod" {
+            continue;
+        }
+        let code = code_only(&std::fs::read_to_string(&path).expect("readable"));
+        let c: Vec<char> = code.chars().collect();
+        let p: Vec<char> = "crate::engine::".chars().collect();
+        let mut i = 0;
+        while i + p.len() <= c.len() {
+            if c[i..i + p.len()] != p[..] {
+                i += 1;
+                continue;
+            }
+            let mut j = i + p.len();
+            let mut names = Vec::new();
+            if c.get(j) == Some(&'{') {
+                let end = c[j..].iter().position(|&x| x == '}').map_or(c.len(), |n| j + n);
+                let group: String = c[j + 1..end].iter().collect();
+                names.extend(group.split(',').map(|s| s.trim().split("::").next().unwrap_or("").to_string()));
+                j = end;
+            } else {
+                let end = c[j..].iter().position(|&x| !is_ident(x)).map_or(c.len(), |n| j + n);
+                names.push(c[j..end].iter().collect());
+                j = end;
+            }
+            for n in names.iter().filter(|n| !n.is_empty()) {
+                if let Some(m) = engine_module_of(n, &files, &reexports)
+                    && m != owner
+                {
+                    edges.insert((owner.clone(), m));
+                }
+            }
+            i = j.max(i + 1);
+        }
+    }
+    // Depth-first search for a cycle.
+    fn visit(
+        n: &str,
+        edges: &BTreeSet<(String, String)>,
+        stack: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = stack.iter().position(|s| s == n) {
+            let mut cycle = stack[at..].to_vec();
+            cycle.push(n.to_string());
+            return Some(cycle);
+        }
+        if done.contains(n) {
+            return None;
+        }
+        stack.push(n.to_string());
+        for (_, to) in edges.iter().filter(|(from, _)| from == n) {
+            if let Some(c) = visit(to, edges, stack, done) {
+                return Some(c);
+            }
+        }
+        stack.pop();
+        done.insert(n.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    for f in &files {
+        if let Some(cycle) = visit(f, &edges, &mut Vec::new(), &mut done) {
+            panic!("engine/ import cycle: {} (edges: {edges:?})", cycle.join(" → "));
+        }
+    }
+    assert!(edges.contains(&("debugger".into(), "machine".into())), "the scanner sees engine imports: {edges:?}");
+}

@@ -16,6 +16,10 @@ use crate::engine::machine::Machine;
 use crate::engine::options::RunOptions;
 use crate::ir::Module;
 
+/// The call-stack view of the trace (`backtrace`, `frame`, `up`/`down`, `reverse-finish`): built
+/// from the debugger's trace, hence a child.
+pub mod frames;
+
 /// Take a checkpoint at least this often (in events), while snapshots are small.
 pub const CHECKPOINT_INTERVAL: usize = 512;
 
@@ -450,10 +454,7 @@ impl Debugger {
 
     /// (offset, value) of every modelled field of the allocator state at the cursor.
     pub fn state_value_map(&self) -> Vec<(u32, String)> {
-        crate::engine::query::state_table(&self.machine)
-            .into_iter()
-            .filter_map(|f| f.value.map(|v| (f.offset, v)))
-            .collect()
+        self.machine.state_table().into_iter().filter_map(|f| f.value.map(|v| (f.offset, v))).collect()
     }
 
     /// The state table after `n` events: replays a copy of the nearest machine at or
@@ -475,7 +476,7 @@ impl Debugger {
         while k < n && m.step().is_some() {
             k += 1;
         }
-        crate::engine::query::state_table(&m).into_iter().filter_map(|f| f.value.map(|v| (f.offset, v))).collect()
+        m.state_table().into_iter().filter_map(|f| f.value.map(|v| (f.offset, v))).collect()
     }
 
     /// The machine at the end of the pipeline, stepped on a copy of the current one (no

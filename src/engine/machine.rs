@@ -19,9 +19,12 @@ use crate::alloc::stats::FunctionStats;
 use crate::analysis::{Cfg, Liveness, cfg, liveness};
 use crate::engine::event::{Event, EventKind, Stage};
 use crate::engine::options::RunOptions;
-use crate::engine::stages;
 use crate::ir::{FuncKind, Module, RegFile, VRegId};
 use crate::knobs::Knobs;
+
+/// The stages around the allocator (prepasses, DCE, the uninitialized check, the ABI checks,
+/// call lowering, the checker, `-v` figures): helpers of [`Machine::step`], hence a child.
+pub mod stages;
 
 /// What the pipeline has established for one function.
 #[derive(Clone, Debug, Default)]
@@ -162,9 +165,54 @@ impl Machine {
         }
     }
 
+    /// The allocation that describes function `fi` right now, of either allocator: the
+    /// one in progress, or the finished one.
+    pub fn run_of(&self, fi: usize) -> Option<&AllocRun> {
+        if self.pos.stage == Stage::Alloc
+            && self.pos.func == fi
+            && let Some(c) = self.cur.as_ref()
+        {
+            return Some(c);
+        }
+        self.funcs.get(fi).and_then(|r| r.alloc.as_deref())
+    }
+
+    /// The IR of function `fi` as it stands (with spill code once inserted).
+    pub fn func_ir(&self, fi: usize) -> &crate::ir::Function {
+        match self.run_of(fi) {
+            Some(a) => a.func(),
+            None => &self.module.functions[fi],
+        }
+    }
+
+    /// The liveness of that IR, when computed.
+    pub fn liveness_of(&self, fi: usize) -> Option<&Liveness> {
+        match self.run_of(fi) {
+            Some(AllocRun::FatPoint(a)) => Some(&a.analysis.live),
+            // The Briggs machine keeps no liveness of its own: the pipeline's answers while
+            // the IR is unchanged (no spill code yet).
+            Some(AllocRun::Briggs(b)) if b.func().inst_count() != self.module.functions[fi].inst_count() => None,
+            _ => self.funcs.get(fi).and_then(|r| r.live.as_deref()),
+        }
+    }
+
+    /// The allocator state table (the fat-point state object by ptxas byte offset) at the
+    /// machine's position: the allocation in progress, else the last finished one.
+    pub fn state_table(&self) -> Vec<crate::alloc::state::StateField> {
+        if let Some(c) = self.cur.as_ref().and_then(AllocRun::fatpoint) {
+            return c.state.table();
+        }
+        let fi = self.pos.func.min(self.funcs.len().saturating_sub(1));
+        let last = (0..=fi).rev().find_map(|i| self.funcs.get(i).and_then(FuncResult::fatpoint));
+        match last {
+            Some(a) => a.state.table(),
+            None => crate::alloc::state::AllocState::new(&self.knobs, 128).table(),
+        }
+    }
+
     /// One line for an event, naming vregs from the function as it stands now.
     pub fn describe(&self, e: &Event) -> String {
-        let f = e.func.filter(|&i| i < self.module.functions.len()).map(|i| crate::engine::query::func_ir(self, i));
+        let f = e.func.filter(|&i| i < self.module.functions.len()).map(|i| self.func_ir(i));
         e.describe_with(&self.module, f)
     }
 

@@ -6,23 +6,16 @@ use crate::alloc::attempt::AttemptRecord;
 use crate::alloc::briggs::BriggsAlloc;
 use crate::alloc::constraints::{CType, Node, Target};
 use crate::alloc::run::AllocRun;
-use crate::alloc::state::{AllocState, StateField};
+use crate::alloc::state::StateField;
 use crate::analysis::Liveness;
 use crate::engine::debugger::Debugger;
 use crate::engine::event::{Event, EventKind};
 use crate::engine::machine::Machine;
 use crate::ir::{Function, RegClass, RegFile, VRegId, print, vflags};
 
-/// The allocation that describes function `fi` right now, of either allocator: the one
-/// in progress, or the finished one.
+/// The allocation that describes function `fi` right now (see [`Machine::run_of`]).
 pub fn run_of(m: &Machine, fi: usize) -> Option<&AllocRun> {
-    if m.pos.stage == crate::engine::Stage::Alloc
-        && m.pos.func == fi
-        && let Some(c) = m.cur.as_ref()
-    {
-        return Some(c);
-    }
-    m.funcs.get(fi).and_then(|r| r.alloc.as_deref())
+    m.run_of(fi)
 }
 
 /// The fat-point allocation of function `fi` now (its histograms, attempts, state object).
@@ -49,39 +42,19 @@ pub fn current_func(d: &Debugger) -> usize {
         .min(d.machine().module.functions.len().saturating_sub(1))
 }
 
-/// The IR of function `fi` as it stands (with spill code once inserted).
+/// The IR of function `fi` as it stands (see [`Machine::func_ir`]).
 pub fn func_ir(m: &Machine, fi: usize) -> &Function {
-    match run_of(m, fi) {
-        Some(a) => a.func(),
-        None => &m.module.functions[fi],
-    }
+    m.func_ir(fi)
 }
 
-/// The liveness of that IR, when computed.
+/// The liveness of that IR, when computed (see [`Machine::liveness_of`]).
 pub fn liveness_of(m: &Machine, fi: usize) -> Option<&Liveness> {
-    match alloc_of(m, fi) {
-        Some(a) => Some(&a.analysis.live),
-        // The Briggs machine keeps no liveness of its own: the pipeline's answers while
-        // the IR is unchanged (no spill code yet).
-        None => match briggs_of(m, fi) {
-            Some(b) if b.func().inst_count() != m.module.functions[fi].inst_count() => None,
-            _ => m.funcs.get(fi).and_then(|r| r.live.as_deref()),
-        },
-    }
+    m.liveness_of(fi)
 }
 
-/// The allocator state table at the cursor.
+/// The allocator state table at the cursor (see [`Machine::state_table`]).
 pub fn state_table(m: &Machine) -> Vec<StateField> {
-    if let Some(c) = cur_fatpoint(m) {
-        return c.state.table();
-    }
-    let fi = m.pos.func.min(m.funcs.len().saturating_sub(1));
-    let last =
-        (0..=fi).rev().find_map(|i| m.funcs.get(i).and_then(|r| r.alloc.as_deref()).and_then(AllocRun::fatpoint));
-    match last {
-        Some(a) => a.state.table(),
-        None => AllocState::new(&m.knobs, 128).table(),
-    }
+    m.state_table()
 }
 
 /// One line of the IR pane.

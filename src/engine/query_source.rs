@@ -13,7 +13,6 @@
 use std::collections::BTreeMap;
 
 use crate::engine::machine::Machine;
-use crate::engine::query::{alloc_of, func_ir, liveness_of, reg_name};
 use crate::ir::{Function, RegFile, VRegId};
 
 /// A (file index, line) of the user's source (`SrcLoc::user`).
@@ -98,12 +97,12 @@ pub struct SourceTable {
 
 /// The source table of function `fi` as the allocation stands at the cursor.
 pub fn source_table(m: &Machine, fi: usize) -> SourceTable {
-    let f = func_ir(m, fi);
+    let f = m.func_ir(fi);
     let src = &m.module.srcloc;
     let pts = point_lines(m, f);
     let defs = def_lines(m, f);
-    let live = liveness_of(m, fi);
-    let alloc = alloc_of(m, fi);
+    let live = m.liveness_of(fi);
+    let alloc = m.run_of(fi).and_then(crate::alloc::run::AllocRun::fatpoint);
     let curve = live.map(|l| l.pressure_curve(f, RegFile::R)).unwrap_or_default();
     let fpeak = curve.iter().enumerate().max_by_key(|(i, c)| (**c, std::cmp::Reverse(*i))).map(|(i, c)| (*c, i as u32));
     let mut rows: BTreeMap<UserLine, SourceRow> = BTreeMap::new();
@@ -141,7 +140,7 @@ pub fn source_table(m: &Machine, fi: usize) -> SourceTable {
     let name = |v: VRegId| {
         let vr = f.vreg(v);
         match alloc.and_then(|a| a.slot_of(v)) {
-            Some(s) => format!("{}→{}", vr.name, reg_name(vr.file(), s, vr.width)),
+            Some(s) => format!("{}→{}", vr.name, vr.file().reg_name(s, vr.width)),
             None => vr.name.clone(),
         }
     };

@@ -17,6 +17,10 @@ use crate::engine::{AllocatorKind, RunOptions, Stage};
 use crate::ir::{KnobKey, KnobValue, Sm};
 use crate::knobs::{self, KnobError, KnobInfo, Knobs};
 
+/// The run options the settings build (`RunOptions`, applied one setting at a time by
+/// [`RunOptions::apply`]), hence a child.
+pub mod options;
+
 /// Why a setting's value was refused. The message names the value; the caller adds
 /// where it was typed (the command's word under a caret, or clap's `--flag`).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
