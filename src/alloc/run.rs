@@ -91,6 +91,27 @@ pub struct Figures {
     pub stack_frame: u32,
 }
 
+/// A finished allocation as an explanation reads it, whichever allocator made it: the IR
+/// it ended with (spill code included), the liveness, live ranges and costs of that IR,
+/// the allocator's inputs, and the register of each vreg. `why registers` and `why spill`
+/// read this rather than either machine's internals, so their tables and budget breakdown
+/// describe a Chaitin-Briggs run as they describe a fat-point one.
+pub struct Placement<'a> {
+    pub run: &'a AllocRun,
+    pub func: &'a Function,
+    pub config: &'a AllocConfig,
+    /// The fat-point machine's own analysis of its final IR; solved here for the Briggs
+    /// machine, which keeps none.
+    pub analysis: std::borrow::Cow<'a, crate::alloc::driver::Analysis>,
+}
+
+impl Placement<'_> {
+    /// The register (first slot) vreg `v` holds, if assigned.
+    pub fn slot_of(&self, v: VRegId) -> Option<u16> {
+        self.run.slot_of(v)
+    }
+}
+
 /// An allocation of one function, in progress or finished.
 #[derive(Clone, Debug)]
 pub enum AllocRun {
@@ -182,6 +203,19 @@ impl AllocRun {
                 live.max_pressure(b.func(), RegFile::R).0
             }
         }
+    }
+
+    /// The allocation as explanations read it (see [`Placement`]).
+    pub fn placement(&self) -> Placement<'_> {
+        use std::borrow::Cow;
+        let analysis = match self {
+            AllocRun::FatPoint(a) => Cow::Borrowed(a.analysis.as_ref()),
+            AllocRun::Briggs(b) => {
+                let state = crate::alloc::state::AllocState::new(&b.config().knobs, b.config().total_threads);
+                Cow::Owned(crate::alloc::driver::analyse(b.func(), b.config(), &state))
+            }
+        };
+        Placement { run: self, func: self.func(), config: self.config(), analysis }
     }
 
     /// Attempts (fat-point) or iterations (Briggs) made so far.

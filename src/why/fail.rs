@@ -86,7 +86,7 @@ pub fn explain(cx: &Ctx, fi: usize, class: Option<RegClass>) -> Explanation {
         }
         if let Some(x) = &stuck {
             let vr = f.vreg(x.vreg);
-            let (def, _, _) = crate::why::registers::def_use(f, a, &f.layout(), x.vreg);
+            let def = cx.placement(fi).and_then(|p| crate::why::registers::def_use(f, &p, &f.layout(), x.vreg).0);
             t.push_str(&format!(
                 "  could not place {} (×{}, defined {}) in attempt {}: {} slot(s) blocked, {} discarded\n",
                 vr.name,

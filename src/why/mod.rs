@@ -102,10 +102,20 @@ impl<'a> Ctx<'a> {
         self.m.funcs.get(fi).and_then(|r| r.alloc.as_deref()).and_then(crate::alloc::run::AllocRun::fatpoint)
     }
 
+    /// The finished allocation of function `fi`, whichever allocator made it.
+    pub fn run(&self, fi: usize) -> Option<&'a crate::alloc::run::AllocRun> {
+        self.m.funcs.get(fi).and_then(|r| r.alloc.as_deref())
+    }
+
+    /// The finished allocation as the explanations read it (either allocator).
+    pub fn placement(&self, fi: usize) -> Option<crate::alloc::run::Placement<'a>> {
+        self.run(fi).map(crate::alloc::run::AllocRun::placement)
+    }
+
     /// The IR the allocation ended with (spill code included), else the module's.
     pub fn func(&self, fi: usize) -> &'a Function {
-        match self.alloc(fi) {
-            Some(a) => &a.func,
+        match self.run(fi) {
+            Some(a) => a.func(),
             None => &self.m.module.functions[fi],
         }
     }

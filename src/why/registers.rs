@@ -18,7 +18,7 @@
 
 use serde_json::json;
 
-use crate::alloc::FunctionAlloc;
+use crate::alloc::run::Placement;
 use crate::analysis::LiveSet;
 use crate::analysis::liveness::LIVENESS_FILES;
 use crate::engine::query::reg_name;
@@ -168,7 +168,7 @@ pub fn curve_from_ranges(f: &Function, ranges: &crate::alloc::ranges::Ranges, fi
 /// Peak pressure and the live vregs there, for one file, from its pressure curve.
 pub fn file_peak(
     f: &Function,
-    a: Option<&FunctionAlloc>,
+    a: Option<&Placement>,
     live: &crate::analysis::Liveness,
     file: RegFile,
     curve: &[u32],
@@ -201,7 +201,7 @@ fn peak_set(f: &Function, live: &crate::analysis::Liveness, p: u32, file: RegFil
     if after.weight(f, file) > before.weight(f, file) { after } else { before }
 }
 
-fn live_vreg(f: &Function, a: Option<&FunctionAlloc>, layout: &crate::ir::Layout, v: VRegId) -> LiveVreg {
+fn live_vreg(f: &Function, a: Option<&Placement>, layout: &crate::ir::Layout, v: VRegId) -> LiveVreg {
     let vr = f.vreg(v);
     let mut out = LiveVreg {
         vreg: v,
@@ -230,7 +230,7 @@ fn live_vreg(f: &Function, a: Option<&FunctionAlloc>, layout: &crate::ir::Layout
 /// and the deepest loop nesting of the blocks referencing it.
 pub fn def_use(
     f: &Function,
-    a: &FunctionAlloc,
+    a: &Placement,
     layout: &crate::ir::Layout,
     v: VRegId,
 ) -> (Option<SrcAt>, Option<SrcAt>, u32) {
@@ -256,7 +256,7 @@ pub fn def_use(
 }
 
 /// The breakdown of the reported count at the R file's peak point.
-pub fn breakdown(f: &Function, a: &FunctionAlloc, registers: u32, peak: &FilePeak) -> Breakdown {
+pub fn breakdown(f: &Function, a: &Placement, registers: u32, peak: &FilePeak) -> Breakdown {
     #[derive(Clone, Copy, PartialEq)]
     enum S {
         Free,
@@ -349,7 +349,8 @@ pub fn breakdown(f: &Function, a: &FunctionAlloc, registers: u32, peak: &FilePea
 pub fn report(cx: &Ctx, fi: usize) -> Report {
     let m = cx.m;
     let f = cx.func(fi);
-    let a = cx.alloc(fi);
+    let placed = cx.placement(fi);
+    let a = placed.as_ref();
     let r = &m.funcs[fi];
     let live = a.map(|a| &a.analysis.live).or(r.live.as_deref());
     let mut files = Vec::new();
@@ -373,7 +374,7 @@ pub fn report(cx: &Ctx, fi: usize) -> Report {
         (Some(a), Some(p)) => {
             // The allocation's own count; what the reporting rules add above it is a
             // term of its own, so the table sums to the reported figure exactly.
-            let own = crate::alloc::stats::registers_used(&a.func, &|v| a.slot_of(v)).min(registers);
+            let own = crate::alloc::stats::registers_used(a.func, &|v| a.slot_of(v)).min(registers);
             let mut b = breakdown(f, a, own, p);
             b.registers = registers;
             b.rule = registers - own;
@@ -394,7 +395,10 @@ pub fn report(cx: &Ctx, fi: usize) -> Report {
         budget: r.budget.clone(),
         failed: stats.and_then(|s| s.error.clone()),
         sm: m.module.sm.version,
-        scan_bound: a.and_then(|a| a.plans.iter().find(|p| p.class.file() == RegFile::R)).map(|p| (p.budget + 4) & !3),
+        scan_bound: cx
+            .alloc(fi)
+            .and_then(|a| a.plans.iter().find(|p| p.class.file() == RegFile::R))
+            .map(|p| (p.budget + 4) & !3),
     }
 }
 

@@ -42,8 +42,9 @@ pub fn explain(cx: &Ctx, fi: usize, name: &str) -> Result<Explanation, String> {
     let vr = f.vreg(v);
     // After spilling, the vreg's later uses read reload temporaries: its last use is
     // the last one of the vreg or of any of its temporaries.
-    let (def, last) = match a {
+    let (def, last) = match cx.placement(fi) {
         Some(a) => {
+            let a = &a;
             let layout = f.layout();
             let (d, mut l, _) = crate::why::registers::def_use(f, a, &layout, v);
             for &t in rec.map(|r| r.temps.as_slice()).unwrap_or(&[]) {
