@@ -67,7 +67,7 @@ pub fn run(args: &Args) -> ExitCode {
     let figures = crate::why::whatif::figures(&m);
     let x = compare::render(&figures, &ptxas);
     if args.json {
-        let mut j = x.json.clone();
+        let mut j = crate::command::render::answer_json(&x.answer);
         if let Some(o) = j.as_object_mut() {
             o.insert("target".into(), serde_json::json!(sm));
             o.insert("note".into(), serde_json::json!(note));

@@ -72,7 +72,7 @@ pub fn run(args: &Args) -> ExitCode {
     };
     let x = sweep::render(&rows, &axis, args.all);
     if args.json {
-        super::output::outln(&x.json.to_string());
+        super::output::outln(&crate::command::render::answer_json(&x.answer).to_string());
     } else {
         super::output::out(&x.text);
     }

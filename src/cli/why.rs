@@ -11,6 +11,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::command::render::answer_json;
 use crate::why::{Ctx, WhyCmd};
 
 /// Spilled vregs explained in full by `--fail-on-spill` (per function).
@@ -70,7 +71,7 @@ fn differ(args: &Args) -> ExitCode {
     let b = crate::why::differ::Side { label: b_label, m: &bm, trace: &bt };
     let x = crate::why::differ::compare(&a, &b);
     if args.json {
-        super::output::outln(&x.json.to_string());
+        super::output::outln(&answer_json(&x.answer).to_string());
     } else {
         super::output::out(&x.text);
     }
@@ -94,8 +95,10 @@ pub fn run(args: &Args) -> ExitCode {
     let name = args.file.display().to_string();
     // Every question goes through `why::answer_in`, the function the session's `why`
     // command answers with: the batch report only chooses which questions to ask.
+    // Each answer as printed: one JSON line (`--json`) or its text.
     let ask = |q: WhyCmd, fi: usize| match crate::why::answer_in(&d, &name, fi, &q, None) {
-        Ok(x) => Some(x),
+        Ok(x) if args.json => Some(format!("{}\n", answer_json(&x.answer))),
+        Ok(x) => Some(x.text),
         Err(e) => {
             eprintln!("radbg: {e}");
             None
@@ -124,17 +127,15 @@ pub fn run(args: &Args) -> ExitCode {
             if a.spills.len() > FULL_SPILLS {
                 let rest: Vec<String> =
                     a.spills[FULL_SPILLS..].iter().map(|s| a.func.vreg(s.vreg).name.clone()).collect();
-                let text = format!("also spilled ({}): {}\n", rest.len(), rest.join(" "));
-                let json = serde_json::json!({"why": "spill", "also_spilled": rest});
-                answers.push(crate::why::Explanation { text, json, facts: Vec::new() });
+                answers.push(if args.json {
+                    format!("{}\n", serde_json::json!({"why": "spill", "also_spilled": rest}))
+                } else {
+                    format!("also spilled ({}): {}\n", rest.len(), rest.join(" "))
+                });
             }
         }
         for x in answers {
-            if args.json {
-                super::output::outln(&x.json.to_string());
-            } else {
-                super::output::out(&x.text);
-            }
+            super::output::out(&x);
         }
     }
     if args.fail_on_spill && spilled {

@@ -404,11 +404,11 @@ impl Session {
             Command::Knobs(all) => Ok(render::knobs(&self.dbg.as_ref().expect("loaded").machine().knobs, *all)),
             Command::Set(s) => self.set(s),
             Command::Diff(w) => self.diff(w),
-            Command::Why(q) => self.why(q).map(|x| Output::new(x.text.trim_end(), x.json)),
+            Command::Why(q) => self.why(q).map(|x| render::explanation(&x)),
             Command::WhatIf(w) => {
                 let fi = self.func();
                 let x = crate::why::whatif::explain(self.dbg.as_ref().expect("loaded"), fi, w)?;
-                Ok(Output::new(x.text.trim_end(), x.json))
+                Ok(render::explanation(&x))
             }
             Command::Sweep(axis, values) => {
                 let d = self.dbg.as_ref().expect("loaded");
@@ -416,7 +416,7 @@ impl Session {
                 let rows = crate::why::sweep::run(&d.loaded, &d.opts, axis, values, threads)?;
                 let x = crate::why::sweep::render(&rows, axis, false);
                 self.last_sweep = Some((axis.clone(), rows));
-                Ok(Output::new(x.text.trim_end(), x.json))
+                Ok(render::explanation(&x))
             }
             Command::Reduce(args) => crate::command::reduce::exec(self, args),
             Command::Expect(e) => self.expect(e),

@@ -21,6 +21,19 @@ fn out(text: String, json: Value) -> Output {
     Output { text, json, failed: false }
 }
 
+/// The JSON of a typed explanation (`why`, `whatif`, `sweep`, `compare`; issue 26: the
+/// explanations return data, this layer writes the wire format). Always through a
+/// `Value`, whose objects are sorted maps: the keys come out in one order whatever the
+/// field order of the answer's struct, and the facts object keeps one value per name.
+pub fn answer_json(a: &crate::why::Answer) -> Value {
+    serde_json::to_value(a).unwrap_or_else(|e| json!({"error": format!("cannot write the answer as JSON: {e}")}))
+}
+
+/// An explanation as a command's output: its text and its answer's JSON.
+pub fn explanation(x: &crate::why::Explanation) -> Output {
+    out(x.text.trim_end().to_string(), answer_json(&x.answer))
+}
+
 pub fn help(topic: Option<&str>) -> Output {
     match topic.and_then(table::find) {
         Some(c) => {
@@ -576,5 +589,64 @@ pub fn expectation_text(e: &Expectation) -> String {
         Expectation::Event(k) => format!("event {k}"),
         Expectation::Cursor(op, n) => format!("cursor {} {n}", op.text()),
         Expectation::Why(q, f, op, n) => format!("why {} {f} {} {n}", q.text(), op.text()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::why::{Answer, Facts, fail, launch, spill};
+
+    fn facts(v: &[(&str, i64)]) -> Facts {
+        Facts(v.iter().map(|(k, v)| (k.to_string(), *v)).collect())
+    }
+
+    /// The wire format of a typed answer: keys sorted whatever the struct's field
+    /// order, the question as `"why"`, an absent value as `null`, facts as one object.
+    #[test]
+    fn an_answer_is_written_with_sorted_keys_and_its_question() {
+        let a = Answer::Launch(launch::LaunchAnswer {
+            function: "k".into(),
+            threads: 1024,
+            blocks_per_sm: 1,
+            fits: true,
+            problem: None,
+            registers: 32,
+            block_registers: 32768,
+            largest_block: 2048,
+            fitting_maxrregcount: None,
+            facts: facts(&[("fits", 1), ("registers", 32)]),
+        });
+        assert_eq!(
+            super::answer_json(&a).to_string(),
+            "{\"block_registers\":32768,\"blocks_per_sm\":1,\"facts\":{\"fits\":1,\"registers\":32},\
+             \"fits\":true,\"fitting_maxrregcount\":null,\"function\":\"k\",\"largest_block\":2048,\
+             \"problem\":null,\"registers\":32,\"threads\":1024,\"why\":\"launch\"}"
+        );
+    }
+
+    /// Parts a `why spill` has nothing to say about are left out (not `null`); a fact
+    /// named twice keeps its later value, as a map does; `why fail` on a function with
+    /// no allocation is the short form.
+    #[test]
+    fn absent_parts_are_left_out_and_facts_are_a_map() {
+        let a = Answer::Spill(spill::SpillAnswer {
+            function: "k".into(),
+            vreg: "%r1".into(),
+            spilled: false,
+            marked: None,
+            histogram: None,
+            alternative: None,
+            guidance: None,
+            code: None,
+            facts: facts(&[("spilled", 0), ("b", 1), ("spilled", 2)]),
+        });
+        assert_eq!(
+            super::answer_json(&a).to_string(),
+            "{\"facts\":{\"b\":1,\"spilled\":2},\"function\":\"k\",\"spilled\":false,\"vreg\":\"%r1\",\"why\":\"spill\"}"
+        );
+        let f =
+            Answer::Fail(fail::FailAnswer::NotAllocated(fail::NotAllocated { function: "k".into(), allocated: false }));
+        assert_eq!(super::answer_json(&f).to_string(), "{\"allocated\":false,\"function\":\"k\",\"why\":\"fail\"}");
+        assert!(f.facts().0.is_empty());
     }
 }

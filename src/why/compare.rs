@@ -8,10 +8,10 @@
 use std::path::Path;
 use std::process::Command;
 
-use serde_json::json;
+use serde::Serialize;
 
 use crate::why::whatif::Figures;
-use crate::why::{Explanation, table};
+use crate::why::{Answer, Explanation, Facts, table};
 
 /// What ptxas reported for one function.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -151,6 +151,43 @@ pub fn parse_v(text: &str) -> Vec<PtxasFigures> {
     out
 }
 
+/// `compare` as tools read it (`--json`; the CLI adds the target and the note).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CompareAnswer {
+    pub compare: Vec<FunctionCompare>,
+    /// Functions whose register counts agree.
+    pub equal_registers: i64,
+    /// `equal-registers` and `functions` (`expect why`); not part of the JSON.
+    #[serde(skip)]
+    pub facts: Facts,
+}
+
+/// One of radbg's functions and what ptxas reported for it (`null`: not reported).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FunctionCompare {
+    pub function: String,
+    pub radbg: RadbgFigures,
+    pub ptxas: Option<PtxasSide>,
+}
+
+/// radbg's `-v` figures of a function.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RadbgFigures {
+    pub registers: u32,
+    pub spill_stores: u32,
+    pub spill_loads: u32,
+    pub stack_frame: u32,
+}
+
+/// ptxas's `-v` figures of a function.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PtxasSide {
+    pub registers: Option<u32>,
+    pub spill_stores: u32,
+    pub spill_loads: u32,
+    pub stack_frame: u32,
+}
+
 /// The side-by-side table.
 pub fn render(radbg: &[Figures], ptxas: &[PtxasFigures]) -> Explanation {
     let mut rows = vec![
@@ -172,10 +209,21 @@ pub fn render(radbg: &[Figures], ptxas: &[PtxasFigures]) -> Explanation {
             pair(f.loads, p.map(|p| p.spill_loads)),
             pair(f.frame, p.map(|p| p.stack_frame)),
         ]);
-        fj.push(json!({"function": f.name, "radbg": {"registers": f.registers, "spill_stores": f.stores,
-            "spill_loads": f.loads, "stack_frame": f.frame},
-            "ptxas": p.map(|p| json!({"registers": p.registers, "spill_stores": p.spill_stores,
-                "spill_loads": p.spill_loads, "stack_frame": p.stack_frame}))}));
+        fj.push(FunctionCompare {
+            function: f.name.clone(),
+            radbg: RadbgFigures {
+                registers: f.registers,
+                spill_stores: f.stores,
+                spill_loads: f.loads,
+                stack_frame: f.frame,
+            },
+            ptxas: p.map(|p| PtxasSide {
+                registers: p.registers,
+                spill_stores: p.spill_stores,
+                spill_loads: p.spill_loads,
+                stack_frame: p.stack_frame,
+            }),
+        });
     }
     let text = format!(
         "compare with ptxas (radbg/ptxas):\n{}  registers equal in {same} of {} function(s)\n",
@@ -183,7 +231,8 @@ pub fn render(radbg: &[Figures], ptxas: &[PtxasFigures]) -> Explanation {
         radbg.len()
     );
     let facts = vec![("equal-registers".to_string(), same), ("functions".to_string(), radbg.len() as i64)];
-    Explanation { text, json: json!({"compare": fj, "equal_registers": same}), facts }
+    let answer = CompareAnswer { compare: fj, equal_registers: same, facts: Facts(facts) };
+    Explanation { text, answer: Answer::Compare(answer) }
 }
 
 #[cfg(test)]

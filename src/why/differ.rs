@@ -5,11 +5,11 @@
 //!
 //! Reads two finished machines and their traces; must not know about the front ends.
 
-use serde_json::json;
+use serde::Serialize;
 
 use crate::engine::{Debugger, Event, EventKind, Machine, RunOptions};
 use crate::ir::RegFile;
-use crate::why::{Explanation, facts_json};
+use crate::why::{Answer, Explanation, Facts};
 
 /// One side of a comparison.
 pub struct Side<'a> {
@@ -124,6 +124,38 @@ impl Outcome {
     }
 }
 
+/// `why differ` as tools read it (`--json`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "why", rename = "differ")]
+pub struct DifferAnswer {
+    /// The first diverging decision; absent when the runs are identical.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first: Option<FirstDecision>,
+    pub functions: Vec<FunctionDelta>,
+    pub facts: Facts,
+}
+
+/// The first decision the two runs make differently, as each describes it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FirstDecision {
+    /// 1-based, among the decisions (`decision`).
+    pub decision: usize,
+    pub a: String,
+    pub b: String,
+}
+
+/// One function present in both runs: `[a, b]` pairs and the changes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FunctionDelta {
+    pub function: String,
+    pub registers: [u32; 2],
+    pub peak: [u32; 2],
+    /// `NAME OLD → NEW` per vreg placed differently.
+    pub changed: Vec<String>,
+    pub spilled_only_a: Vec<String>,
+    pub spilled_only_b: Vec<String>,
+}
+
 /// Compares two finished runs.
 pub fn compare(a: &Side, b: &Side) -> Explanation {
     let da: Vec<&Event> = a.trace.iter().filter(|e| decision(e)).collect();
@@ -133,8 +165,7 @@ pub fn compare(a: &Side, b: &Side) -> Explanation {
         _ => true,
     });
     let mut t = format!("why differ: {} vs {}\n", a.label, b.label);
-    let mut j = serde_json::Map::new();
-    j.insert("why".into(), json!("differ"));
+    let mut first_decision = None;
     let mut facts = vec![("diverges".to_string(), first.is_some() as i64)];
     match first {
         None => t.push_str("no decision differs: the runs are identical\n"),
@@ -147,7 +178,7 @@ pub fn compare(a: &Side, b: &Side) -> Explanation {
             t.push_str(&format!("  {}: {}\n", a.label, show(a, da.get(i))));
             t.push_str(&format!("  {}: {}\n", b.label, show(b, db.get(i))));
             facts.push(("decision".to_string(), i as i64 + 1));
-            j.insert("first".into(), json!({"decision": i + 1, "a": show(a, da.get(i)), "b": show(b, db.get(i))}));
+            first_decision = Some(FirstDecision { decision: i + 1, a: show(a, da.get(i)), b: show(b, db.get(i)) });
         }
     }
     let mut moved = 0i64;
@@ -202,13 +233,18 @@ pub fn compare(a: &Side, b: &Side) -> Explanation {
             ));
         }
         moved += changes.len() as i64;
-        fj.push(json!({"function": f.name, "registers": [reg(a.m, fa), reg(b.m, fb)], "peak": [pa, pb],
-            "changed": changes, "spilled_only_a": only_a, "spilled_only_b": only_b}));
+        fj.push(FunctionDelta {
+            function: f.name.clone(),
+            registers: [reg(a.m, fa), reg(b.m, fb)],
+            peak: [pa, pb],
+            changed: changes,
+            spilled_only_a: only_a.into_iter().cloned().collect(),
+            spilled_only_b: only_b.into_iter().cloned().collect(),
+        });
     }
     facts.push(("changed".to_string(), moved));
-    j.insert("functions".into(), json!(fj));
-    j.insert("facts".into(), facts_json(&facts));
-    Explanation { text: t, json: serde_json::Value::Object(j), facts }
+    let answer = DifferAnswer { first: first_decision, functions: fj, facts: Facts(facts) };
+    Explanation { text: t, answer: Answer::Differ(answer) }
 }
 
 /// `why differ` in a session: the run before the last `set` (re-run from the loaded

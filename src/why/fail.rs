@@ -5,24 +5,73 @@
 //! Reads the attempt records, the trace's assignment events and the finished ranges;
 //! must not change them.
 
-use serde_json::json;
+use serde::Serialize;
 
 use crate::alloc::AllocEvent as A;
 use crate::alloc::attempt::best_of;
 use crate::engine::EventKind;
 use crate::engine::query::reg_name;
 use crate::ir::{RegClass, VRegId};
-use crate::why::{Ctx, Explanation, facts_json, table};
+use crate::why::{Answer, Ctx, Explanation, Facts, table};
+
+/// `why fail` as tools read it (`--json`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum FailAnswer {
+    /// The function has no allocation to explain.
+    NotAllocated(NotAllocated),
+    Allocated(FailReport),
+}
+
+/// `{"why": "fail", "function": .., "allocated": false}`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "why", rename = "fail")]
+pub struct NotAllocated {
+    pub function: String,
+    /// Always false.
+    pub allocated: bool,
+}
+
+/// Every attempt of each class explained, and whether the allocation failed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "why", rename = "fail")]
+pub struct FailReport {
+    pub function: String,
+    pub failed: bool,
+    pub error: Option<String>,
+    pub classes: Vec<ClassAnswer>,
+    pub facts: Facts,
+}
+
+/// One class's attempts, its best one and the vreg it could not place.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ClassAnswer {
+    pub class: &'static str,
+    pub ok: bool,
+    pub attempts: Vec<AttemptAnswer>,
+    /// The best attempt's number (seed 003's tie-break).
+    pub best: Option<u32>,
+    pub stuck: Option<String>,
+}
+
+/// One attempt of a class.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AttemptAnswer {
+    pub attempt: u32,
+    pub spill: bool,
+    pub used: u32,
+    pub target: u32,
+    pub budget: u32,
+    pub needs_spill: usize,
+    pub success: bool,
+}
 
 pub fn explain(cx: &Ctx, fi: usize, class: Option<RegClass>) -> Explanation {
     let fname = &cx.m.module.functions[fi].name;
     let Some(a) = cx.alloc(fi) else {
         let text = format!("why fail: {fname} was not allocated\n");
-        return Explanation {
-            text,
-            json: json!({"why": "fail", "function": fname, "allocated": false}),
-            facts: vec![],
-        };
+        let answer = NotAllocated { function: fname.clone(), allocated: false };
+        return Explanation { text, answer: Answer::Fail(FailAnswer::NotAllocated(answer)) };
     };
     let f = &a.func;
     let mut classes: Vec<RegClass> = Vec::new();
@@ -103,19 +152,30 @@ pub fn explain(cx: &Ctx, fi: usize, class: Option<RegClass>) -> Explanation {
                 t.push_str(&format!("  its candidate registers were held by: {}\n", list.join(", ")));
             }
         }
-        cj.push(json!({
-            "class": c.name(), "ok": class_ok,
-            "attempts": recs.iter().map(|r| json!({"attempt": r.number, "spill": r.spill, "used": r.used,
-                "target": r.target, "budget": r.budget, "needs_spill": r.needs_spill.len(), "success": r.success})).collect::<Vec<_>>(),
-            "best": best.map(|b| b.number),
-            "stuck": stuck.as_ref().map(|x| f.vreg(x.vreg).name.clone()),
-        }));
+        cj.push(ClassAnswer {
+            class: c.name(),
+            ok: class_ok,
+            attempts: recs
+                .iter()
+                .map(|r| AttemptAnswer {
+                    attempt: r.number,
+                    spill: r.spill,
+                    used: r.used,
+                    target: r.target,
+                    budget: r.budget,
+                    needs_spill: r.needs_spill.len(),
+                    success: r.success,
+                })
+                .collect(),
+            best: best.map(|b| b.number),
+            stuck: stuck.as_ref().map(|x| f.vreg(x.vreg).name.clone()),
+        });
     }
     let attempts = a.records.iter().filter(|r| class.is_none_or(|c| c == r.class)).count();
     let facts = vec![("failed".to_string(), failed as i64), ("attempts".to_string(), attempts as i64)];
-    let json = json!({"why": "fail", "function": fname, "failed": failed, "error": a.failure, "classes": cj,
-        "facts": facts_json(&facts)});
-    Explanation { text: t, json, facts }
+    let answer =
+        FailReport { function: fname.clone(), failed, error: a.failure.clone(), classes: cj, facts: Facts(facts) };
+    Explanation { text: t, answer: Answer::Fail(FailAnswer::Allocated(answer)) }
 }
 
 /// Vregs of the same file assigned in that attempt whose ranges overlap `v`'s, most

@@ -4,10 +4,27 @@
 //!
 //! Reads the finished run's `-v` register count; must not know about the allocator.
 
-use serde_json::json;
+use serde::Serialize;
 
 use crate::why::occupancy::{self, REGS_PER_BLOCK};
-use crate::why::{Ctx, Explanation, facts_json};
+use crate::why::{Answer, Ctx, Explanation, Facts};
+
+/// `why launch` as tools read it (`--json`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "why", rename = "launch")]
+pub struct LaunchAnswer {
+    pub function: String,
+    pub threads: u32,
+    pub blocks_per_sm: u32,
+    pub fits: bool,
+    /// Why the block does not fit, `null` when it does.
+    pub problem: Option<String>,
+    pub registers: u32,
+    pub block_registers: u32,
+    pub largest_block: u32,
+    pub fitting_maxrregcount: Option<u32>,
+    pub facts: Facts,
+}
 
 pub fn explain(cx: &Ctx, fi: usize, threads: u32, blocks: Option<u32>) -> Result<Explanation, String> {
     let f = &cx.m.module.functions[fi];
@@ -63,10 +80,17 @@ pub fn explain(cx: &Ctx, fi: usize, threads: u32, blocks: Option<u32>) -> Result
         ("largest-block".to_string(), largest as i64),
         ("maxrregcount".to_string(), fit_regs.map(|r| r as i64).unwrap_or(0)),
     ];
-    let json = json!({
-        "why": "launch", "function": f.name, "threads": threads, "blocks_per_sm": b,
-        "fits": problem.is_none(), "problem": problem, "registers": regs, "block_registers": per_block,
-        "largest_block": largest, "fitting_maxrregcount": fit_regs, "facts": facts_json(&facts),
-    });
-    Ok(Explanation { text: t, json, facts })
+    let answer = LaunchAnswer {
+        function: f.name.clone(),
+        threads,
+        blocks_per_sm: b,
+        fits: problem.is_none(),
+        problem,
+        registers: regs,
+        block_registers: per_block,
+        largest_block: largest,
+        fitting_maxrregcount: fit_regs,
+        facts: Facts(facts),
+    };
+    Ok(Explanation { text: t, answer: Answer::Launch(answer) })
 }

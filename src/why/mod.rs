@@ -3,10 +3,12 @@
 //! size can launch, what changes under another budget — each claim pointing at a line
 //! of the user's own PTX or Ori IR (`Inst::origin` / `VReg::origin`).
 //!
-//! Owns the explanations (plain data + text + JSON + the named facts `expect why ...`
-//! checks). Reads only what the engine exposes: a finished [`Machine`] (its function
-//! results: budget, allocation, statistics) and the event trace. Must not know about
-//! the front ends (REPL, TUI, CLI) beyond returning text and JSON.
+//! Owns the explanations (plain data + text + a typed answer + the named facts
+//! `expect why ...` checks). Reads only what the engine exposes: a finished [`Machine`]
+//! (its function results: budget, allocation, statistics) and the event trace. Must not
+//! know about the front ends (REPL, TUI, CLI) beyond returning text and typed answers:
+//! JSON is an output format, built from an [`Answer`] (`serde::Serialize`) by the
+//! rendering layer (command/, cli/), never here (tests/layers.rs; issue 26).
 
 pub mod compare;
 pub mod differ;
@@ -19,7 +21,7 @@ pub mod stages;
 pub mod sweep;
 pub mod whatif;
 
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use crate::alloc::FunctionAlloc;
 use crate::engine::{Debugger, Event, Machine};
@@ -61,22 +63,70 @@ pub enum WhatIf {
     LaunchBounds(u32, Option<u32>),
 }
 
-/// An answer: text for people, JSON for tools, named integer facts for `expect why`.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// An answer: text for people, a typed answer the rendering layer serializes for tools
+/// (`--json`), named integer facts for `expect why`.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Explanation {
     pub text: String,
-    pub json: Value,
-    /// `(name, value)` pairs `expect why ... NAME OP N` can check.
-    pub facts: Vec<(String, i64)>,
+    pub answer: Answer,
 }
 
 impl Explanation {
+    /// `(name, value)` pairs `expect why ... NAME OP N` can check.
+    pub fn facts(&self) -> &[(String, i64)] {
+        &self.answer.facts().0
+    }
     pub fn fact(&self, name: &str) -> Option<i64> {
-        self.facts.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+        self.facts().iter().find(|(n, _)| n == name).map(|(_, v)| *v)
     }
     /// The fact names, for error messages.
     pub fn fact_names(&self) -> String {
-        self.facts.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
+        self.facts().iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// The typed answer of each explanation. Serialized (untagged: each answer is its own
+/// object) it is the explanation's `--json` form; the `why` answers carry their
+/// question as the `"why"` key (`#[serde(tag = "why")]`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Answer {
+    Registers(registers::RegistersAnswer),
+    Spill(spill::SpillAnswer),
+    Fail(fail::FailAnswer),
+    Launch(launch::LaunchAnswer),
+    Differ(differ::DifferAnswer),
+    WhatIf(whatif::WhatIfAnswer),
+    Sweep(sweep::SweepAnswer),
+    Compare(compare::CompareAnswer),
+}
+
+impl Answer {
+    /// The answer's facts (none for a function `why fail` finds unallocated).
+    pub fn facts(&self) -> &Facts {
+        static NONE: Facts = Facts(Vec::new());
+        match self {
+            Answer::Registers(a) => &a.facts,
+            Answer::Spill(a) => &a.facts,
+            Answer::Fail(fail::FailAnswer::Allocated(a)) => &a.facts,
+            Answer::Fail(fail::FailAnswer::NotAllocated(_)) => &NONE,
+            Answer::Launch(a) => &a.facts,
+            Answer::Differ(a) => &a.facts,
+            Answer::WhatIf(a) => &a.facts,
+            Answer::Sweep(a) => &a.facts,
+            Answer::Compare(a) => &a.facts,
+        }
+    }
+}
+
+/// Named integer facts, in the order the explanation computed them; serialized as one
+/// `{name: value}` object (a later equal name wins, as in a map).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Facts(pub Vec<(String, i64)>);
+
+impl Serialize for Facts {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(k, v)| (k, v)))
     }
 }
 
@@ -203,15 +253,6 @@ pub fn answer_in(
     let fin = finished(d);
     let cx = Ctx::of(&fin, file);
     answer(cmd, &cx, fi)
-}
-
-/// `key: value` JSON for facts (included in every explanation's JSON).
-pub fn facts_json(facts: &[(String, i64)]) -> Value {
-    let mut o = serde_json::Map::new();
-    for (k, v) in facts {
-        o.insert(k.clone(), json!(v));
-    }
-    Value::Object(o)
 }
 
 /// Pads a table: every row's cells left-aligned to the widest cell of its column.

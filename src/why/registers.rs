@@ -16,14 +16,14 @@
 //! Reads the finished allocation, its analysis (liveness, CFG, ranges, costs) and the
 //! budget stage's result; must not change them.
 
-use serde_json::json;
+use serde::Serialize;
 
 use crate::alloc::run::Placement;
 use crate::analysis::LiveSet;
 use crate::analysis::liveness::LIVENESS_FILES;
 use crate::engine::query::reg_name;
 use crate::ir::{Function, Operand, Reg, RegFile, VRegId};
-use crate::why::{Ctx, Explanation, facts_json, occupancy, table};
+use crate::why::{Answer, Ctx, Explanation, Facts, occupancy, table};
 
 /// At most this many live vregs are listed per file.
 pub const LIST: usize = 12;
@@ -100,6 +100,98 @@ pub struct Report {
     pub failed: Option<String>,
     pub sm: u32,
     pub scan_bound: Option<u32>,
+}
+
+/// `why registers` as tools read it (`--json`): [`Report`] with every source position
+/// written out (`file:line`), the breakdown with its sum, the budget and occupancy.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "why", rename = "registers")]
+pub struct RegistersAnswer {
+    pub function: String,
+    pub registers: u32,
+    /// The allocation's error, `null` when it succeeded.
+    pub failed: Option<String>,
+    pub files: Vec<FileAnswer>,
+    pub breakdown: BreakdownAnswer,
+    pub budget: Option<BudgetAnswer>,
+    pub occupancy: OccupancyAnswer,
+    pub facts: Facts,
+    /// What the pre-allocation stages did (imported PTX only; absent on Ori IR).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prepass: Option<crate::why::stages::StagesAnswer>,
+}
+
+/// One register file's peak.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FileAnswer {
+    pub file: &'static str,
+    pub peak: u32,
+    pub points: Vec<u32>,
+    pub near: usize,
+    pub at: u32,
+    pub at_line: String,
+    pub sources: Vec<SourceAnswer>,
+    pub live: Vec<LiveAnswer>,
+}
+
+/// The values live at the peak defined on one CUDA line.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SourceAnswer {
+    pub line: String,
+    pub vregs: Vec<String>,
+}
+
+/// A vreg live at the peak.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LiveAnswer {
+    pub vreg: String,
+    pub width: u8,
+    pub range: u32,
+    pub loop_depth: u32,
+    pub score: u64,
+    pub defined: String,
+    pub last_use: String,
+    pub register: Option<String>,
+}
+
+/// [`Breakdown`]'s terms and their sum.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BreakdownAnswer {
+    pub peak: u32,
+    pub correction: i64,
+    pub holes: u32,
+    pub fixed: u32,
+    pub precoloured: u32,
+    pub elsewhere: u32,
+    pub report_rule: u32,
+    pub report_rule_reason: &'static str,
+    /// Always 0: the count is one past the highest register, not rounded.
+    pub rounding: u32,
+    pub sum: i64,
+}
+
+/// The budget and what set it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BudgetAnswer {
+    pub gpr: u32,
+    pub source: String,
+    pub diagnostics: Vec<String>,
+    pub launch_bound: Option<u32>,
+}
+
+/// Resident warps per SM at the count, and the next step up.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OccupancyAnswer {
+    pub warps: u32,
+    pub limit: u32,
+    pub next: Option<NextStep>,
+}
+
+/// The register count that gives more warps, and how many.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NextStep {
+    pub registers: u32,
+    pub warps: u32,
 }
 
 /// Pressure curves of several files in one backward walk per block: the definition of
@@ -491,7 +583,7 @@ fn failed_class(cx: &Ctx, fi: usize) -> Option<(crate::ir::RegClass, u32, (u32, 
     Some((res.class, budget, best))
 }
 
-/// The text, JSON and facts of `why registers`.
+/// The text, typed answer and facts of `why registers`.
 pub fn explain(cx: &Ctx, fi: usize) -> Explanation {
     let r = report(cx, fi);
     let src = &cx.m.module.functions[fi];
@@ -645,37 +737,66 @@ pub fn explain(cx: &Ctx, fi: usize) -> Explanation {
     if let Some(st) = &stages {
         facts.extend(crate::why::stages::facts(st));
     }
-    let files: Vec<_> = r
+    let files = r
         .files
         .iter()
-        .map(|p| {
-            json!({
-                "file": p.file.prefix(), "peak": p.peak, "points": p.points, "near": p.near, "at": p.at,
-                "at_line": cx.at(p.at_origin, p.at),
-                "sources": by_source(cx, p).iter().map(|(u, vs)| json!({
-                    "line": cx.m.module.srcloc.label_of(*u), "vregs": vs,
-                })).collect::<Vec<_>>(),
-                "live": p.live.iter().map(|lv| json!({
-                    "vreg": lv.name, "width": lv.width, "range": lv.length, "loop_depth": lv.depth,
-                    "score": lv.score, "defined": at_line(cx, lv.def), "last_use": at_line(cx, lv.last_use),
-                    "register": lv.reg,
-                })).collect::<Vec<_>>(),
-            })
+        .map(|p| FileAnswer {
+            file: p.file.prefix(),
+            peak: p.peak,
+            points: p.points.clone(),
+            near: p.near,
+            at: p.at,
+            at_line: cx.at(p.at_origin, p.at),
+            sources: by_source(cx, p)
+                .into_iter()
+                .map(|(u, vregs)| SourceAnswer { line: cx.m.module.srcloc.label_of(u), vregs })
+                .collect(),
+            live: p
+                .live
+                .iter()
+                .map(|lv| LiveAnswer {
+                    vreg: lv.name.clone(),
+                    width: lv.width,
+                    range: lv.length,
+                    loop_depth: lv.depth,
+                    score: lv.score,
+                    defined: at_line(cx, lv.def),
+                    last_use: at_line(cx, lv.last_use),
+                    register: lv.reg.clone(),
+                })
+                .collect(),
         })
         .collect();
-    let mut json = json!({
-        "why": "registers", "function": r.function, "registers": b.registers, "failed": r.failed,
-        "files": files,
-        "breakdown": {"peak": b.peak, "correction": b.correction, "holes": b.holes, "fixed": b.fixed,
-            "precoloured": b.precoloured, "elsewhere": b.elsewhere, "report_rule": b.rule, "report_rule_reason": b.rule_reason,
-            "rounding": 0, "sum": b.sum()},
-        "budget": r.budget.as_ref().map(|bg| json!({"gpr": bg.gpr, "source": cx.m.budget_source(src, bg),
-            "diagnostics": bg.diagnostics, "launch_bound": bg.launch_bound})),
-        "occupancy": {"warps": w, "limit": lim, "next": next.map(|(nr, nw)| json!({"registers": nr, "warps": nw}))},
-        "facts": facts_json(&facts),
-    });
-    if let (Some(st), Some(o)) = (&stages, json.as_object_mut()) {
-        o.insert("prepass".into(), crate::why::stages::json(st));
-    }
-    Explanation { text: t, json, facts }
+    let answer = RegistersAnswer {
+        function: r.function.clone(),
+        registers: b.registers,
+        failed: r.failed.clone(),
+        files,
+        breakdown: BreakdownAnswer {
+            peak: b.peak,
+            correction: b.correction,
+            holes: b.holes,
+            fixed: b.fixed,
+            precoloured: b.precoloured,
+            elsewhere: b.elsewhere,
+            report_rule: b.rule,
+            report_rule_reason: b.rule_reason,
+            rounding: 0,
+            sum: b.sum(),
+        },
+        budget: r.budget.as_ref().map(|bg| BudgetAnswer {
+            gpr: bg.gpr,
+            source: cx.m.budget_source(src, bg),
+            diagnostics: bg.diagnostics.clone(),
+            launch_bound: bg.launch_bound,
+        }),
+        occupancy: OccupancyAnswer {
+            warps: w,
+            limit: lim,
+            next: next.map(|(registers, warps)| NextStep { registers, warps }),
+        },
+        facts: Facts(facts),
+        prepass: stages.as_ref().map(crate::why::stages::answer),
+    };
+    Explanation { text: t, answer: Answer::Registers(answer) }
 }

@@ -7,15 +7,99 @@
 //! Reads the trace and the finished allocation; revisits decisions on a copy of the
 //! debugger (never moves the caller's cursor). Must not know about the front ends.
 
-use serde_json::json;
+use serde::Serialize;
 
 use crate::alloc::AllocEvent as A;
 use crate::engine::{EventKind, query};
 use crate::ir::VRegId;
-use crate::why::{Ctx, Explanation, facts_json};
+use crate::why::{Answer, Ctx, Explanation, Facts};
 
 /// Slots shown either side of the chosen one.
 const WINDOW: usize = 4;
+
+/// `why spill` as tools read it (`--json`); each part is absent when the explanation
+/// has nothing to say about it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "why", rename = "spill")]
+pub struct SpillAnswer {
+    pub function: String,
+    pub vreg: String,
+    pub spilled: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub marked: Option<Marked>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub histogram: Option<HistogramWindow>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alternative: Option<Alternative>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guidance: Option<GuidanceAnswer>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<SpillCode>,
+    pub facts: Facts,
+}
+
+/// The fat-point decision that marked the vreg needs-spill (seed 000 "Fat-point scan").
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Marked {
+    /// 1-based event number.
+    pub event: usize,
+    pub class: &'static str,
+    pub attempt: u32,
+    pub slot: Option<u16>,
+    pub cost: u32,
+    pub needs_spill: bool,
+    pub discarded: u32,
+    pub blocked: u32,
+}
+
+/// The cost histogram around the chosen slot at that decision.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HistogramWindow {
+    /// The first slot shown.
+    pub from: usize,
+    pub costs: Vec<u32>,
+    pub threshold: u32,
+    pub budget: u32,
+    pub chosen: Option<u16>,
+}
+
+/// The cheapest vreg guidance did not choose (seed 003, "Spill guidance").
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Alternative {
+    pub vreg: String,
+    pub cost: f64,
+    pub frees: u32,
+}
+
+/// The guidance step that chose the vreg.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GuidanceAnswer {
+    pub event: usize,
+    /// 1-based position in the queue, cheapest first.
+    pub position: Option<usize>,
+    /// The queue's length.
+    pub queue: usize,
+    pub peak_before: u32,
+    pub peak_after: u32,
+}
+
+/// The spill code inserted for the vreg (seed 003, "Spill code").
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SpillCode {
+    pub stores: u32,
+    pub reloads: u32,
+    pub bytes: u32,
+    pub offset: u32,
+    pub memory: &'static str,
+    pub lines: Vec<SpillLine>,
+}
+
+/// A spill store or reload and where it is.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SpillLine {
+    pub kind: &'static str,
+    pub at: String,
+}
 
 pub fn explain(cx: &Ctx, fi: usize, name: &str) -> Result<Explanation, String> {
     // The current function first, then any function that has the vreg.
@@ -34,11 +118,17 @@ pub fn explain(cx: &Ctx, fi: usize, name: &str) -> Result<Explanation, String> {
     let rec = a.and_then(|a| a.spills.iter().find(|s| s.vreg == v));
     let mut t = String::new();
     let mut facts = vec![("spilled".to_string(), rec.is_some() as i64)];
-    let mut j = serde_json::Map::new();
-    j.insert("why".into(), json!("spill"));
-    j.insert("function".into(), json!(fname));
-    j.insert("vreg".into(), json!(name));
-    j.insert("spilled".into(), json!(rec.is_some()));
+    let mut answer = SpillAnswer {
+        function: fname.clone(),
+        vreg: name.to_string(),
+        spilled: rec.is_some(),
+        marked: None,
+        histogram: None,
+        alternative: None,
+        guidance: None,
+        code: None,
+        facts: Facts::default(),
+    };
     let vr = f.vreg(v);
     // After spilling, the vreg's later uses read reload temporaries: its last use is
     // the last one of the vreg or of any of its temporaries.
@@ -108,8 +198,16 @@ pub fn explain(cx: &Ctx, fi: usize, name: &str) -> Result<Explanation, String> {
             x.blocked
         ));
         facts.push(("attempt".to_string(), x.attempt as i64));
-        j.insert("marked".into(), json!({"event": ev, "class": x.class.name(), "attempt": x.attempt,
-            "slot": x.slot, "cost": x.cost, "needs_spill": x.needs_spill, "discarded": x.discarded, "blocked": x.blocked}));
+        answer.marked = Some(Marked {
+            event: *ev,
+            class: x.class.name(),
+            attempt: x.attempt,
+            slot: x.slot,
+            cost: x.cost,
+            needs_spill: x.needs_spill,
+            discarded: x.discarded,
+            blocked: x.blocked,
+        });
         if let Some(d) = cx.d {
             let mut c = d.clone_light();
             c.goto(*ev);
@@ -135,11 +233,13 @@ pub fn explain(cx: &Ctx, fi: usize, name: &str) -> Result<Explanation, String> {
                     h.threshold,
                     h.budget
                 ));
-                j.insert(
-                    "histogram".into(),
-                    json!({"from": lo, "costs": h.primary[lo..hi].to_vec(),
-                    "threshold": h.threshold, "budget": h.budget, "chosen": h.chosen}),
-                );
+                answer.histogram = Some(HistogramWindow {
+                    from: lo,
+                    costs: h.primary[lo..hi].to_vec(),
+                    threshold: h.threshold,
+                    budget: h.budget,
+                    chosen: h.chosen,
+                });
             }
         }
     } else if rec.is_some() {
@@ -173,13 +273,15 @@ pub fn explain(cx: &Ctx, fi: usize, name: &str) -> Result<Explanation, String> {
                         "  cheapest alternative the model saw: {an} (cost {:.2}, frees {})\n",
                         q.cost, q.interior
                     ));
-                    j.insert("alternative".into(), json!({"vreg": an, "cost": q.cost, "frees": q.interior}));
+                    answer.alternative = Some(Alternative { vreg: an, cost: q.cost, frees: q.interior });
                 }
-                j.insert(
-                    "guidance".into(),
-                    json!({"event": ev, "position": pos.map(|p| p + 1),
-                    "queue": g.queue.len(), "peak_before": g.peak_before, "peak_after": g.peak_after}),
-                );
+                answer.guidance = Some(GuidanceAnswer {
+                    event: ev,
+                    position: pos.map(|p| p + 1),
+                    queue: g.queue.len(),
+                    peak_before: g.peak_before,
+                    peak_after: g.peak_after,
+                });
             }
         }
     }
@@ -204,17 +306,19 @@ pub fn explain(cx: &Ctx, fi: usize, name: &str) -> Result<Explanation, String> {
         facts.push(("stores".to_string(), r.stores as i64));
         facts.push(("reloads".to_string(), r.reloads as i64));
         facts.push(("bytes".to_string(), r.bytes as i64));
-        j.insert(
-            "code".into(),
-            json!({"stores": r.stores, "reloads": r.reloads, "bytes": r.bytes,
-            "offset": r.offset, "memory": mem,
-            "lines": lines.iter().map(|(w, a)| json!({"kind": w, "at": a})).collect::<Vec<_>>()}),
-        );
+        answer.code = Some(SpillCode {
+            stores: r.stores,
+            reloads: r.reloads,
+            bytes: r.bytes,
+            offset: r.offset,
+            memory: mem,
+            lines: lines.into_iter().map(|(kind, at)| SpillLine { kind, at }).collect(),
+        });
     } else if let Some(s) = a.and_then(|a| a.slot_of(v)) {
         t.push_str(&format!("it holds {}\n", query::reg_name(vr.file(), s, vr.width)));
     }
-    j.insert("facts".into(), facts_json(&facts));
-    Ok(Explanation { text: t, json: serde_json::Value::Object(j), facts })
+    answer.facts = Facts(facts);
+    Ok(Explanation { text: t, answer: Answer::Spill(answer) })
 }
 
 /// Spill stores of `v` and reloads into its temporaries, with their source lines: only

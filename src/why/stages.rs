@@ -8,6 +8,8 @@
 //! agree with the engine's own prepass. Reads results; never changes the machine.
 //! Must not know the allocator.
 
+use serde::Serialize;
+
 use crate::engine::Machine;
 use crate::ir::{Function, Inst, Module};
 use crate::prepass::{PASSES, PassCtx, sink};
@@ -186,13 +188,51 @@ pub fn facts(st: &Stages) -> Vec<(String, i64)> {
     v
 }
 
-/// The JSON of the section.
-pub fn json(st: &Stages) -> serde_json::Value {
-    serde_json::json!({
-        "peak_before": st.imported_peak, "peak_after": st.final_peak, "target": st.target,
-        "stages": st.steps.iter().map(|s| serde_json::json!({
-            "stage": s.name, "off": s.off, "before": s.before, "peak": s.peak, "summary": s.summary,
-            "moved": s.moved.map(|(n, lo, hi)| serde_json::json!({"count": n, "lines": [lo, hi]})),
-        })).collect::<Vec<_>>(),
-    })
+/// The section as tools read it (the `prepass` object of `why registers --json`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StagesAnswer {
+    pub peak_before: u32,
+    pub peak_after: u32,
+    pub target: u32,
+    pub stages: Vec<StepAnswer>,
+}
+
+/// One stage of [`StagesAnswer`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StepAnswer {
+    pub stage: &'static str,
+    pub off: bool,
+    pub before: u32,
+    pub peak: u32,
+    pub summary: String,
+    /// For `sink`: how many instructions moved and their PTX line range.
+    pub moved: Option<Moved>,
+}
+
+/// Instructions `sink` moved: their count and first and last PTX line.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Moved {
+    pub count: usize,
+    pub lines: [u32; 2],
+}
+
+/// The typed answer of the section.
+pub fn answer(st: &Stages) -> StagesAnswer {
+    StagesAnswer {
+        peak_before: st.imported_peak,
+        peak_after: st.final_peak,
+        target: st.target,
+        stages: st
+            .steps
+            .iter()
+            .map(|s| StepAnswer {
+                stage: s.name,
+                off: s.off,
+                before: s.before,
+                peak: s.peak,
+                summary: s.summary.clone(),
+                moved: s.moved.map(|(count, lo, hi)| Moved { count, lines: [lo, hi] }),
+            })
+            .collect(),
+    }
 }

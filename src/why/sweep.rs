@@ -6,12 +6,12 @@
 //!
 //! Knows run options; must not know about the front ends (the SVG chart is plain text).
 
-use serde_json::json;
+use serde::Serialize;
 
 use crate::engine::RunOptions;
 use crate::ir::Module;
 use crate::why::whatif::{Figures, figures};
-use crate::why::{Explanation, WhatIf, table};
+use crate::why::{Answer, Explanation, Facts, WhatIf, table};
 
 /// What is swept.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,6 +28,38 @@ pub const DEFAULT_BUDGETS: &[u32] = &[16, 24, 32, 40, 48, 56, 64, 72, 80, 96, 12
 pub struct Row {
     pub value: i64,
     pub funcs: Vec<Figures>,
+}
+
+/// A sweep as tools read it (`--json`): every row of every function, and its knees.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SweepAnswer {
+    /// What was swept: `maxrregcount` or the knob's name.
+    pub sweep: String,
+    pub functions: Vec<FunctionSweep>,
+    /// The first function's knees (`expect why`); not part of the JSON.
+    #[serde(skip)]
+    pub facts: Facts,
+}
+
+/// One function's rows and knees (by swept value).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FunctionSweep {
+    pub function: String,
+    pub rows: Vec<RowAnswer>,
+    pub knee_registers: Option<i64>,
+    pub knee_occupancy: Option<i64>,
+}
+
+/// One function's figures at one swept value.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RowAnswer {
+    pub value: i64,
+    pub registers: u32,
+    pub spill_stores: u32,
+    pub spill_loads: u32,
+    pub attempts: u32,
+    pub warps: u32,
+    pub failed: bool,
 }
 
 /// Parses `A..B` or `A..B:STEP` (inclusive).
@@ -205,11 +237,26 @@ pub fn render(rows: &[Row], axis: &Axis, all: bool) -> Explanation {
         if kr.is_none() {
             t.push_str("  no value avoids spilling\n");
         }
-        fj.push(json!({"function": fname,
-            "rows": rows.iter().map(|r| { let f = &r.funcs[fi]; json!({"value": r.value, "registers": f.registers,
-                "spill_stores": f.stores, "spill_loads": f.loads, "attempts": f.attempts, "warps": f.warps,
-                "failed": f.failed}) }).collect::<Vec<_>>(),
-            "knee_registers": kr.map(|i| rows[i].value), "knee_occupancy": ko.map(|i| rows[i].value)}));
+        fj.push(FunctionSweep {
+            function: fname.clone(),
+            rows: rows
+                .iter()
+                .map(|r| {
+                    let f = &r.funcs[fi];
+                    RowAnswer {
+                        value: r.value,
+                        registers: f.registers,
+                        spill_stores: f.stores,
+                        spill_loads: f.loads,
+                        attempts: f.attempts,
+                        warps: f.warps,
+                        failed: f.failed,
+                    }
+                })
+                .collect(),
+            knee_registers: kr.map(|i| rows[i].value),
+            knee_occupancy: ko.map(|i| rows[i].value),
+        });
     }
     let facts = match rows.first().map(|_| knees(rows, 0)) {
         Some((kr, ko)) => vec![
@@ -218,7 +265,7 @@ pub fn render(rows: &[Row], axis: &Axis, all: bool) -> Explanation {
         ],
         None => Vec::new(),
     };
-    Explanation { text: t, json: json!({"sweep": name, "functions": fj}), facts }
+    Explanation { text: t, answer: Answer::Sweep(SweepAnswer { sweep: name, functions: fj, facts: Facts(facts) }) }
 }
 
 /// Round tick values from 0 to at least `max`: steps of 1, 2 or 5 × 10^k, about five.

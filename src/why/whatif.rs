@@ -5,11 +5,11 @@
 //! Knows run options and the module's launch-bound directives; must not know about the
 //! front ends.
 
-use serde_json::json;
+use serde::Serialize;
 
 use crate::engine::{Debugger, Machine, RunOptions};
 use crate::ir::Module;
-use crate::why::{Explanation, WhatIf, facts_json, occupancy, table};
+use crate::why::{Answer, Explanation, Facts, WhatIf, occupancy, table};
 
 /// The figures a what-if compares, for one function.
 #[derive(Clone, Debug, PartialEq)]
@@ -68,6 +68,29 @@ pub fn apply(w: &WhatIf, opts: &mut RunOptions, module: &mut Module, fi: usize) 
     })
 }
 
+/// `whatif` as tools read it (`--json`): what changed, and per function each figure
+/// as a `[before, after]` pair.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WhatIfAnswer {
+    /// The change, as `set` labels it.
+    pub whatif: String,
+    pub functions: Vec<FiguresDelta>,
+    pub facts: Facts,
+}
+
+/// One function's figures before and after the change.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FiguresDelta {
+    pub function: String,
+    pub registers: [u32; 2],
+    pub spill_stores: [u32; 2],
+    pub spill_loads: [u32; 2],
+    pub stack_frame: [u32; 2],
+    pub warps: [u32; 2],
+    pub attempts: [u32; 2],
+    pub failed: [bool; 2],
+}
+
 /// The delta table between two sets of figures.
 pub fn delta(label: &str, before: &[Figures], after: &[Figures]) -> Explanation {
     let mut rows =
@@ -88,10 +111,16 @@ pub fn delta(label: &str, before: &[Figures], after: &[Figures]) -> Explanation 
             arrow(x.warps, y.warps),
             arrow(x.attempts, y.attempts),
         ]);
-        fj.push(json!({"function": x.name,
-            "registers": [x.registers, y.registers], "spill_stores": [x.stores, y.stores],
-            "spill_loads": [x.loads, y.loads], "stack_frame": [x.frame, y.frame], "warps": [x.warps, y.warps],
-            "attempts": [x.attempts, y.attempts], "failed": [x.failed, y.failed]}));
+        fj.push(FiguresDelta {
+            function: x.name.clone(),
+            registers: [x.registers, y.registers],
+            spill_stores: [x.stores, y.stores],
+            spill_loads: [x.loads, y.loads],
+            stack_frame: [x.frame, y.frame],
+            warps: [x.warps, y.warps],
+            attempts: [x.attempts, y.attempts],
+            failed: [x.failed, y.failed],
+        });
     }
     let text = format!("whatif {label} (the cursor stays):\n{}", table(&rows));
     let first = after.first();
@@ -103,8 +132,8 @@ pub fn delta(label: &str, before: &[Figures], after: &[Figures]) -> Explanation 
         ("attempts".to_string(), first.map(|f| f.attempts).unwrap_or(0) as i64),
         ("failed".to_string(), after.iter().any(|f| f.failed) as i64),
     ];
-    let json = json!({"whatif": label, "functions": fj, "facts": facts_json(&facts)});
-    Explanation { text, json, facts }
+    let answer = WhatIfAnswer { whatif: label.to_string(), functions: fj, facts: Facts(facts) };
+    Explanation { text, answer: Answer::WhatIf(answer) }
 }
 
 /// `whatif` in a session: the current run's figures against a side run with the change.
