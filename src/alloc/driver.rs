@@ -24,7 +24,10 @@ use crate::alloc::fatpoint;
 use crate::alloc::guidance::{self, Guidance};
 use crate::alloc::occupancy::Occupancy;
 use crate::alloc::order;
-use crate::alloc::params::FatPointParams;
+use crate::alloc::params::{self, FatPointParams};
+
+/// Seed 000's vreg flag bit 0x80000 (High list; meaning not decoded).
+const FLAG_0X80000: u64 = 0x80000;
 use crate::alloc::ranges::{RangeMax, Ranges};
 use crate::alloc::spill::{self, SlotConfig, SlotPool, SpillMem, SpilledVreg};
 use crate::alloc::state::{AllocMode, AllocState};
@@ -182,6 +185,16 @@ impl FunctionAlloc {
         state.spill_cost_mult = crate::alloc::budget::spill_cost_multiplier(&config.knobs, config.usage_level) as f32;
         state.smem_spill = state.smem_spill || config.smem_spill;
         state.spill_cost_threshold = if params.est_loop_iters_set { 1.0 } else { 0.0 };
+        // Seed 000, "Mode Flags (+1588 -- +1594)": "When the function has more than one
+        // basic block (sub_7DDB50 > 1), flags +1588, +1589, +1590 are all forced to 1."
+        // Departure: +1590 (SMEM spilling) is not forced for a function that uses the ABI
+        // — seed 003's hard rule "Smem spilling should not be enabled when functions use
+        // abi" (ARCHITECTURE.md, "Where radbg departs from the seeds").
+        if func.blocks.len() > 1 {
+            state.epoch_aware = true;
+            state.paired_mode = true;
+            state.smem_spill = state.smem_spill || !config.uses_abi;
+        }
         let has_phi = func.blocks.iter().flat_map(|b| &b.insts).any(|i| i.info().is(props::PHI));
         if has_phi {
             state.mode = if state.paired_mode { AllocMode::CssaPaired } else { AllocMode::Cssa };
@@ -211,7 +224,23 @@ impl FunctionAlloc {
         let flags = func.vregs.iter().map(|v| v.flags).collect();
         let n = func.vregs.len();
         let original_vregs = n;
-        let analysis = Arc::new(analyse(&func, &config, &params, &state));
+        let mut analysis = analyse(&func, &config, &params, &state);
+        // Seed 003, "Default cost weight": 3.0 instead of 15.0 "for register classes under
+        // high pressure", flagged at alloc + 32·class + 893. radbg's reading of "under high
+        // pressure": the class's peak pressure exceeds its budget before allocation.
+        let mut flagged = false;
+        for plan in &plans {
+            let class = plan.class;
+            let peak = analysis.ranges.pressure(&func, class.file(), |v| func.vreg(v).class == class).into_iter().max();
+            if peak.unwrap_or(0) > plan.budget {
+                state.classes[class.id() as usize].high_pressure = true;
+                flagged = true;
+            }
+        }
+        if flagged {
+            analysis.costs = costs(&func, &analysis, &params, &state);
+        }
+        let analysis = Arc::new(analysis);
         let threshold = state.spill_cost_threshold;
         FunctionAlloc {
             config,
@@ -495,10 +524,23 @@ impl FunctionAlloc {
                     spill_cost: an.costs.cost[v.index()],
                     first_pos: an.ranges.segments(v).first().map(|s| s.0).unwrap_or(0),
                     preallocated: att.preallocated.contains(&v),
+                    high_flag: self.flags[v.index()] & FLAG_0X80000 != 0,
                 }
             })
             .collect();
-        let mut ord = order::order(&cands, plan.budget, att.spill);
+        let p = &self.params;
+        let rules = order::Rules {
+            high_cost_threshold: (p.six_lists & params::LISTS_HIGH_BY_COST != 0).then_some(self.state.high_threshold),
+            cost_mult: self.state.spill_cost_mult as f64,
+            low_by_ratio: p.six_lists & params::LISTS_LOW_BY_RATIO != 0,
+        };
+        let mut ord = order::order(&cands, plan.budget, att.spill, &rules);
+        // Seed 000: the core "pops this stack in reverse" (radbg's default walks it from
+        // the bottom: ARCHITECTURE.md, "Six lists").
+        if p.six_lists & params::LISTS_POP_REVERSE != 0 {
+            ord.stack.reverse();
+            ord.lists.reverse();
+        }
         // Pre-allocated vregs (sub_94A020) go first.
         if !att.preallocated.is_empty() {
             let (mut first, mut rest): (Vec<_>, Vec<_>) = ord
@@ -749,13 +791,19 @@ pub fn analyse(f: &Function, config: &AllocConfig, params: &FatPointParams, stat
     let cfg = analysis::cfg::build(f, params.loop_weight);
     let live = analysis::liveness::compute_defined(f, &cfg, &config.exit_live);
     let ranges = Ranges::build(f, &live);
+    let mut a = Analysis { cfg, live, ranges, costs: Costs::default() };
+    a.costs = costs(f, &a, params, state);
+    a
+}
+
+/// Spill costs with each class's weight: 15.0, or 3.0 where the +893 flag is set.
+fn costs(f: &Function, a: &Analysis, params: &FatPointParams, state: &AllocState) -> Costs {
     let (base, high) = (params.spill_weight, params.spill_weight_high);
     let weight = |v: VRegId| {
         let class = f.vreg(v).class.id() as usize;
         if state.classes.get(class).is_some_and(|c| c.high_pressure) { high } else { base }
     };
-    let costs = Costs::compute(f, &ranges, &cfg.freq, &weight);
-    Analysis { cfg, live, ranges, costs }
+    Costs::compute(f, &a.ranges, &a.cfg.freq, &weight)
 }
 
 /// Interference estimate per vreg: highest file pressure over its positions.
@@ -769,6 +817,7 @@ impl FunctionAlloc {
         let (max_regs, budget) = (self.plans[self.ci].max_regs, self.plans[self.ci].budget);
         let occ = self.occupancy();
         let threshold = self.params.discard_threshold;
+        let interval_interference = self.params.interval_interference;
         let an = self.analysis.clone();
         let func = self.func.clone();
         let assign_snapshot = &self.assign;
@@ -795,6 +844,7 @@ impl FunctionAlloc {
                 slot_of: &slot_of,
                 n: max_regs as usize,
                 bank_limit: att.constraints.bank_limit,
+                interval: interval_interference,
             },
         );
         let d = fatpoint::scan(&hist, width, threshold);
@@ -898,7 +948,7 @@ impl FunctionAlloc {
                 needs_spill: marked[v.index()],
             })
             .collect();
-        let g = guidance::choose(&pressure, target, &cands, last.spill);
+        let g = guidance::choose(&pressure, target, &cands, last.spill, self.params.guidance_walk);
         let ev = AllocEvent::Guidance {
             class,
             attempt: last.number,

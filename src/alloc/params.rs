@@ -10,6 +10,14 @@ use crate::knobs::{self, Knobs};
 
 /// Knob 622's index (the catalogue names it `RegAllocGuidanceWalk`).
 pub const GUIDANCE_WALK: u32 = 622;
+/// radbg's knob for seed 000's interval interference (type 7) in the primary histogram.
+pub const INTERVAL_INTERFERENCE: &str = "radbg.IntervalInterference";
+/// radbg's knob choosing the seed's or radbg's reading of each six-list rule.
+pub const SIX_LISTS: &str = "radbg.SixLists";
+/// `six_lists` bits.
+pub const LISTS_HIGH_BY_COST: u8 = 1;
+pub const LISTS_LOW_BY_RATIO: u8 = 2;
+pub const LISTS_POP_REVERSE: u8 = 4;
 
 /// Typed allocator parameters of one run.
 #[derive(Clone, Debug, PartialEq)]
@@ -17,6 +25,15 @@ pub struct FatPointParams {
     /// Knob 684 (RegAllocThresholdForDiscardConflicts, seed 000 "Core Fat-Point
     /// Allocator"): slots whose primary cost exceeds it are discarded by the scan.
     pub discard_threshold: u32,
+    /// Seed 000 constraint type 7 ("Range: interference over an interval of program
+    /// points") written into the primary histogram as a soft weight (`alloc::fatpoint`),
+    /// knob `radbg.IntervalInterference`: 0 not written, 1 written and compared with the
+    /// threshold, 2 also minimised by the scan (the seed's `cost = primary[slot]`).
+    pub interval_interference: u8,
+    /// Six lists (seed 000 "Six-List Classification"), knob `radbg.SixLists`: bit 0 High
+    /// by spill cost over the +768 threshold, bit 1 LowConf/LowLate by the
+    /// cost/interference ratio, bit 2 the stack popped in reverse.
+    pub six_lists: u8,
     /// Knob 622 (seed 003, +10704 "Instruction walk context (knob 622 gate)"): when off,
     /// guidance takes only the vregs the failed attempt marked needs-spill.
     pub guidance_walk: bool,
@@ -49,6 +66,8 @@ impl FatPointParams {
         };
         FatPointParams {
             discard_threshold: k.int(knobs::THRESHOLD_DISCARD).clamp(0, u32::MAX as i64) as u32,
+            interval_interference: k.int(INTERVAL_INTERFERENCE).clamp(0, 2) as u8,
+            six_lists: k.int(SIX_LISTS).clamp(0, 7) as u8,
             guidance_walk: k.bool(GUIDANCE_WALK),
             no_retarget: k.bool(knobs::NO_RETARGET),
             spill_trials: k.int(knobs::NUM_SPILL_TRIALS).clamp(0, u32::MAX as i64) as u32,
