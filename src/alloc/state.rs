@@ -253,7 +253,12 @@ impl AllocState {
         add(1532, 16, "strategy parameters", None);
         add(1540, 4, "secondary budget limit (knob 633)", i(self.secondary_budget));
         add(1544, 4, "tertiary budget limit (knob 632)", i(self.tertiary_budget));
-        add(1548, 4, "spill cost multiplier", Some(format!("{:.4}", self.spill_cost_mult)));
+        add(
+            1548,
+            4,
+            "spill cost multiplier (read by the High list under radbg.SixLists=1)",
+            Some(format!("{:.4}", self.spill_cost_mult)),
+        );
         add(1552, 4, "rollback sentinel", None);
         add(1556, 4, "max regs aligned (budget+4)&~3", i(self.max_regs_aligned));
         add(1560, 4, "best result / spill target", i(self.target));
