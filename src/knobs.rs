@@ -409,6 +409,18 @@ pub static CATALOGUE: &[KnobInfo] = &[
         Default::Bool(true),
         "seed 002: spill-slot coalescing - share slots between spilled vregs whose live ranges do not overlap",
     ),
+    r(
+        "radbg.IntervalInterference",
+        int(0, 2),
+        Default::Int(0),
+        "seed 000 (type 7 'Range: interference over an interval'): slots held inside a vreg's live-range holes weigh on its primary histogram; 0 off (default: on, the dev gate has 2 more failed allocations at 32), 1 compared with knob 684 (discard), 2 also minimised (the seed's cost = primary)",
+    ),
+    r(
+        "radbg.SixLists",
+        int(0, 7),
+        Default::Int(0),
+        "seed 000 six lists, bit per rule: 1 High = spill cost x (+1548)/4 over +768 (else interference over budget), 2 Low lists by cost/interference ratio (else first position), 4 stack popped in reverse (else from the bottom)",
+    ),
 ];
 
 /// Finds a catalogue entry by name (exact) or index.

@@ -1,6 +1,11 @@
 //! Constraint nodes (seed 004, "The 15 Constraint Types"; builder sub_926A30 of seed
 //! 000): what each vreg's histogram is filled from.
 //!
+//! Numbering: seed 004's (the `type` column). Seed 000's own table numbers operand kinds
+//! differently (1 register operand, 2 immediate, 3 paired, 4 exclude-one, 5
+//! exclude-all-but, 6 below-point, 7 range, 8 phi, 9 barrier, 10–15 extended);
+//! [`CType::seed000`] gives each node's seed-000 number and `constraints` shows both.
+//!
 //! | type | name | arises from (radbg) | histogram effect |
 //! |---|---|---|---|
 //! | 0 | Point | an assigned vreg of the same file live at a common position | primary[slot(u)..+width(u)] += overlap; hard |
@@ -110,6 +115,29 @@ impl CType {
     /// Whether the node writes the secondary histogram (type 15 only).
     pub fn is_secondary(self) -> bool {
         self == CType::Range
+    }
+
+    /// The type with seed 004's number (radbg's numbering), if `n` is one.
+    pub fn from_number(n: u8) -> Option<CType> {
+        CType::ALL.get(n as usize).copied()
+    }
+
+    /// The same node in seed 000's table ("Constraint System", sub_926A30), which
+    /// numbers operand kinds differently: `(number, name)`, or `None` where seed 000 has
+    /// no counterpart (the reserved types). Seed 000's 10–15 are only "Extended:
+    /// additional constraint variants", where seed 004's parity types fall.
+    pub fn seed000(self) -> Option<(&'static str, &'static str)> {
+        Some(match self {
+            CType::Point => ("0", "Point interference"),
+            CType::ExcludeOne => ("4", "Exclude-one"),
+            CType::ExcludeAllBut => ("5", "Exclude-all-but"),
+            CType::BelowPoint => ("6", "Below-point"),
+            CType::PairedLow | CType::PairedHigh | CType::AlignedPair => ("3", "Paired register"),
+            CType::Phi => ("8", "Phi-related"),
+            CType::EvenParity | CType::OddParity | CType::ParityGroup | CType::ParityExtended => ("10-15", "Extended"),
+            CType::Range => ("7", "Range"),
+            CType::Reserved4 | CType::Reserved9 | CType::Reserved10 => return None,
+        })
     }
 }
 

@@ -24,12 +24,16 @@ use crate::alloc::fatpoint;
 use crate::alloc::guidance::{self, Guidance};
 use crate::alloc::occupancy::Occupancy;
 use crate::alloc::order;
+use crate::alloc::params::{self, FatPointParams};
+
+/// Seed 000's vreg flag bit 0x80000 (High list; meaning not decoded).
+const FLAG_0X80000: u64 = 0x80000;
 use crate::alloc::ranges::{RangeMax, Ranges};
 use crate::alloc::spill::{self, SlotConfig, SlotPool, SpillMem, SpilledVreg};
 use crate::alloc::state::{AllocMode, AllocState};
 use crate::analysis;
 use crate::ir::{Function, RegClass, RegFile, VRegId, opcode::props, vflags};
-use crate::knobs::{self, Knobs};
+use crate::knobs::Knobs;
 
 /// Everything the allocator needs from outside the function's IR.
 #[derive(Clone, Debug, PartialEq)]
@@ -158,8 +162,8 @@ pub struct FunctionAlloc {
     pending_prealloc: Vec<VRegId>,
     /// Vreg count of the original function (later ones are reload temporaries).
     pub original_vregs: usize,
-    /// Knob 684 (the fat-point discard threshold), read once: the scan asks per vreg.
-    discard_threshold: u32,
+    /// The knobs the phases read, typed and read once (`alloc::params`).
+    pub params: Arc<FatPointParams>,
 }
 
 fn class_order() -> [RegClass; 7] {
@@ -170,16 +174,27 @@ impl FunctionAlloc {
     /// Prepares the machine: analyses the function and plans the classes that have vregs.
     pub fn new(mut func: Function, config: AllocConfig) -> FunctionAlloc {
         let config = Arc::new(config);
-        let bit_spills = if config.knobs.bool("radbg.BitSpill") {
+        let params = Arc::new(FatPointParams::from_knobs(&config.knobs));
+        let bit_spills = if params.bit_spill {
             let cap = crate::alloc::budget::file_cap(RegFile::P, &config.knobs);
-            crate::alloc::bitspill::demote(&mut func, cap, &config.exit_live, loop_weight(&config))
+            crate::alloc::bitspill::demote(&mut func, cap, &config.exit_live, params.loop_weight)
         } else {
             Vec::new()
         };
         let mut state = AllocState::new(&config.knobs, config.total_threads);
         state.spill_cost_mult = crate::alloc::budget::spill_cost_multiplier(&config.knobs, config.usage_level) as f32;
         state.smem_spill = state.smem_spill || config.smem_spill;
-        state.spill_cost_threshold = if config.knobs.str(knobs::EST_LOOP_ITERS).is_empty() { 0.0 } else { 1.0 };
+        state.spill_cost_threshold = if params.est_loop_iters_set { 1.0 } else { 0.0 };
+        // Seed 000, "Mode Flags (+1588 -- +1594)": "When the function has more than one
+        // basic block (sub_7DDB50 > 1), flags +1588, +1589, +1590 are all forced to 1."
+        // Departure: +1590 (SMEM spilling) is not forced for a function that uses the ABI
+        // — seed 003's hard rule "Smem spilling should not be enabled when functions use
+        // abi" (ARCHITECTURE.md, "Where radbg departs from the seeds").
+        if func.blocks.len() > 1 {
+            state.epoch_aware = true;
+            state.paired_mode = true;
+            state.smem_spill = state.smem_spill || !config.uses_abi;
+        }
         let has_phi = func.blocks.iter().flat_map(|b| &b.insts).any(|i| i.info().is(props::PHI));
         if has_phi {
             state.mode = if state.paired_mode { AllocMode::CssaPaired } else { AllocMode::Cssa };
@@ -209,9 +224,24 @@ impl FunctionAlloc {
         let flags = func.vregs.iter().map(|v| v.flags).collect();
         let n = func.vregs.len();
         let original_vregs = n;
-        let analysis = Arc::new(analyse(&func, &config, &state));
+        let mut analysis = analyse(&func, &config, &params, &state);
+        // Seed 003, "Default cost weight": 3.0 instead of 15.0 "for register classes under
+        // high pressure", flagged at alloc + 32·class + 893. radbg's reading of "under high
+        // pressure": the class's peak pressure exceeds its budget before allocation.
+        let mut flagged = false;
+        for plan in &plans {
+            let class = plan.class;
+            let peak = analysis.ranges.pressure(&func, class.file(), |v| func.vreg(v).class == class).into_iter().max();
+            if peak.unwrap_or(0) > plan.budget {
+                state.classes[class.id() as usize].high_pressure = true;
+                flagged = true;
+            }
+        }
+        if flagged {
+            analysis.costs = costs(&func, &analysis, &params, &state);
+        }
+        let analysis = Arc::new(analysis);
         let threshold = state.spill_cost_threshold;
-        let discard_threshold = config.knobs.int(knobs::THRESHOLD_DISCARD).clamp(0, u32::MAX as i64) as u32;
         FunctionAlloc {
             config,
             func: Arc::new(func),
@@ -235,7 +265,7 @@ impl FunctionAlloc {
             occ: None,
             pending_prealloc: Vec::new(),
             original_vregs,
-            discard_threshold,
+            params,
         }
     }
 
@@ -339,292 +369,333 @@ impl FunctionAlloc {
         occ
     }
 
-    /// Advances by one event; `None` once finished.
+    /// Advances by one event; `None` once finished. The table of contents of the
+    /// machine: each phase is one method (seed 000 "Per-Class Driver: sub_971A90" and
+    /// "Core Fat-Point Allocator: sub_957160"), which sets the next phase and returns its
+    /// event, or `None` when it produced none and the next phase runs at once.
     pub fn step(&mut self) -> Option<AllocEvent> {
         loop {
-            match self.phase {
+            let event = match self.phase {
                 Phase::Done => return None,
-                Phase::BitSpill => {
-                    self.phase = Phase::ClassStart;
-                    return Some(AllocEvent::BitSpill {
-                        vregs: self.bit_spills.iter().map(|b| b.vreg).collect(),
-                        stores: self.bit_spills.iter().map(|b| b.stores).sum(),
-                        restores: self.bit_spills.iter().map(|b| b.restores).sum(),
-                    });
-                }
-                Phase::ClassStart => {
-                    let Some(plan) = self.plans.get(self.ci).cloned() else {
-                        self.phase = Phase::Finalize;
-                        continue;
-                    };
-                    let id = plan.class.id() as usize;
-                    let d = &mut self.state.classes[id];
-                    d.max_regs = plan.budget as i32;
-                    d.active = true;
-                    self.state.hw_limit = plan.budget as i32;
-                    self.state.budget = plan.budget as i32;
-                    self.state.max_regs_aligned = ((plan.budget + 4) & !3) as i32;
-                    self.state.max_regs_scan = plan.max_regs as i32;
-                    self.state.attempt = 0;
-                    self.state.target = plan.budget as i32;
-                    self.state.effective_budget = plan.budget as i32;
-                    self.state.adjusted_budget = plan.budget as i32;
-                    self.state.spill_done = false;
-                    if matches!(plan.class, RegClass::UR | RegClass::T) && self.state.smem_spill {
-                        self.state.mode = AllocMode::Smem;
-                    }
-                    self.occ = None;
-                    let vregs = self.class_vregs(plan.class).len() as u32;
-                    self.phase = Phase::PreColor;
-                    return Some(AllocEvent::ClassStart {
-                        class: plan.class,
-                        budget: plan.budget,
-                        max_regs: plan.max_regs,
-                        vregs,
-                    });
-                }
-                Phase::PreColor => {
-                    self.phase = Phase::AttemptStart;
-                    return Some(self.precolor());
-                }
-                Phase::AttemptStart => {
-                    let plan = self.plans[self.ci].clone();
-                    let number = self.records.iter().filter(|r| r.class == plan.class).count() as u32;
-                    let spill = number > 0;
-                    let target = if spill { self.state.target.max(0) as u32 } else { plan.budget };
-                    self.state.attempt = number as i32;
-                    self.state.cur_max = 0;
-                    self.state.spill_cost_total = 0.0;
-                    self.state.spill_events = 0;
-                    self.state.best_round = 0;
-                    self.state.target = target as i32;
-                    self.unassign_class(plan.class);
-                    self.occ = None;
-                    let constraints = Arc::new(self.build_constraints(&plan));
-                    let members = self.class_vregs(plan.class);
-                    let pinned_used = members
-                        .iter()
-                        .filter_map(|&v| self.assign[v.index()].map(|s| s as u32 + self.func.vreg(v).width as u32))
-                        .max()
-                        .unwrap_or(0);
-                    self.attempt = Some(Attempt::new(
-                        &plan,
-                        number,
-                        spill,
-                        target,
-                        constraints,
-                        members,
-                        &self.func,
-                        &self.analysis.ranges,
-                        self.pending_prealloc.clone(),
-                        pinned_used,
-                    ));
-                    self.phase = Phase::Constraints;
-                    return Some(AllocEvent::AttemptStart { class: plan.class, attempt: number, spill, target });
-                }
-                Phase::Constraints => {
-                    let att = self.attempt.as_mut().expect("attempt");
-                    if att.constraint_cursor >= att.members.len() {
-                        self.phase = Phase::Order;
-                        continue;
-                    }
-                    let v = att.members[att.constraint_cursor];
-                    att.constraint_cursor += 1;
-                    let nodes = att.constraints.of(v).len() as u32;
-                    let interference = att.interference(v);
-                    return Some(AllocEvent::Constraints {
-                        class: att.class,
-                        attempt: att.number,
-                        vreg: v,
-                        nodes,
-                        interference,
-                        cost: self.analysis.costs.cost[v.index()],
-                    });
-                }
-                Phase::Order => {
-                    let plan = self.plans[self.ci].clone();
-                    let an = self.analysis.clone();
-                    let att = self.attempt.as_mut().expect("attempt");
-                    let pinned: Vec<VRegId> =
-                        att.members.iter().copied().filter(|&v| self.assign[v.index()].is_some()).collect();
-                    let cands: Vec<order::Candidate> = att
-                        .members
-                        .iter()
-                        .filter(|v| !pinned.contains(v))
-                        .map(|&v| {
-                            let vr = self.func.vreg(v);
-                            let nodes = att.constraints.of(v);
-                            let own = nodes.iter().any(|n| {
-                                !matches!(n.ty, constraints::CType::ExcludeOne | constraints::CType::BelowPoint)
-                            });
-                            order::Candidate {
-                                vreg: v,
-                                width: vr.width,
-                                pair_flags: self.flags[v.index()] & (vflags::PAIR_MODE_MASK | vflags::PAIR_HI) != 0,
-                                has_nodes: own,
-                                interference: att.interference(v),
-                                spill_cost: an.costs.cost[v.index()],
-                                first_pos: an.ranges.segments(v).first().map(|s| s.0).unwrap_or(0),
-                                preallocated: att.preallocated.contains(&v),
-                            }
-                        })
-                        .collect();
-                    let mut ord = order::order(&cands, plan.budget, att.spill);
-                    // Pre-allocated vregs (sub_94A020) go first.
-                    if !att.preallocated.is_empty() {
-                        let (mut first, mut rest): (Vec<_>, Vec<_>) = ord
-                            .stack
-                            .iter()
-                            .copied()
-                            .zip(ord.lists.iter().copied())
-                            .partition(|(v, _)| att.preallocated.contains(v));
-                        first.append(&mut rest);
-                        ord.stack = first.iter().map(|p| p.0).collect();
-                        ord.lists = first.iter().map(|p| p.1).collect();
-                    }
-                    att.order = Arc::new(ord);
-                    self.state.stack_len = att.order.stack.len() as u32;
-                    self.state.stack_cursor = 0;
-                    let ev = AllocEvent::Order {
-                        class: plan.class,
-                        attempt: att.number,
-                        sizes: att.order.sizes,
-                        stack: att.order.stack.len() as u32,
-                    };
-                    self.phase = Phase::Assign;
-                    return Some(ev);
-                }
-                Phase::Assign => {
-                    let done = {
-                        let att = self.attempt.as_ref().expect("attempt");
-                        att.cursor >= att.order.stack.len()
-                    };
-                    if done {
-                        self.phase = Phase::AttemptEnd;
-                        continue;
-                    }
-                    return Some(AllocEvent::Assign(self.assign_next()));
-                }
-                Phase::AttemptEnd => {
-                    let plan = self.plans[self.ci].clone();
-                    let att = self.attempt.as_ref().expect("attempt");
-                    let used = att.used;
-                    let success = att.needs_spill.is_empty() && used <= plan.budget;
-                    let line =
-                        format!("-CLASS NOSPILL REGALLOC: attemp {}, used {}, target {}", att.number, used, att.target);
-                    self.debug_lines.push(format!("{} {}", plan.class.name(), line));
-                    let mut record = att.record(&self.assign, self.analysis.costs.cost.as_slice(), success);
-                    record.spilled_total =
-                        self.spills.iter().filter(|s| self.func.vreg(s.vreg).class == plan.class).count() as u32;
-                    let ev = AllocEvent::AttemptEnd {
-                        class: plan.class,
-                        attempt: att.number,
-                        used,
-                        target: att.target,
-                        success,
-                        needs_spill: att.needs_spill.len() as u32,
-                        line,
-                    };
-                    self.state.best_round = used as i32;
-                    Arc::make_mut(&mut self.records).push(record);
-                    self.phase = Phase::Best;
-                    return Some(ev);
-                }
-                Phase::Best => {
-                    let plan = self.plans[self.ci].clone();
-                    let best = crate::alloc::attempt::best_of(&self.records, plan.class).expect("an attempt");
-                    let ev = AllocEvent::Best {
-                        class: plan.class,
-                        attempt: best.number,
-                        used: best.used,
-                        cost: best.cost,
-                        spills: best.spilled_total,
-                    };
-                    let last = self.records.last().expect("attempt");
-                    let max_attempts = self.config.knobs.int(knobs::NUM_SPILL_TRIALS).max(0) as u32;
-                    self.phase = if last.success {
-                        Phase::ClassEnd
-                    } else if last.number < max_attempts {
-                        Phase::Guidance
-                    } else {
-                        Phase::ClassEnd
-                    };
-                    return Some(ev);
-                }
-                Phase::Guidance => {
-                    let ev = self.run_guidance();
-                    self.phase = Phase::SpillCode;
-                    return Some(ev);
-                }
-                Phase::SpillCode => {
-                    match self.run_spill_code() {
-                        Some(ev) => {
-                            self.phase = Phase::Relive;
-                            return Some(ev);
-                        }
-                        None => {
-                            // Nothing to spill: retry with the lowered target anyway.
-                            self.phase = Phase::AttemptStart;
-                            continue;
-                        }
-                    }
-                }
-                Phase::Relive => {
-                    let plan = self.plans[self.ci].clone();
-                    self.analysis = Arc::new(analyse(&self.func, &self.config, &self.state));
-                    self.assign.resize(self.func.vregs.len(), None);
-                    self.occ = None;
-                    self.phase = Phase::AttemptStart;
-                    return Some(AllocEvent::Relive {
-                        class: plan.class,
-                        insts: self.func.inst_count() as u32,
-                        vregs: self.func.vregs.len() as u32,
-                    });
-                }
-                Phase::ClassEnd => {
-                    let plan = self.plans[self.ci].clone();
-                    let last = self.records.last().expect("attempt").clone();
-                    let attempts = self.records.iter().filter(|r| r.class == plan.class).count() as u32;
-                    let id = plan.class.id() as usize;
-                    self.state.classes[id].count = last.used as i32;
-                    self.state.classes[id].spilled =
-                        self.spills.iter().any(|s| self.func.vreg(s.vreg).class == plan.class);
-                    let mut message = None;
-                    if !last.success {
-                        self.state.classes[id].overflow = true;
-                        let m = format!(
-                            "Register allocation failed with register count of '{}'. Compile the program with a higher register target",
-                            plan.budget
-                        );
-                        self.failure = Some(m.clone());
-                        message = Some(m);
-                        // Finalization clears every assignment (sub_9714E0).
-                        self.assign.iter_mut().for_each(|a| *a = None);
-                    }
-                    self.results.push(ClassResult { class: plan.class, ok: last.success, used: last.used, attempts });
-                    self.attempt = None;
-                    self.guidance = None;
-                    self.phase = if last.success {
-                        self.ci += 1;
-                        Phase::ClassStart
-                    } else {
-                        Phase::Finalize
-                    };
-                    return Some(AllocEvent::ClassEnd {
-                        class: plan.class,
-                        ok: last.success,
-                        used: last.used,
-                        attempts,
-                        message,
-                    });
-                }
-                Phase::Finalize => {
-                    self.phase = Phase::Done;
-                    self.state.has_spilled = !self.spills.is_empty();
-                    return Some(AllocEvent::Finalize { ok: self.failure.is_none(), message: self.failure.clone() });
-                }
+                Phase::BitSpill => Some(self.phase_bit_spill()),
+                Phase::ClassStart => self.phase_class_start(),
+                Phase::PreColor => Some(self.phase_precolor()),
+                Phase::AttemptStart => Some(self.phase_attempt_start()),
+                Phase::Constraints => self.phase_constraints(),
+                Phase::Order => Some(self.phase_order()),
+                Phase::Assign => self.phase_assign(),
+                Phase::AttemptEnd => Some(self.phase_attempt_end()),
+                Phase::Best => Some(self.phase_best()),
+                Phase::Guidance => Some(self.phase_guidance()),
+                Phase::SpillCode => self.phase_spill_code(),
+                Phase::Relive => Some(self.phase_relive()),
+                Phase::ClassEnd => Some(self.phase_class_end()),
+                Phase::Finalize => Some(self.phase_finalize()),
+            };
+            if event.is_some() {
+                return event;
             }
         }
+    }
+
+    /// Predicates kept in general registers before the first class (`alloc::bitspill`).
+    fn phase_bit_spill(&mut self) -> AllocEvent {
+        self.phase = Phase::ClassStart;
+        AllocEvent::BitSpill {
+            vregs: self.bit_spills.iter().map(|b| b.vreg).collect(),
+            stores: self.bit_spills.iter().map(|b| b.stores).sum(),
+            restores: self.bit_spills.iter().map(|b| b.restores).sum(),
+        }
+    }
+
+    /// A class's descriptor and the state object's per-class fields (sub_971A90 entry).
+    fn phase_class_start(&mut self) -> Option<AllocEvent> {
+        let Some(plan) = self.plans.get(self.ci).cloned() else {
+            self.phase = Phase::Finalize;
+            return None;
+        };
+        let id = plan.class.id() as usize;
+        let d = &mut self.state.classes[id];
+        d.max_regs = plan.budget as i32;
+        d.active = true;
+        self.state.hw_limit = plan.budget as i32;
+        self.state.budget = plan.budget as i32;
+        self.state.max_regs_aligned = ((plan.budget + 4) & !3) as i32;
+        self.state.max_regs_scan = plan.max_regs as i32;
+        self.state.attempt = 0;
+        self.state.target = plan.budget as i32;
+        self.state.effective_budget = plan.budget as i32;
+        self.state.adjusted_budget = plan.budget as i32;
+        self.state.spill_done = false;
+        if matches!(plan.class, RegClass::UR | RegClass::T) && self.state.smem_spill {
+            self.state.mode = AllocMode::Smem;
+        }
+        self.occ = None;
+        let vregs = self.class_vregs(plan.class).len() as u32;
+        self.phase = Phase::PreColor;
+        Some(AllocEvent::ClassStart { class: plan.class, budget: plan.budget, max_regs: plan.max_regs, vregs })
+    }
+
+    fn phase_precolor(&mut self) -> AllocEvent {
+        self.phase = Phase::AttemptStart;
+        self.precolor()
+    }
+
+    /// A new attempt: NOSPILL first, SPILL after guidance (sub_971A90's loop).
+    fn phase_attempt_start(&mut self) -> AllocEvent {
+        let plan = self.plans[self.ci].clone();
+        let number = self.records.iter().filter(|r| r.class == plan.class).count() as u32;
+        let spill = number > 0;
+        let target = if spill { self.state.target.max(0) as u32 } else { plan.budget };
+        self.state.attempt = number as i32;
+        self.state.cur_max = 0;
+        self.state.spill_cost_total = 0.0;
+        self.state.spill_events = 0;
+        self.state.best_round = 0;
+        self.state.target = target as i32;
+        self.unassign_class(plan.class);
+        self.occ = None;
+        let constraints = Arc::new(self.build_constraints(&plan));
+        let members = self.class_vregs(plan.class);
+        let pinned_used = members
+            .iter()
+            .filter_map(|&v| self.assign[v.index()].map(|s| s as u32 + self.func.vreg(v).width as u32))
+            .max()
+            .unwrap_or(0);
+        self.attempt = Some(Attempt::new(
+            &plan,
+            number,
+            spill,
+            target,
+            constraints,
+            members,
+            &self.func,
+            &self.analysis.ranges,
+            self.pending_prealloc.clone(),
+            pinned_used,
+        ));
+        self.phase = Phase::Constraints;
+        AllocEvent::AttemptStart { class: plan.class, attempt: number, spill, target }
+    }
+
+    /// One vreg's constraint nodes (sub_926A30), one event per vreg.
+    fn phase_constraints(&mut self) -> Option<AllocEvent> {
+        let att = self.attempt.as_mut().expect("attempt");
+        if att.constraint_cursor >= att.members.len() {
+            self.phase = Phase::Order;
+            return None;
+        }
+        let v = att.members[att.constraint_cursor];
+        att.constraint_cursor += 1;
+        let nodes = att.constraints.of(v).len() as u32;
+        let interference = att.interference(v);
+        Some(AllocEvent::Constraints {
+            class: att.class,
+            attempt: att.number,
+            vreg: v,
+            nodes,
+            interference,
+            cost: self.analysis.costs.cost[v.index()],
+        })
+    }
+
+    /// The six lists and the assignment stack (sub_93FBE0).
+    fn phase_order(&mut self) -> AllocEvent {
+        let plan = self.plans[self.ci].clone();
+        let an = self.analysis.clone();
+        let att = self.attempt.as_mut().expect("attempt");
+        let pinned: Vec<VRegId> = att.members.iter().copied().filter(|&v| self.assign[v.index()].is_some()).collect();
+        let cands: Vec<order::Candidate> = att
+            .members
+            .iter()
+            .filter(|v| !pinned.contains(v))
+            .map(|&v| {
+                let vr = self.func.vreg(v);
+                let nodes = att.constraints.of(v);
+                let own = nodes
+                    .iter()
+                    .any(|n| !matches!(n.ty, constraints::CType::ExcludeOne | constraints::CType::BelowPoint));
+                order::Candidate {
+                    vreg: v,
+                    width: vr.width,
+                    pair_flags: self.flags[v.index()] & (vflags::PAIR_MODE_MASK | vflags::PAIR_HI) != 0,
+                    has_nodes: own,
+                    interference: att.interference(v),
+                    spill_cost: an.costs.cost[v.index()],
+                    first_pos: an.ranges.segments(v).first().map(|s| s.0).unwrap_or(0),
+                    preallocated: att.preallocated.contains(&v),
+                    high_flag: self.flags[v.index()] & FLAG_0X80000 != 0,
+                }
+            })
+            .collect();
+        let p = &self.params;
+        let rules = order::Rules {
+            high_cost_threshold: (p.six_lists & params::LISTS_HIGH_BY_COST != 0).then_some(self.state.high_threshold),
+            cost_mult: self.state.spill_cost_mult as f64,
+            low_by_ratio: p.six_lists & params::LISTS_LOW_BY_RATIO != 0,
+        };
+        let mut ord = order::order(&cands, plan.budget, att.spill, &rules);
+        // Seed 000: the core "pops this stack in reverse" (radbg's default walks it from
+        // the bottom: ARCHITECTURE.md, "Six lists").
+        if p.six_lists & params::LISTS_POP_REVERSE != 0 {
+            ord.stack.reverse();
+            ord.lists.reverse();
+        }
+        // Pre-allocated vregs (sub_94A020) go first.
+        if !att.preallocated.is_empty() {
+            let (mut first, mut rest): (Vec<_>, Vec<_>) = ord
+                .stack
+                .iter()
+                .copied()
+                .zip(ord.lists.iter().copied())
+                .partition(|(v, _)| att.preallocated.contains(v));
+            first.append(&mut rest);
+            ord.stack = first.iter().map(|p| p.0).collect();
+            ord.lists = first.iter().map(|p| p.1).collect();
+        }
+        att.order = Arc::new(ord);
+        self.state.stack_len = att.order.stack.len() as u32;
+        self.state.stack_cursor = 0;
+        let ev = AllocEvent::Order {
+            class: plan.class,
+            attempt: att.number,
+            sizes: att.order.sizes,
+            stack: att.order.stack.len() as u32,
+        };
+        self.phase = Phase::Assign;
+        ev
+    }
+
+    /// One stack entry through the fat-point scan (sub_957160's loop body).
+    fn phase_assign(&mut self) -> Option<AllocEvent> {
+        let done = {
+            let att = self.attempt.as_ref().expect("attempt");
+            att.cursor >= att.order.stack.len()
+        };
+        if done {
+            self.phase = Phase::AttemptEnd;
+            return None;
+        }
+        Some(AllocEvent::Assign(self.assign_next()))
+    }
+
+    /// The attempt's result and its `-CLASS NOSPILL REGALLOC` line.
+    fn phase_attempt_end(&mut self) -> AllocEvent {
+        let plan = self.plans[self.ci].clone();
+        let att = self.attempt.as_ref().expect("attempt");
+        let used = att.used;
+        let success = att.needs_spill.is_empty() && used <= plan.budget;
+        let line = format!("-CLASS NOSPILL REGALLOC: attemp {}, used {}, target {}", att.number, used, att.target);
+        self.debug_lines.push(format!("{} {}", plan.class.name(), line));
+        let mut record = att.record(&self.assign, self.analysis.costs.cost.as_slice(), success);
+        record.spilled_total = self.spills.iter().filter(|s| self.func.vreg(s.vreg).class == plan.class).count() as u32;
+        let ev = AllocEvent::AttemptEnd {
+            class: plan.class,
+            attempt: att.number,
+            used,
+            target: att.target,
+            success,
+            needs_spill: att.needs_spill.len() as u32,
+            line,
+        };
+        self.state.best_round = used as i32;
+        Arc::make_mut(&mut self.records).push(record);
+        self.phase = Phase::Best;
+        ev
+    }
+
+    /// The best result so far (sub_93D070) and whether another attempt follows.
+    fn phase_best(&mut self) -> AllocEvent {
+        let plan = self.plans[self.ci].clone();
+        let best = crate::alloc::attempt::best_of(&self.records, plan.class).expect("an attempt");
+        let ev = AllocEvent::Best {
+            class: plan.class,
+            attempt: best.number,
+            used: best.used,
+            cost: best.cost,
+            spills: best.spilled_total,
+        };
+        let last = self.records.last().expect("attempt");
+        self.phase = if last.success {
+            Phase::ClassEnd
+        } else if last.number < self.params.spill_trials {
+            Phase::Guidance
+        } else {
+            Phase::ClassEnd
+        };
+        ev
+    }
+
+    fn phase_guidance(&mut self) -> AllocEvent {
+        let ev = self.run_guidance();
+        self.phase = Phase::SpillCode;
+        ev
+    }
+
+    fn phase_spill_code(&mut self) -> Option<AllocEvent> {
+        match self.run_spill_code() {
+            Some(ev) => {
+                self.phase = Phase::Relive;
+                Some(ev)
+            }
+            None => {
+                // Nothing to spill: retry with the lowered target anyway.
+                self.phase = Phase::AttemptStart;
+                None
+            }
+        }
+    }
+
+    /// Liveness, ranges and costs rebuilt after spill code.
+    fn phase_relive(&mut self) -> AllocEvent {
+        let plan = self.plans[self.ci].clone();
+        self.analysis = Arc::new(analyse(&self.func, &self.config, &self.params, &self.state));
+        self.assign.resize(self.func.vregs.len(), None);
+        self.occ = None;
+        self.phase = Phase::AttemptStart;
+        AllocEvent::Relive {
+            class: plan.class,
+            insts: self.func.inst_count() as u32,
+            vregs: self.func.vregs.len() as u32,
+        }
+    }
+
+    /// The class's outcome; a class that never fits ends the function (sub_9714E0).
+    fn phase_class_end(&mut self) -> AllocEvent {
+        let plan = self.plans[self.ci].clone();
+        let last = self.records.last().expect("attempt").clone();
+        let attempts = self.records.iter().filter(|r| r.class == plan.class).count() as u32;
+        let id = plan.class.id() as usize;
+        self.state.classes[id].count = last.used as i32;
+        self.state.classes[id].spilled = self.spills.iter().any(|s| self.func.vreg(s.vreg).class == plan.class);
+        let mut message = None;
+        if !last.success {
+            self.state.classes[id].overflow = true;
+            let m = format!(
+                "Register allocation failed with register count of '{}'. Compile the program with a higher register target",
+                plan.budget
+            );
+            self.failure = Some(m.clone());
+            message = Some(m);
+            // Finalization clears every assignment (sub_9714E0).
+            self.assign.iter_mut().for_each(|a| *a = None);
+        }
+        self.results.push(ClassResult { class: plan.class, ok: last.success, used: last.used, attempts });
+        self.attempt = None;
+        self.guidance = None;
+        self.phase = if last.success {
+            self.ci += 1;
+            Phase::ClassStart
+        } else {
+            Phase::Finalize
+        };
+        AllocEvent::ClassEnd { class: plan.class, ok: last.success, used: last.used, attempts, message }
+    }
+
+    fn phase_finalize(&mut self) -> AllocEvent {
+        self.phase = Phase::Done;
+        self.state.has_spilled = !self.spills.is_empty();
+        AllocEvent::Finalize { ok: self.failure.is_none(), message: self.failure.clone() }
     }
 
     /// Runs to the end.
@@ -666,8 +737,7 @@ impl FunctionAlloc {
             }
         }
         self.occ = None;
-        let k = &self.config.knobs;
-        let enabled = self.state.mac_force || self.state.mac_order != 0 || k.int(knobs::PREF_MAC_OPERANDS) > 0;
+        let enabled = self.state.mac_force || self.state.mac_order != 0 || self.params.pref_mac_operands > 0;
         let mode_ok = matches!(self.state.mode, AllocMode::Cssa | AllocMode::Smem | AllocMode::CssaPaired);
         let mut prealloc = Vec::new();
         let note = if !enabled {
@@ -717,27 +787,23 @@ impl FunctionAlloc {
 }
 
 /// Liveness, ranges and costs of the current IR.
-pub fn analyse(f: &Function, config: &AllocConfig, state: &AllocState) -> Analysis {
-    let cfg = analysis::cfg::build(f, loop_weight(config));
+pub fn analyse(f: &Function, config: &AllocConfig, params: &FatPointParams, state: &AllocState) -> Analysis {
+    let cfg = analysis::cfg::build(f, params.loop_weight);
     let live = analysis::liveness::compute_defined(f, &cfg, &config.exit_live);
     let ranges = Ranges::build(f, &live);
-    let base = config.knobs.float("radbg.SpillWeight");
-    let high = config.knobs.float("radbg.SpillWeightHighPressure");
+    let mut a = Analysis { cfg, live, ranges, costs: Costs::default() };
+    a.costs = costs(f, &a, params, state);
+    a
+}
+
+/// Spill costs with each class's weight: 15.0, or 3.0 where the +893 flag is set.
+fn costs(f: &Function, a: &Analysis, params: &FatPointParams, state: &AllocState) -> Costs {
+    let (base, high) = (params.spill_weight, params.spill_weight_high);
     let weight = |v: VRegId| {
         let class = f.vreg(v).class.id() as usize;
         if state.classes.get(class).is_some_and(|c| c.high_pressure) { high } else { base }
     };
-    let costs = Costs::compute(f, &ranges, &cfg.freq, &weight);
-    Analysis { cfg, live, ranges, costs }
-}
-
-/// The block-frequency base of loops: knob 626's estimate when it is a number, else
-/// `radbg.LoopWeight`.
-fn loop_weight(config: &AllocConfig) -> f64 {
-    match config.knobs.str(knobs::EST_LOOP_ITERS).trim().parse::<f64>() {
-        Ok(x) if x >= 1.0 => x,
-        _ => config.knobs.int("radbg.LoopWeight") as f64,
-    }
+    Costs::compute(f, &a.ranges, &a.cfg.freq, &weight)
 }
 
 /// Interference estimate per vreg: highest file pressure over its positions.
@@ -750,7 +816,8 @@ impl FunctionAlloc {
     fn assign_next(&mut self) -> crate::alloc::event::Assign {
         let (max_regs, budget) = (self.plans[self.ci].max_regs, self.plans[self.ci].budget);
         let occ = self.occupancy();
-        let threshold = self.discard_threshold;
+        let threshold = self.params.discard_threshold;
+        let interval_interference = self.params.interval_interference;
         let an = self.analysis.clone();
         let func = self.func.clone();
         let assign_snapshot = &self.assign;
@@ -777,6 +844,7 @@ impl FunctionAlloc {
                 slot_of: &slot_of,
                 n: max_regs as usize,
                 bank_limit: att.constraints.bank_limit,
+                interval: interval_interference,
             },
         );
         let d = fatpoint::scan(&hist, width, threshold);
@@ -836,7 +904,7 @@ impl FunctionAlloc {
         let plan = self.plans[self.ci].clone();
         let last = self.records.last().expect("attempt").clone();
         // Lower the target for the next attempt (alloc+1560 = target - 1) unless knob 638.
-        let no_retarget = self.config.knobs.bool(knobs::NO_RETARGET);
+        let no_retarget = self.params.no_retarget;
         let target = if last.number == 0 || no_retarget { plan.budget } else { last.target.saturating_sub(1).max(1) };
         self.state.target = target as i32;
         let an = self.analysis.clone();
@@ -880,7 +948,7 @@ impl FunctionAlloc {
                 needs_spill: marked[v.index()],
             })
             .collect();
-        let g = guidance::choose(&pressure, target, &cands, last.spill);
+        let g = guidance::choose(&pressure, target, &cands, last.spill, self.params.guidance_walk);
         let ev = AllocEvent::Guidance {
             class,
             attempt: last.number,

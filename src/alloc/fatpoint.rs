@@ -4,7 +4,12 @@
 //!
 //! Scan rule, as the seed gives it: skip slots whose primary cost exceeds the discard
 //! threshold (knob 684); take the minimum primary cost; on a tie, the smaller
-//! secondary cost; on a further tie, the lowest slot. radbg adds one rule the seed
+//! secondary cost; on a further tie, the lowest slot. The primary holds, besides the
+//! hard weights, seed 000's type-7 interval interference (slots held inside the holes
+//! of the vreg's live range; `radbg.IntervalInterference`), which is what the threshold
+//! discards on real kernels; off by default (measured: ARCHITECTURE.md, "Where radbg
+//! departs from the seeds"), and when on, not minimised unless asked
+//! (`Histogram::interval_cost`). radbg adds one rule the seed
 //! leaves implicit: a slot with a *hard* conflict (two simultaneously live vregs, a
 //! fixed register, a pin elsewhere, a misaligned start) is never a candidate, whatever
 //! the threshold — hard weights go to a separate blocked mask, so raising knob 684
@@ -44,8 +49,17 @@ pub struct Histogram {
     /// Every weight written to the primary histogram (hard and soft), as shown.
     pub primary: Vec<u32>,
     /// The soft part of `primary`: what the scan compares against the threshold and
-    /// minimises (hard weights block instead).
+    /// minimises (hard weights block instead). At every start slot the scan may choose
+    /// (nothing hard on it) `soft[s] == primary[s]`, so the threshold test is the seed's
+    /// `primary[slot] > threshold` there.
     pub soft: Vec<u32>,
+    /// The interval interference written into `primary` (and `soft`): per slot, the
+    /// positions inside the holes of the vreg's live range where an assigned vreg holds
+    /// it (seed 000 constraint type 7, "Range: interference over an interval of program
+    /// points"). Kept apart for display.
+    pub interval: Vec<u32>,
+    /// Whether the scan minimises the interval weight too (else it only discards).
+    pub interval_cost: bool,
     pub secondary: Vec<u32>,
     /// Bank-parity weights (types 11–13): a tie-break below `limit` only.
     pub bank: Vec<u32>,
@@ -63,6 +77,8 @@ impl Histogram {
         let mut h = Histogram {
             primary: Vec::new(),
             soft: Vec::new(),
+            interval: Vec::new(),
+            interval_cost: true,
             secondary: Vec::new(),
             bank: Vec::new(),
             limit: 0,
@@ -82,6 +98,7 @@ impl Histogram {
         }
         refill(&mut self.primary, n, 0);
         refill(&mut self.soft, n, 0);
+        refill(&mut self.interval, n, 0);
         refill(&mut self.secondary, n, 0);
         refill(&mut self.bank, n, 0);
         self.limit = n.saturating_sub(7);
@@ -119,6 +136,9 @@ pub struct FillInput<'a> {
     /// Bank-aware mode: the slots the bank tie-break may choose among
     /// (`constraints::bank_limit`), besides the budget.
     pub bank_limit: Option<u16>,
+    /// The interval interference (seed 000 type 7): 0 not written, 1 written into the
+    /// primary histogram (compared with the threshold), 2 also minimised.
+    pub interval: u8,
 }
 
 /// Fills the histograms (sub_957020 in the seed's pseudocode).
@@ -142,6 +162,20 @@ pub fn fill_into(h: &mut Histogram, input: &FillInput) {
     for (b, &p) in h.blocked.iter_mut().zip(&h.primary) {
         if p > 0 {
             *b = Block::VReg;
+        }
+    }
+    // Interval interference (seed 000 type 7): a slot an assigned vreg holds inside this
+    // vreg's holes — between two of its runs, where it is not live — does not conflict,
+    // but is contested over the vreg's interval: the weight is soft, so knob 684 can
+    // discard the slot and the minimum prefers a slot free over the whole interval.
+    h.interval_cost = input.interval >= 2;
+    if input.interval >= 1 && input.segs.len() > 1 {
+        let holes: Vec<(u32, u32)> =
+            input.segs.windows(2).filter(|w| w[1].0 > w[0].1 + 1).map(|w| (w[0].1 + 1, w[1].0 - 1)).collect();
+        input.occ.add_vreg_conflicts(&holes, &mut h.interval);
+        for ((p, s), &x) in h.primary.iter_mut().zip(h.soft.iter_mut()).zip(&h.interval) {
+            *p += x;
+            *s += x;
         }
     }
     let phys = !input.occ.no_phys();
@@ -255,10 +289,35 @@ pub struct Decision {
     pub discarded: Vec<u16>,
     /// Start slots blocked by hard constraints.
     pub blocked: u32,
+    /// Every slot within the budget was discarded: the cheapest of them was taken.
+    pub relaxed: bool,
 }
 
 /// Scans for the cheapest start slot of a vreg of `width`.
+///
+/// Seed 000: `if primary[slot] > threshold: continue`, and `best_slot == -1` is the
+/// fatal error. radbg's departure (ARCHITECTURE.md, "Where radbg departs from the
+/// seeds"): when the threshold discarded every slot within the budget that the vreg
+/// could take, the scan takes the slot it would take without the threshold instead of
+/// reporting none or a slot over the budget (which
+/// would mark the vreg needs-spill and, on the corpus, fail allocations ptxas completes)
+/// — `Decision::relaxed` says so. A lower knob 684 therefore moves values to less
+/// contested slots where the budget has some, and never leaves a vreg without a slot
+/// the budget had room for (later vregs may still find less room).
 pub fn scan(h: &Histogram, width: u8, threshold: u32) -> Decision {
+    let w = width.max(1) as usize;
+    let d = scan_once(h, width, threshold);
+    let fits = |s: usize| s + w <= h.limit;
+    if d.slot.is_some_and(|s| fits(s as usize)) || !d.discarded.iter().any(|&s| fits(s as usize)) {
+        return d;
+    }
+    let mut relaxed = scan_once(h, width, u32::MAX);
+    relaxed.discarded = d.discarded;
+    relaxed.relaxed = true;
+    relaxed
+}
+
+fn scan_once(h: &Histogram, width: u8, threshold: u32) -> Decision {
     let n = h.primary.len();
     let w = width.max(1) as usize;
     let align = alignment(width) as usize;
@@ -276,13 +335,15 @@ pub fn scan(h: &Histogram, width: u8, threshold: u32) -> Decision {
         // Single registers, most vregs: the rule below without the span loops, over
         // slices of one known length (no bounds checks in the loop).
         let (ok, bl, soft, sec) = (&h.start_ok[..n], &h.blocked[..n], &h.soft[..n], &h.secondary[..n]);
+        let ic = h.interval_cost || h.interval.len() != n;
         for s in 0..n {
+            let c = if ic { soft[s] } else { soft[s] - h.interval[s] };
             if !ok[s] || bl[s] != Block::Free {
                 blocked += 1;
             } else if soft[s] > threshold {
                 discarded.push(s as u16);
-            } else if best.is_none_or(|(bc, _, bs, _)| soft[s] < bc || (soft[s] == bc && sec[s] < bs)) {
-                best = Some((soft[s], 0, sec[s], s));
+            } else if best.is_none_or(|(bc, _, bs, _)| c < bc || (c == bc && sec[s] < bs)) {
+                best = Some((c, 0, sec[s], s));
             }
         }
     }
@@ -294,12 +355,17 @@ pub fn scan(h: &Histogram, width: u8, threshold: u32) -> Decision {
             s += align;
             continue;
         }
-        let cost: u32 = covered.clone().map(|r| h.soft[r]).sum();
-        if cost > threshold {
+        let full: u32 = covered.clone().map(|r| h.soft[r]).sum();
+        if full > threshold {
             discarded.push(s as u16);
             s += align;
             continue;
         }
+        let cost = if h.interval_cost || h.interval.len() != n {
+            full
+        } else {
+            full - covered.clone().map(|r| h.interval[r]).sum::<u32>()
+        };
         let bank: u32 = match (banked, s + w <= h.limit) {
             (false, _) => 0,
             (true, true) => covered.clone().map(|r| h.bank[r]).sum(),
@@ -316,8 +382,10 @@ pub fn scan(h: &Histogram, width: u8, threshold: u32) -> Decision {
         s += align;
     }
     match best {
-        Some((cost, _, secondary, slot)) => Decision { slot: Some(slot as u16), cost, secondary, discarded, blocked },
-        None => Decision { slot: None, cost: 0, secondary: 0, discarded, blocked },
+        Some((cost, _, secondary, slot)) => {
+            Decision { slot: Some(slot as u16), cost, secondary, discarded, blocked, relaxed: false }
+        }
+        None => Decision { slot: None, cost: 0, secondary: 0, discarded, blocked, relaxed: false },
     }
 }
 
@@ -407,6 +475,7 @@ mod tests {
             slot_of: &slot_of,
             n: 8,
             bank_limit: None,
+            interval: 2,
         });
         assert!(!h.start_ok[1] && h.start_ok[2]);
         assert_eq!(h.secondary[4], 0);

@@ -51,7 +51,9 @@ pub struct Cand<'a> {
 /// Picks the vregs to spill so that pressure fits `target` where it can.
 /// With `take_marked`, the vregs marked needs-spill are chosen first; otherwise only
 /// when pressure already fits the target.
-pub fn choose(pressure: &[u32], target: u32, cands: &[Cand], take_marked: bool) -> Guidance {
+/// `walk` is knob 622 (seed 003: the instruction walk at +10704 is gated by it): off,
+/// only the marked vregs are chosen.
+pub fn choose(pressure: &[u32], target: u32, cands: &[Cand], take_marked: bool, walk: bool) -> Guidance {
     let mut tree = MaxTree::new(pressure);
     let peak_before = tree.max_all();
     // Interior sizes once per candidate, not once per comparison.
@@ -67,7 +69,7 @@ pub fn choose(pressure: &[u32], target: u32, cands: &[Cand], take_marked: bool) 
     // (the seed's assignment path turns the mark into spill code on the next visit,
     // seed 003 "Spill Trigger") or when pressure already fits the target.
     let mut chosen: Vec<VRegId> = Vec::new();
-    let take_marked = take_marked || tree.max_all() <= target;
+    let take_marked = take_marked || tree.max_all() <= target || !walk;
     let first = |c: &Cand| c.needs_spill && take_marked;
     for c in order.iter().map(|&k| &cands[k]).filter(|c| first(c)) {
         for &(lo, hi) in c.interior {
@@ -76,7 +78,7 @@ pub fn choose(pressure: &[u32], target: u32, cands: &[Cand], take_marked: bool) 
         chosen.push(c.vreg);
     }
     let marked = chosen.len();
-    for c in order.iter().map(|&k| &cands[k]).filter(|c| !first(c)) {
+    for c in order.iter().map(|&k| &cands[k]).filter(|c| !first(c) && walk) {
         if tree.max_all() <= target {
             break;
         }
@@ -191,18 +193,22 @@ mod tests {
             Cand { vreg: VRegId(2), width: 1, cost: 15.0, interior: &c, needs_spill: false },
             Cand { vreg: VRegId(3), width: 1, cost: 45.0, interior: &d, needs_spill: true },
         ];
-        let g = choose(&p, 3, &cands, false);
+        let g = choose(&p, 3, &cands, false, true);
         assert_eq!(g.queue[0].vreg, VRegId(1));
         assert_eq!(g.chosen, vec![VRegId(2), VRegId(0), VRegId(3)]);
-        let g = choose(&p, 3, &cands, true);
+        let g = choose(&p, 3, &cands, true, true);
         // %3 was marked needs-spill: it goes first, then the cheapest that still help.
         assert_eq!(g.chosen, vec![VRegId(3), VRegId(2), VRegId(0)]);
         assert_eq!(g.peak_before, 5);
         assert_eq!(g.peak_after, 3);
         // Within target everywhere: fall back to the needs-spill vregs.
-        let g = choose(&p, 9, &cands, false);
+        let g = choose(&p, 9, &cands, false, true);
         assert!(g.fallback);
         assert_eq!(g.chosen, vec![VRegId(3)]);
+        // Knob 622 off: no instruction walk, only the marked vreg, though pressure is over.
+        let g = choose(&p, 3, &cands, false, false);
+        assert_eq!(g.chosen, vec![VRegId(3)]);
+        assert_eq!(g.peak_after, 4);
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! - `occupancy` + `fatpoint`: per-slot occupancy, histogram fill and scan;
 //! - `attempt`: one attempt's stack, cursor and record; best-result comparison;
 //! - `guidance`: spill candidate queues; `spill`: spill slots and spill code;
+//! - `params`: the knobs the allocator reads, typed, read once per function;
 //! - `driver`: the steppable per-function machine (NOSPILL / SPILL retry loop);
 //! - `event`: what each step reports; `stats`: ptxas `-v` lines;
 //! - `check`: the independent checker (shares only the IR, liveness and the result);
@@ -36,6 +37,7 @@ pub mod fatpoint;
 pub mod guidance;
 pub mod occupancy;
 pub mod order;
+pub mod params;
 pub mod ranges;
 pub mod run;
 pub mod spill;

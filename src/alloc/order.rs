@@ -76,7 +76,26 @@ pub struct Candidate {
     /// First live position (definition order).
     pub first_pos: u32,
     pub preallocated: bool,
+    /// Seed 000's flag bit 0x80000 (meaning not decoded; radbg's IR never sets it).
+    pub high_flag: bool,
 }
+
+/// Which of the seed's readings the classification follows (`alloc::params`).
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Rules {
+    /// `Some(t)`: High = spill cost × (+1548 multiplier / its default 4.0) > t (the
+    /// threshold at alloc+768) or flag 0x80000 — seed 000's sentence; `None`: radbg's
+    /// interference > budget.
+    pub high_cost_threshold: Option<f64>,
+    /// The +1548 spill-cost multiplier (knob 680 scaled by `--register-usage-level`).
+    pub cost_mult: f64,
+    /// LowConf / LowLate by the seed's spill-cost / interference ratio first (else by
+    /// first live position, the ratio only breaking ties).
+    pub low_by_ratio: bool,
+}
+
+/// The +1548 multiplier's default (knob 680): the seed-rule cost is scaled relative to it.
+const DEFAULT_MULT: f64 = 4.0;
 
 /// The classification and the resulting stack.
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -90,10 +109,13 @@ pub struct Ordering {
 }
 
 /// Classifies and drains (sub_93FBE0). `retry` is true in SPILL attempts (a3 == 99).
-pub fn order(cands: &[Candidate], budget: u32, retry: bool) -> Ordering {
+pub fn order(cands: &[Candidate], budget: u32, retry: bool, rules: &Rules) -> Ordering {
     let mut lists: [Vec<&Candidate>; 6] = Default::default();
     for c in cands {
-        let high = c.interference > budget;
+        let high = match rules.high_cost_threshold {
+            Some(t) => c.spill_cost * rules.cost_mult / DEFAULT_MULT > t || c.high_flag,
+            None => c.interference > budget,
+        };
         let l = if !c.has_nodes && c.interference <= c.width as u32 {
             List::Unconstrained
         } else if c.width > 4 {
@@ -132,9 +154,11 @@ pub fn order(cands: &[Candidate], budget: u32, retry: bool) -> Ordering {
         v.sort_by(|a, b| {
             let ra = a.spill_cost / a.interference.max(1) as f64;
             let rb = b.spill_cost / b.interference.max(1) as f64;
-            a.first_pos
-                .cmp(&b.first_pos)
-                .then(ra.total_cmp(&rb))
+            let by_pos = a.first_pos.cmp(&b.first_pos);
+            let by_ratio = ra.total_cmp(&rb);
+            let (first, second) = if rules.low_by_ratio { (by_ratio, by_pos) } else { (by_pos, by_ratio) };
+            first
+                .then(second)
                 .then(b.width.cmp(&a.width))
                 .then(b.preallocated.cmp(&a.preallocated))
                 .then(a.vreg.cmp(&b.vreg))
@@ -161,6 +185,7 @@ mod tests {
             spill_cost: cost,
             first_pos: first,
             preallocated: false,
+            high_flag: false,
         }
     }
 
@@ -176,10 +201,31 @@ mod tests {
             c(4, 8, 12, 1.0, 2),  // large vector -> VeryHigh
             free,
         ];
-        let o = order(&cands, 32, false);
+        let o = order(&cands, 32, false, &Rules::default());
         assert_eq!(o.stack.iter().map(|v| v.0).collect::<Vec<_>>(), vec![9, 4, 1, 2, 3, 0]);
         assert_eq!(o.sizes, [1, 1, 1, 2, 0, 1]);
-        let o = order(&cands, 32, true);
+        let o = order(&cands, 32, true, &Rules::default());
         assert_eq!(o.lists.last(), Some(&List::LowLate));
+    }
+
+    #[test]
+    fn seed_rules_high_by_cost_low_by_ratio() {
+        let cands = vec![
+            c(0, 1, 10, 30.0, 1), // low, ratio 3, first
+            c(1, 1, 10, 10.0, 5), // low, ratio 1
+            c(2, 1, 40, 20.0, 3), // interference over the budget, cheap
+            c(3, 1, 10, 90.0, 9), // expensive
+        ];
+        let seed = Rules { high_cost_threshold: Some(30.0), cost_mult: 4.0, low_by_ratio: true };
+        let o = order(&cands, 32, false, &seed);
+        // High = cost above 30 (vreg 3), not interference; the rest by ratio 0.5, 1, 3.
+        assert_eq!(o.lists[0], List::High);
+        assert_eq!(o.stack.iter().map(|v| v.0).collect::<Vec<_>>(), vec![3, 2, 1, 0]);
+        // A higher +1548 multiplier (--register-usage-level 10) classifies more as High.
+        let o = order(&cands, 32, false, &Rules { cost_mult: 8.0, ..seed });
+        assert_eq!(o.sizes[List::High as usize], 3);
+        // radbg's rule: interference over the budget, then first position.
+        let o = order(&cands, 32, false, &Rules::default());
+        assert_eq!(o.stack.iter().map(|v| v.0).collect::<Vec<_>>(), vec![2, 0, 1, 3]);
     }
 }

@@ -58,7 +58,12 @@ pub struct AllocState {
     pub hw_limit: i32,
     /// +60 committed histogram scan bound (maxRegs).
     pub max_regs_scan: i32,
-    /// +776 spill cost threshold (High list boundary).
+    /// +768 the High list's spill-cost threshold (seed 000: "Spill cost exceeds threshold
+    /// (alloc+768)"); the seed gives no value: radbg takes twice the spill weight, the
+    /// cost of one definition and one use outside loops (read when `radbg.SixLists` has
+    /// bit 0).
+    pub high_threshold: f64,
+    /// +776 spill cost threshold (spill-slot configuration, sub_939BD0).
     pub spill_cost_threshold: f64,
     /// +788 best allocation result of the current round.
     pub best_round: i32,
@@ -133,6 +138,7 @@ impl AllocState {
             stack_cursor: 0,
             hw_limit: -1,
             max_regs_scan: 0,
+            high_threshold: 2.0 * knobs.float("radbg.SpillWeight"),
             spill_cost_threshold: -1.0,
             best_round: -1,
             spill_done: false,
@@ -210,6 +216,7 @@ impl AllocState {
         add(756, 4, "hardware register limit", i(self.hw_limit));
         add(760, 4, "secondary HW limit", None);
         add(764, 4, "pre-alloc constraint count", None);
+        add(768, 8, "High list spill-cost threshold (radbg's value)", d(self.high_threshold));
         add(776, 8, "spill cost threshold", d(self.spill_cost_threshold));
         add(788, 4, "best allocation result (round)", i(self.best_round));
         add(792, 1, "allocation-in-progress flag", b(self.stack_cursor < self.stack_len));
@@ -246,7 +253,12 @@ impl AllocState {
         add(1532, 16, "strategy parameters", None);
         add(1540, 4, "secondary budget limit (knob 633)", i(self.secondary_budget));
         add(1544, 4, "tertiary budget limit (knob 632)", i(self.tertiary_budget));
-        add(1548, 4, "spill cost multiplier", Some(format!("{:.4}", self.spill_cost_mult)));
+        add(
+            1548,
+            4,
+            "spill cost multiplier (read by the High list under radbg.SixLists=1)",
+            Some(format!("{:.4}", self.spill_cost_mult)),
+        );
         add(1552, 4, "rollback sentinel", None);
         add(1556, 4, "max regs aligned (budget+4)&~3", i(self.max_regs_aligned));
         add(1560, 4, "best result / spill target", i(self.target));

@@ -265,9 +265,10 @@ pub fn vreg(i: &VregInfo) -> Output {
 
 fn node_line(n: &NodeView) -> String {
     format!(
-        "type {:>2} {:<22} target {:<10} weight {:<6} {}",
+        "type {:>2} {:<22} {:<28} target {:<10} weight {:<6} {}",
         n.ty,
         n.name,
+        seed000_label(n.ty),
         n.target,
         n.weight,
         if n.secondary {
@@ -280,12 +281,23 @@ fn node_line(n: &NodeView) -> String {
     )
 }
 
+/// The node's number and name in seed 000's table (the `type` column is seed 004's).
+fn seed000_label(ty: u8) -> String {
+    match crate::alloc::constraints::CType::from_number(ty).and_then(|t| t.seed000()) {
+        Some((num, name)) => format!("(seed 000: {num} {name})"),
+        None => "(seed 000: none)".into(),
+    }
+}
+
 fn node_json(n: &NodeView) -> Value {
-    json!({"type": n.ty, "name": n.name, "target": n.target, "weight": n.weight, "hard": n.hard, "secondary": n.secondary})
+    let s000 = crate::alloc::constraints::CType::from_number(n.ty).and_then(|t| t.seed000());
+    json!({"type": n.ty, "name": n.name, "target": n.target, "weight": n.weight, "hard": n.hard, "secondary": n.secondary,
+        "seed000": s000.map(|(num, name)| json!({"type": num, "name": name}))})
 }
 
 pub fn constraints(name: &str, nodes: &[NodeView]) -> Output {
-    let mut s = format!("constraints of {name}: {}", nodes.len());
+    let mut s =
+        format!("constraints of {name}: {} (types numbered as seed 004; seed 000's number beside)", nodes.len());
     for n in nodes {
         let _ = write!(s, "\n  {}", node_line(n));
     }
