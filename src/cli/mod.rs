@@ -226,6 +226,9 @@ pub fn run_options(args: &PipelineArgs) -> Result<crate::engine::RunOptions, Str
     let mut check = crate::knobs::Knobs::new();
     for k in &args.knobs {
         let info = check.set_str(k).map_err(|e| format!("--knob {k}: {e}"))?;
+        if let Some(n) = info.not_modelled_note() {
+            eprintln!("radbg: note: --knob {k}: {n}");
+        }
         let (_, v) = k.split_once('=').unwrap_or((k, ""));
         opts.knobs.push((crate::ir::KnobKey::Name(info.name.to_string()), crate::knobs::parse_value(v)));
     }

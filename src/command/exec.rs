@@ -672,10 +672,13 @@ impl Session {
 
     fn set(&mut self, s: &Setting) -> Result<Output, String> {
         let mut opts = self.dbg()?.opts.clone();
+        // Issue 24: a knob radbg does not model is accepted with a note, never silently.
+        let mut knob_note = None;
         let (from, label) = match s {
             Setting::Knob(text) => {
                 let mut k = crate::knobs::Knobs::new();
                 let info = k.set_str(text).map_err(|e| e.to_string())?;
+                knob_note = info.not_modelled_note();
                 let (_, v) = text.split_once('=').unwrap_or((text, ""));
                 opts.knobs.push((KnobKey::Name(info.name.to_string()), crate::knobs::parse_value(v)));
                 let from = if crate::knobs::affects_cfg(info) { Stage::Prepass } else { Stage::Budget };
@@ -715,6 +718,10 @@ impl Session {
         if let Some(n) = note {
             o.text = format!("{}\nnote: {n}", o.text);
             o.json["note"] = json!(n);
+        }
+        if let Some(n) = knob_note {
+            o.text = format!("{}\nnote: {n}", o.text);
+            o.json["not_modelled"] = json!(n);
         }
         o.json["set"] = json!(label);
         Ok(o)
