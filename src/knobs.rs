@@ -382,6 +382,13 @@ pub static CATALOGUE: &[KnobInfo] = &[
     )
     .live("spill cost of a high-pressure class (+893) — seed 003 'Cost model'"),
     r(
+        "radbg.CallCostSeed001",
+        BOOL,
+        Default::Bool(false),
+        "seed 001 (adjust_spill_cost_for_abi): charge only a CALL's own definitions wider than one register instead of every vreg live across the call (radbg's default, a documented departure)",
+    )
+    .live("spill cost at CALLs — seed 001 'Scratch Data Registers'"),
+    r(
         "radbg.BitSpill",
         BOOL,
         Default::Bool(true),

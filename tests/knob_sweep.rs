@@ -47,6 +47,7 @@ const HINTS: &[(&str, &str, Option<u32>)] = &[
     ("radbg.LoopWeight", "briggs_k15.ori", None),
     ("radbg.SpillWeight", "abi_7013.ori", None),
     ("radbg.BitSpill", "predicates_beyond_the_file.ptx", None),
+    ("radbg.CallCostSeed001", "abi_clean.ori", None),
     ("radbg.TensorRegs", "optix.ori", None),
     ("radbg.BriggsK", "abi_7001.ori", None),
     ("radbg.BriggsKTheoretical", "abi_7001.ori", None),

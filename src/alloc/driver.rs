@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use crate::alloc::attempt::{Attempt, AttemptRecord};
 use crate::alloc::constraints::{self, Constraints};
-use crate::alloc::cost::Costs;
+use crate::alloc::cost::{CallRule, Costs};
 use crate::alloc::event::AllocEvent;
 use crate::alloc::fatpoint;
 use crate::alloc::guidance::{self, Guidance};
@@ -178,7 +178,7 @@ impl FunctionAlloc {
         };
         let mut state = AllocState::new(&config.knobs, config.total_threads);
         state.spill_cost_mult = crate::alloc::budget::spill_cost_multiplier(&config.knobs, config.usage_level) as f32;
-        state.smem_spill = state.smem_spill || config.smem_spill;
+        state.smem_spill = spill::smem_allowed(state.smem_spill || config.smem_spill, config.uses_abi, &func);
         state.spill_cost_threshold = if config.knobs.str(knobs::EST_LOOP_ITERS).is_empty() { 0.0 } else { 1.0 };
         let has_phi = func.blocks.iter().flat_map(|b| &b.insts).any(|i| i.info().is(props::PHI));
         if has_phi {
@@ -727,7 +727,7 @@ pub fn analyse(f: &Function, config: &AllocConfig, state: &AllocState) -> Analys
         let class = f.vreg(v).class.id() as usize;
         if state.classes.get(class).is_some_and(|c| c.high_pressure) { high } else { base }
     };
-    let costs = Costs::compute(f, &ranges, &cfg.freq, &weight);
+    let costs = Costs::compute_with(f, &ranges, &cfg.freq, &weight, CallRule::from_knobs(&config.knobs));
     Analysis { cfg, live, ranges, costs }
 }
 

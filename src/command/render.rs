@@ -458,15 +458,44 @@ pub fn abi(d: &Debugger, fi: usize) -> Output {
 pub fn stats(d: &Debugger) -> Output {
     let m = d.machine();
     let mut lines = Vec::new();
-    for r in &m.funcs {
+    for (fi, r) in m.funcs.iter().enumerate() {
         if let Some(st) = &r.stats {
             lines.extend(st.lines(&m.module.sm.to_string(), m.module.options.warn_on_spills));
+            // Seed 003's statistics lines (sub_A3A7E0), after the function's `-v` lines.
+            if let (Some(a), Some(f)) = (r.alloc.as_deref(), m.module.functions.get(fi))
+                && a.failure.is_none()
+            {
+                lines.extend(spill_stats(m, a, f).lines());
+                let requested = a.config.smem_spill || a.config.knobs.bool(crate::knobs::SMEM_SPILL);
+                if let Some(n) = crate::alloc::spill::smem_refusal(requested, a.config.uses_abi, &a.func) {
+                    lines.push(format!("note: {n}"));
+                }
+            }
         }
     }
     if lines.is_empty() {
         return out("no statistics yet (they come after each function's allocation)".into(), json!({"lines": []}));
     }
     out(lines.join("\n"), json!({"lines": lines}))
+}
+
+/// Seed 003's spill counters of a finished allocation.
+fn spill_stats(
+    m: &crate::engine::Machine,
+    a: &crate::alloc::FunctionAlloc,
+    f: &crate::ir::Function,
+) -> crate::alloc::stats::SpillStats {
+    let slots: Vec<u32> =
+        a.spills.iter().filter(|s| s.mem == crate::alloc::spill::SpillMem::Local).map(|s| s.bytes).collect();
+    let (local, _) = crate::alloc::stats::local_vars(&m.module.globals, f);
+    crate::alloc::stats::SpillStats::of(
+        &a.func,
+        &a.analysis.cfg.freq,
+        &crate::prepass::list::latency,
+        &slots,
+        a.pool_local.frame(),
+        u32::try_from(local).unwrap_or(u32::MAX),
+    )
 }
 
 pub fn knobs(k: &Knobs, all: bool) -> Output {
