@@ -28,7 +28,7 @@ fn main() {
             mach
         });
         let peak = peak_kib().unwrap_or(0).saturating_sub(base);
-        let a = mach.funcs[0].alloc.as_ref().expect("allocated");
+        let a = mach.funcs[0].fatpoint().expect("allocated");
         let attempts = a.records.len();
         let stats = mach.funcs[0].stats.clone().expect("stats");
         println!(
@@ -64,7 +64,7 @@ fn main() {
                 let _ = query::state_table(m);
             });
             let mut opts = RunOptions::default();
-            opts.knobs.push((KnobKey::Index(684), KnobValue::Int(40)));
+            opts.set_knob(KnobKey::Index(684), KnobValue::Int(40)).expect("684 is in range");
             let (t_knob, _) = best(1, || d.set_options(opts.clone(), Stage::Budget));
             println!(
                 "{insts:>7} insts: {total} events in {:.0} ms, trace+checkpoints {} MiB; step+back {:.2} ms, back+step {:.2} ms, queries {:.2} ms, knob re-run {:.0} ms",

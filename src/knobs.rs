@@ -10,7 +10,24 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use crate::ir::model::{KnobKey, KnobValue};
+// The key and value types live here rather than in `ir` (which re-exports them): the
+// catalogue sits below the IR, whose `.knob` validation reads it (tests/layers.rs).
+
+/// A knob named by its ptxas name or its OCG index.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum KnobKey {
+    Name(String),
+    Index(u32),
+}
+
+/// A knob value as written; its type is checked against the knob catalogue.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KnobValue {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Str(String),
+}
 
 /// The type of a knob's value.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -689,6 +706,11 @@ impl Knobs {
         let v = check(info, value)?;
         self.set.insert(info.name, v);
         Ok(info)
+    }
+
+    /// Sets a knob already resolved and checked (`engine::settings::ResolvedKnob`).
+    pub fn set_checked(&mut self, info: &'static KnobInfo, value: KnobValue) {
+        self.set.insert(info.name, value);
     }
 
     /// Sets a knob from `NAME=VALUE` or `INDEX=VALUE` text.

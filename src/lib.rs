@@ -1,10 +1,11 @@
 //! radbg: a register-allocation debugger for GPU compilers.
 //!
-//! The layers, in the direction data flows (see ARCHITECTURE.md):
-//! `ir` (Ori IR model, parser, printer, validator, PTX import) → `analysis` (CFG,
-//! liveness, DCE) → `abi` (calling convention checks) → `alloc` (the fat-point
-//! allocator and its checker) → `engine` (the steppable pipeline, trace, queries) →
-//! `command` (the one command language) → `ui` (REPL and TUI).
+//! The layers, in the direction data flows (ARCHITECTURE.md has the full order, which
+//! `tests/layers.rs` enforces): `ir` (Ori IR model, parser, printer, validator, PTX
+//! import) → `analysis` (CFG, liveness, DCE), `abi` (calling convention checks) →
+//! `prepass` (pre-allocation stages), `alloc` (the allocators and their checker) →
+//! `engine` (the steppable pipeline, trace, queries) → `why`, `fidelity` → `reduce` →
+//! `command` (the one command language) → `ui` (REPL and TUI) → `cli`.
 #![forbid(unsafe_code)]
 
 pub mod abi;

@@ -1,5 +1,5 @@
-//! Small helpers shared across layers: edit distance for "did you mean" hints, and
-//! cutting long lines for display.
+//! Small helpers shared across layers: edit distance for "did you mean" hints, cutting
+//! long lines for display, the thread's CPU time and where the corpus cache is.
 
 /// Edit distance between two strings, by characters, counting an adjacent
 /// transposition as one edit (optimal string alignment distance).
@@ -58,6 +58,16 @@ pub fn thread_cpu_seconds() -> Option<f64> {
     let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
     let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
     Some(ns as f64 / 1e9)
+}
+
+/// The real-kernel corpus cache (`/work/shared/corpus/build.sh` fills it: the PTX, the
+/// oracle, the installed ptxas): `$RADBG_CORPUS_CACHE`, else `~/.cache/radbg-corpus`.
+/// Here, below every layer, because `fidelity`, `why compare` and `reduce` all look there.
+pub fn corpus_cache() -> Option<std::path::PathBuf> {
+    match std::env::var("RADBG_CORPUS_CACHE") {
+        Ok(d) => Some(std::path::PathBuf::from(d)),
+        Err(_) => std::env::var("HOME").ok().map(|h| std::path::PathBuf::from(h).join(".cache/radbg-corpus")),
+    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,11 @@
 //! Besides the text, each file must do what its name says: `abi_NNNN.ori` fails
 //! check NNNN, `abi_clean.ori` fails nothing.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::PathBuf;
+
+use common::{assert_golden, golden};
 
 use radbg::abi::report::function_limits;
 use radbg::abi::{AbiCheck, AbiInput, check_convergent, check_reserved_smem, lower_calls, report, setup};
@@ -13,21 +17,6 @@ use radbg::ir::{Module, parse_str, print_module};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Compares `actual` with the expected file, or rewrites it under UPDATE_EXPECT=1.
-/// Returns a description of the mismatch.
-fn golden(path: &Path, actual: &str) -> Option<String> {
-    if std::env::var_os("UPDATE_EXPECT").is_some() {
-        std::fs::write(path, actual).expect("write expected file");
-        return None;
-    }
-    let expected = std::fs::read_to_string(path).unwrap_or_default();
-    if expected == actual {
-        return None;
-    }
-    let diff = similar::TextDiff::from_lines(&expected, actual);
-    Some(format!("{} differs (UPDATE_EXPECT=1 to accept):\n{}", path.display(), diff.unified_diff().context_radius(2)))
 }
 
 fn sessions() -> Vec<(String, Module)> {
@@ -73,9 +62,7 @@ fn session_reports_match_and_trigger_their_code() {
     let mut problems = Vec::new();
     for (stem, m) in &sessions {
         let text = report(m, &m.sm);
-        if let Some(p) = golden(&root().join("tests/abi_golden").join(format!("{stem}.txt")), &text) {
-            problems.push(p);
-        }
+        problems.extend(golden(&root().join("tests/abi_golden").join(format!("{stem}.txt")), &text));
         let failed: Vec<AbiCheck> = all_checks(m).into_iter().filter(|c| !c.passed).collect();
         let wanted = stem.trim_start_matches("abi_");
         let ok = match wanted {
@@ -128,9 +115,7 @@ fn lowering_golden() {
             out.push_str(&format!("//   note: {n}\n"));
         }
     }
-    if let Some(p) = golden(&root().join("tests/abi_golden/abi_lower.lowered.ori"), &out) {
-        panic!("{p}");
-    }
+    assert_golden(&root().join("tests/abi_golden/abi_lower.lowered.ori"), &out);
     // The lowered text parses back, and lowering again changes nothing.
     let mut again = parse_str(&print_module(&m)).expect("lowered module parses");
     assert_eq!(again, m);

@@ -47,12 +47,12 @@ fn finished(module: radbg::ir::Module, opts: RunOptions) -> Machine {
 fn cell(path: &Path, threshold: i64, budget: u32) -> Vec<String> {
     let module = radbg::load::load_path(path).expect("loads").module;
     let mut opts = RunOptions { maxrregcount: Some(budget), ..RunOptions::default() };
-    opts.knobs.push((KnobKey::Index(684), KnobValue::Int(threshold)));
+    opts.set_knob(KnobKey::Index(684), KnobValue::Int(threshold)).expect("684 is in range");
     let m = finished(module, opts);
     let mut bad = Vec::new();
     let name = path.file_name().unwrap().to_string_lossy();
     for (fi, r) in m.funcs.iter().enumerate() {
-        let Some(a) = &r.alloc else { continue };
+        let Some(a) = r.fatpoint() else { continue };
         let fname = &m.module.functions[fi].name;
         let at = format!("{name} {fname} (knob 684={threshold}, maxrregcount {budget})");
         match &a.failure {
@@ -112,10 +112,10 @@ fn check_with(a: &FunctionAlloc, slots: &[Option<u16>]) -> Result<(), Vec<CheckE
 }
 
 /// The demo kernel's real allocation (it spills, so spill code is part of what is checked).
-fn demo() -> (Machine, std::sync::Arc<FunctionAlloc>) {
+fn demo() -> (Machine, FunctionAlloc) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions/demo.ori");
     let m = finished(radbg::load::load_path(&path).expect("loads").module, RunOptions::default());
-    let a = m.funcs[0].alloc.clone().expect("allocated");
+    let a = m.funcs[0].fatpoint().cloned().expect("allocated");
     assert!(a.failure.is_none() && !a.spills.is_empty(), "demo.ori fits after spilling");
     (m, a)
 }

@@ -5,6 +5,8 @@
 //! behaves as its header comment says — fits, spills after N retries, or fails — from
 //! the table below.
 
+mod common;
+
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
@@ -128,7 +130,7 @@ fn run(path: &Path) -> (String, Vec<Ends>) {
             }
             None => s.push_str("checker: not run\n"),
         }
-        let Some(a) = &r.alloc else {
+        let Some(a) = r.fatpoint() else {
             ends.push(Ends::NoAlloc);
             continue;
         };
@@ -157,26 +159,12 @@ fn run(path: &Path) -> (String, Vec<Ends>) {
 
 #[test]
 fn golden_results_per_kernel() {
-    let update = std::env::var_os("UPDATE_EXPECT").is_some();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/alloc_golden");
     let mut failures = Vec::new();
     for path in kernels() {
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         let (text, _) = run(&path);
-        let golden = dir.join(format!("{name}.txt"));
-        if update {
-            std::fs::create_dir_all(&dir).unwrap();
-            std::fs::write(&golden, &text).unwrap();
-            continue;
-        }
-        match std::fs::read_to_string(&golden) {
-            Ok(want) if want == text => {}
-            Ok(want) => {
-                let diff = similar::TextDiff::from_lines(&want, &text).unified_diff().to_string();
-                failures.push(format!("{name}: differs from {}\n{diff}", golden.display()));
-            }
-            Err(_) => failures.push(format!("{name}: no golden {} (run with UPDATE_EXPECT=1)", golden.display())),
-        }
+        failures.extend(common::golden(&dir.join(format!("{name}.txt")), &text));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

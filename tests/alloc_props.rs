@@ -20,7 +20,7 @@ fn run(m: Module, budget: Option<u32>) -> Vec<Result<Option<usize>, String>> {
     mach.funcs
         .iter()
         .filter_map(|r| {
-            let a = r.alloc.as_ref()?;
+            let a = r.fatpoint()?;
             if contradictory_pins(a) {
                 return None;
             }
@@ -133,7 +133,7 @@ fn reused_names_allocate_to_their_pressure() {
         while mach.step().is_some() {}
         let r = &mach.funcs[0];
         let a = r.alloc.as_ref().expect("allocated");
-        assert_eq!(a.failure, None, "budget {budget}");
+        assert_eq!(a.failure(), None, "budget {budget}");
         assert_eq!(r.check_errors.as_ref().map(Vec::len), Some(0), "budget {budget}: checker");
         let stats = r.stats.as_ref().expect("stats");
         assert_eq!((stats.registers, stats.spill_stores > 0), (registers, spills), "budget {budget}");

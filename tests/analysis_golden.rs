@@ -3,6 +3,8 @@
 //! either place) is compared with `tests/analysis_golden/NAME.live`; `UPDATE_EXPECT=1 cargo test`
 //! rewrites the expectations.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use radbg::analysis::live_report;
@@ -20,16 +22,8 @@ fn check(input: &Path) {
     assert!(errors.is_empty(), "{}: {errors:?}", input.display());
     let got = live_report(&m);
     let name = input.file_stem().unwrap().to_string_lossy().to_string();
-    let expect = root().join("tests/analysis_golden").join(format!("{name}.live"));
-    if std::env::var_os("UPDATE_EXPECT").is_some() {
-        std::fs::write(&expect, &got).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&expect)
-        .unwrap_or_else(|e| panic!("{}: {e} (run with UPDATE_EXPECT=1 to create it)", expect.display()));
-    if got != want {
-        let diff = similar::TextDiff::from_lines(&want, &got);
-        panic!("{} differs from {}:\n{}", input.display(), expect.display(), diff.unified_diff());
+    if let Some(problem) = common::golden(&root().join("tests/analysis_golden").join(format!("{name}.live")), &got) {
+        panic!("{}: {problem}", input.display());
     }
 }
 

@@ -67,7 +67,7 @@ fn neither_fits_and_json_shape() {
     let d = diff(src, 4, &[]);
     assert!(!d.fatpoint.ok && !d.briggs.ok);
     assert_eq!(d.verdict, Verdict::NeitherFits);
-    let j = d.to_json();
+    let j = radbg::command::alloc_diff::diff_json(&d);
     assert_eq!(j["verdict"], "neither");
     assert_eq!(j["fatpoint"]["ok"], false);
     assert!(j["briggs"]["failure"].as_str().is_some_and(|m| m.starts_with("Briggs allocation")));
@@ -101,6 +101,10 @@ fn command_line_exit_codes() {
     assert_eq!(cli(&["{root}/sessions/briggs_remat.ori"]), ExitCode::SUCCESS);
     assert_eq!(cli(&["{root}/sessions/briggs_k15.ori", "--json", "--knob", "radbg.BriggsK=20"]), ExitCode::SUCCESS);
     assert_eq!(cli(&["{root}/sessions/briggs_moves.ori", "--function", "nope"]), ExitCode::FAILURE);
-    assert_eq!(cli(&["{root}/sessions/briggs_moves.ori", "--knob", "radbg.BriggsK=-1"]), ExitCode::FAILURE);
+    // A knob value out of range is bad usage, refused by clap's value parser (the
+    // parser `set knob` uses) before anything runs.
+    let e = Cli::try_parse_from(["radbg", "diff-alloc", "briggs_moves.ori", "--knob", "radbg.BriggsK=-1"]).unwrap_err();
+    assert_eq!(e.exit_code(), 2);
+    assert!(e.to_string().contains("'--knob <NAME=VALUE>': knob radbg.BriggsK value -1 is out of range"), "{e}");
     assert_eq!(cli(&["{root}/sessions/does_not_exist.ori"]), ExitCode::FAILURE);
 }

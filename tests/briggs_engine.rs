@@ -8,10 +8,11 @@
 use std::path::Path;
 use std::process::Command;
 
+use radbg::alloc::briggs::view as bv;
 use radbg::command::Session;
 use radbg::command::parse_line;
 use radbg::engine::breakpoint::BpKind;
-use radbg::engine::query_briggs as qb;
+use radbg::engine::query as qb;
 use radbg::engine::{AllocatorKind, Debugger, EventKind, RunOptions, Stage, Stop};
 use radbg::ir::parse::parse_str;
 
@@ -29,14 +30,14 @@ fn debugger(path: &str, opts: RunOptions) -> Debugger {
 fn state(d: &Debugger) -> String {
     let mut s = d.fingerprint();
     let fi = radbg::engine::query::current_func(d);
-    if let Some(b) = qb::briggs_at(d, fi) {
-        s.push_str(&format!("{:?}\n", qb::graph(d, fi, b)));
+    if let Some(b) = qb::briggs_of(d.machine(), fi) {
+        s.push_str(&format!("{:?}\n", qb::briggs_graph(d, fi, b)));
         if let Some((f, v)) = qb::event_node(d).filter(|x| x.0 == fi) {
-            s.push_str(&format!("{:?}\n{:?}\n", qb::neighbours(b, v), qb::colours(d, b, v)));
-            s.push_str(&format!("{:?}\n", qb::vreg(d, f, b, v)));
+            s.push_str(&format!("{:?}\n{:?}\n", bv::neighbours(b, v), qb::briggs_colours(d, b, v)));
+            s.push_str(&format!("{:?}\n", qb::briggs_vreg(d, f, b, v)));
         }
     }
-    s.push_str(&format!("{:?}\n", qb::iterations(d, fi)));
+    s.push_str(&format!("{:?}\n", qb::briggs_iterations(d, fi)));
     s
 }
 
@@ -135,8 +136,9 @@ fn every_session_kernel_passes_the_checker_under_briggs() {
         let m = d.machine();
         for (fi, r) in m.funcs.iter().enumerate() {
             let name = format!("{}:{}", path.display(), m.module.functions[fi].name);
-            let b = r.briggs.as_ref().unwrap_or_else(|| panic!("{name}: no Briggs result"));
-            assert!(r.alloc.is_none(), "{name}: the fat-point allocator ran too");
+            let run = r.alloc.as_ref().unwrap_or_else(|| panic!("{name}: no allocation"));
+            assert!(r.fatpoint().is_none(), "{name}: the fat-point allocator ran instead");
+            let b = run.briggs().unwrap_or_else(|| panic!("{name}: no Briggs result"));
             match b.failure() {
                 None => {
                     assert_eq!(r.check_errors.as_deref(), Some(&[][..]), "{name}");

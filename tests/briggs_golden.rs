@@ -5,30 +5,20 @@
 //! with `UPDATE_EXPECT=1 cargo test --test briggs_golden`.
 
 mod briggs_util;
+mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+use common::golden;
 
 use radbg::alloc::briggs::{BriggsAlloc, BriggsEvent};
 use radbg::alloc::compare;
+use radbg::command::alloc_diff;
 use radbg::engine::RunOptions;
 use radbg::ir::{Function, Module, VRegId, parse_str};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Compares `actual` with the expected file, or rewrites it under UPDATE_EXPECT=1.
-fn golden(path: &Path, actual: &str) -> Option<String> {
-    if std::env::var_os("UPDATE_EXPECT").is_some() {
-        std::fs::write(path, actual).expect("write expected file");
-        return None;
-    }
-    let expected = std::fs::read_to_string(path).unwrap_or_default();
-    if expected == actual {
-        return None;
-    }
-    let diff = similar::TextDiff::from_lines(&expected, actual);
-    Some(format!("{} differs (UPDATE_EXPECT=1 to accept):\n{}", path.display(), diff.unified_diff().context_radius(2)))
 }
 
 fn sessions() -> Vec<(String, Module)> {
@@ -94,7 +84,7 @@ fn report(f: &Function, config: &radbg::alloc::AllocConfig) -> String {
 fn briggs_results_of_every_session_kernel() {
     let mut failures = Vec::new();
     for (stem, m) in sessions() {
-        let text = match compare::pipeline_inputs(m, RunOptions::default()) {
+        let text = match alloc_diff::pipeline_inputs(m, RunOptions::default()) {
             Ok(inputs) => inputs.iter().map(|(f, c)| report(f, c)).collect::<String>(),
             Err(e) => format!("error: {e}\n"),
         };
@@ -107,7 +97,7 @@ fn briggs_results_of_every_session_kernel() {
 fn allocator_diff_of_every_session_kernel() {
     let mut failures = Vec::new();
     for (stem, m) in sessions() {
-        let text = match compare::compare_module(m, RunOptions::default()) {
+        let text = match alloc_diff::compare_module(m, RunOptions::default()) {
             Ok(diffs) => diffs.iter().map(|d| d.text()).collect::<String>(),
             Err(e) => format!("error: {e}\n"),
         };
@@ -120,7 +110,7 @@ fn allocator_diff_of_every_session_kernel() {
 fn briggs_sessions_show_the_designs_disagreeing() {
     // Each sessions/briggs_*.ori kernel exists to make the two allocators differ.
     for (stem, m) in sessions().into_iter().filter(|(s, _)| s.starts_with("briggs_")) {
-        let diffs = compare::compare_module(m, RunOptions::default()).expect("pipeline");
+        let diffs = alloc_diff::compare_module(m, RunOptions::default()).expect("pipeline");
         assert!(
             diffs.iter().any(|d| d.verdict != compare::Verdict::Same || !d.assignment_diff.is_empty()),
             "{stem}: the allocators agree"

@@ -52,7 +52,7 @@ fn every_corpus_function_runs_with_the_checker_passing() {
                     bad.push(format!("{at}: not allocated"));
                     continue;
                 };
-                match (&a.failure, &r.check_errors) {
+                match (a.failure(), &r.check_errors) {
                     (Some(msg), _) if msg.contains("Register allocation failed with register count of") => {
                         failed = true
                     }

@@ -3,6 +3,8 @@
 //! diagnostics must equal `tests/diag/*.expected`. Run with `UPDATE_EXPECT=1` to
 //! regenerate the expected files after an intended change (and review the diff).
 
+mod common;
+
 use radbg::cli::check::check_source;
 use radbg::ir::diag;
 use radbg::ir::span::SourceFile;
@@ -21,28 +23,13 @@ fn render(path: &std::path::Path) -> String {
 
 #[test]
 fn diagnostics_match_the_golden_files() {
-    let update = std::env::var_os("UPDATE_EXPECT").is_some();
     let mut paths: Vec<_> = std::fs::read_dir("tests/diag").unwrap().map(|e| e.unwrap().path()).collect();
     paths.sort();
     let mut failures = Vec::new();
     let mut n = 0;
     for path in paths.iter().filter(|p| p.extension().is_some_and(|e| e == "ori")) {
         n += 1;
-        let got = render(path);
-        let exp_path = path.with_extension("expected");
-        if update {
-            std::fs::write(&exp_path, &got).unwrap();
-            continue;
-        }
-        let expected = std::fs::read_to_string(&exp_path).unwrap_or_default();
-        if got != expected {
-            let diff = similar::TextDiff::from_lines(&expected, &got);
-            failures.push(format!(
-                "{} differs (UPDATE_EXPECT=1 regenerates):\n{}",
-                path.display(),
-                diff.unified_diff().header("expected", "got")
-            ));
-        }
+        failures.extend(common::golden(&path.with_extension("expected"), &render(path)));
     }
     assert!(n >= 8, "only {n} golden files");
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -4,6 +4,8 @@
 //! `UPDATE_EXPECT=1` rewrites the baseline after an improvement. Skips, saying why, when
 //! the corpus cache is absent (`/work/shared/corpus/build.sh` builds it).
 
+mod common;
+
 use std::path::PathBuf;
 
 use serde_json::Value;
@@ -13,7 +15,7 @@ const BASELINE: &str = "tests/fidelity_baseline.json";
 const EPS: f64 = 1e-6;
 
 fn corpus() -> Option<PathBuf> {
-    let dir = radbg::fidelity::default_corpus()?;
+    let dir = radbg::util::corpus_cache()?;
     dir.join("oracle.json").is_file().then_some(dir)
 }
 
@@ -34,9 +36,9 @@ fn fidelity_is_no_worse_than_the_baseline() {
     };
     let report = radbg::fidelity::run(&dir, &radbg::fidelity::Settings::default(), 2).expect("fidelity run");
     assert!(report.errors.is_empty(), "files failed: {:?}", report.errors);
-    let now = radbg::fidelity::render::summaries_json(&report.summaries);
+    let now = radbg::cli::fidelity::json::summaries(&report.summaries);
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(BASELINE);
-    if std::env::var_os("UPDATE_EXPECT").is_some() {
+    if common::updating() {
         std::fs::write(&path, serde_json::to_string_pretty(&now).unwrap() + "\n").expect("write baseline");
         return;
     }

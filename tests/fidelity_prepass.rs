@@ -734,7 +734,7 @@ fn vectorize_and_remat_run_through_the_whole_pipeline_with_the_checker_passing()
         assert!(has("remat: 1 cheap value(s) computed just before their first use: %r9"), "{events:#?}");
         let r = &mach.funcs[0];
         let a = r.alloc.as_ref().expect("allocated");
-        assert!(a.failure.is_none(), "{:?}", a.failure);
+        assert!(a.failure().is_none(), "{:?}", a.failure());
         assert_eq!(r.check_errors.as_deref(), Some(&[][..]), "checker");
     }
 }

@@ -11,6 +11,8 @@
 //! `UPDATE_EXPECT=1` rewrites both files from the run. Skips, saying why, when the gate cache is
 //! absent — except under `CI=true`, where that is a failure.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -113,7 +115,7 @@ fn the_gate_sample_has_no_new_failure() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let dev = parts.iter().find(|p| p.part == Part::Dev).expect("dev part");
     let test = parts.iter().find(|p| p.part == Part::Test).expect("test part");
-    if std::env::var_os("UPDATE_EXPECT").is_some() {
+    if common::updating() {
         let mut s = String::from(
             "# Known gate failures of the development part (tests/gate.rs's sample): file, function, budget,\n\
              # kind, radbg's message. Delete a row when its cause is fixed; a new failure fails the test.\n",

@@ -102,7 +102,7 @@ fn fingerprint(
         ..RunOptions::default()
     };
     if let Some((name, v)) = knob {
-        opts.knobs.push((KnobKey::Name(name.to_string()), v.clone()));
+        opts.set_knob(KnobKey::Name(name.to_string()), v.clone()).unwrap_or_else(|e| panic!("{name}={v:?}: {e}"));
     }
     let mut m = Machine::new(loaded.module, opts);
     let mut out = Vec::new();

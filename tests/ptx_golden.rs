@@ -5,33 +5,17 @@
 //! module and validate. `UPDATE_EXPECT=1 cargo test --test ptx_golden` rewrites the
 //! expectations.
 
+mod common;
+
 use std::path::{Path, PathBuf};
+
+use common::golden_or_absent;
 
 use radbg::ir::diag::render_all;
 use radbg::ir::span::SourceFile;
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ptx")
-}
-
-/// Compares `got` with the file at `path` (or rewrites it under UPDATE_EXPECT);
-/// returns a description of the difference.
-fn expect(path: &Path, got: &str) -> Option<String> {
-    if std::env::var_os("UPDATE_EXPECT").is_some() {
-        if got.is_empty() {
-            let _ = std::fs::remove_file(path);
-        } else {
-            std::fs::write(path, got).expect("writable expectation");
-        }
-        return None;
-    }
-    let want = std::fs::read_to_string(path).unwrap_or_default();
-    if want == got {
-        return None;
-    }
-    let diff = similar::TextDiff::from_lines(&want, got);
-    let shown: String = diff.unified_diff().context_radius(2).header("expected", "got").to_string();
-    Some(format!("{} differs (UPDATE_EXPECT=1 to accept):\n{shown}", path.display()))
 }
 
 /// Imports one file and checks its expectations.
@@ -44,7 +28,7 @@ fn check(ptx: &Path) -> Vec<String> {
     let bad = name.contains("/bad_");
     let stem = ptx.with_extension("");
     let diags = render_all(&imp.diags, &file);
-    problems.extend(expect(&stem.with_extension("diag.expected"), &diags));
+    problems.extend(golden_or_absent(&stem.with_extension("diag.expected"), &diags));
     match (&imp.module, bad) {
         (Some(_), true) => problems.push(format!("{name}: expected the import to fail")),
         (None, false) => problems.push(format!("{name}: import failed:\n{diags}")),
@@ -64,7 +48,7 @@ fn check(ptx: &Path) -> Vec<String> {
         }
         None => String::new(),
     };
-    problems.extend(expect(&stem.with_extension("ori.expected"), &printed));
+    problems.extend(golden_or_absent(&stem.with_extension("ori.expected"), &printed));
     problems
 }
 

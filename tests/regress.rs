@@ -16,7 +16,7 @@ fn run(name: &str, knobs: &[(&str, KnobValue)]) -> (Machine, Vec<AllocEvent>) {
     let loaded = radbg::load::load_path(&path).expect("loads");
     let mut opts = RunOptions { imported: loaded.imported, ..RunOptions::default() };
     for (k, v) in knobs {
-        opts.knobs.push((KnobKey::Name((*k).into()), v.clone()));
+        opts.set_knob(KnobKey::Name((*k).into()), v.clone()).expect("a catalogue knob");
     }
     let mut m = Machine::new(loaded.module, opts);
     let mut events = Vec::new();
@@ -28,7 +28,7 @@ fn run(name: &str, knobs: &[(&str, KnobValue)]) -> (Machine, Vec<AllocEvent>) {
     for (fi, r) in m.funcs.iter().enumerate() {
         let f = &m.module.functions[fi].name;
         assert_eq!(r.check_errors.as_deref(), Some(&[][..]), "{name} {f}: checker");
-        assert!(r.alloc.as_ref().is_some_and(|a| a.failure.is_none()), "{name} {f}: allocation failed");
+        assert!(r.alloc.as_ref().is_some_and(|a| a.failure().is_none()), "{name} {f}: allocation failed");
     }
     (m, events)
 }
@@ -46,7 +46,7 @@ fn a_device_function_that_calls_keeps_its_parameters_and_return_address_apart() 
         let (m, _) = run(name, &[]);
         let fi = m.module.functions.iter().position(|f| f.name == "mid").expect("mid");
         let a = m.funcs[fi].alloc.as_ref().expect("alloc");
-        assert!(a.func.vregs.iter().any(|v| v.name == "%retaddr"), "{name}: mid keeps its return address in a vreg");
+        assert!(a.func().vregs.iter().any(|v| v.name == "%retaddr"), "{name}: mid keeps its return address in a vreg");
     }
 }
 

@@ -215,9 +215,10 @@ fn bad_files_and_options_are_reported() {
     let (_, e, c) = radbg(&["no/such/file.ori"], "");
     assert_eq!(c, 1);
     assert!(e.starts_with("radbg: cannot read no/such/file.ori"), "{e}");
+    // A bad flag value is bad usage (status 2), named with the flag and the value.
     let (_, e, c) = radbg(&["sessions/demo.ori", "--knob", "NoSuchKnob=3"], "");
-    assert_eq!(c, 1);
-    assert!(e.contains("--knob NoSuchKnob=3"), "{e}");
+    assert_eq!(c, 2);
+    assert!(e.contains("invalid value 'NoSuchKnob=3' for '--knob <NAME=VALUE>': unknown knob 'NoSuchKnob'"), "{e}");
     let empty = tmp("empty.ori");
     std::fs::write(&empty, ".target sm_90\n").unwrap();
     let (_, e, c) = radbg(&[empty.to_str().unwrap()], "ir\n");

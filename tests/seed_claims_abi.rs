@@ -39,7 +39,7 @@ fn finished(m: Module, opts: RunOptions) -> Machine {
 
 /// Mnemonics with modifiers (`STS.SPILL`) of every spill instruction of function `fi`.
 fn spill_code(m: &Machine, fi: usize) -> Vec<String> {
-    let a = m.funcs[fi].alloc.as_ref().expect("allocated");
+    let a = m.funcs[fi].alloc.as_ref().and_then(|a| a.fatpoint()).expect("allocated");
     a.func
         .blocks
         .iter()
@@ -77,11 +77,11 @@ fn smem_spilling_is_off_when_a_function_uses_the_abi() {
     assert_eq!(local(&code), code.len());
     // Knob 619 (force SMEM spilling) does not override the rule either.
     let mut opts = RunOptions::default();
-    opts.knobs.push((KnobKey::Index(619), KnobValue::Bool(true)));
+    opts.set_knob(KnobKey::Index(619), KnobValue::Bool(true)).expect("619 takes a bool");
     let m = finished(module("optix_abi.ori"), opts);
     assert_eq!(shared(&spill_code(&m, 0)), 0);
     // +1590 (SMEM spill enable) reads 0 in the state object.
-    let a = m.funcs[0].alloc.as_ref().expect("allocated");
+    let a = m.funcs[0].alloc.as_ref().and_then(|a| a.fatpoint()).expect("allocated");
     assert!(!a.state.smem_spill);
     let note = radbg::alloc::spill::smem_refusal(true, a.config.uses_abi, &a.func).expect("refused");
     assert!(note.contains("Smem spilling should not be enabled when functions use abi."), "{note}");
@@ -143,7 +143,7 @@ fn spill_code_is_stl_ldl_at_a_frame_offset() {
     // address sequence): what ptxas 13.0.88 really emits (`STL [R1+0xf0], RZ`, every
     // one of sgemm_8x8's 1298 spill STL/LDL at sm_90 --maxrregcount 32, nvdisasm).
     let m = finished(module("demo.ori"), RunOptions { maxrregcount: Some(24), ..RunOptions::default() });
-    let a = m.funcs[0].alloc.as_ref().expect("allocated");
+    let a = m.funcs[0].alloc.as_ref().and_then(|a| a.fatpoint()).expect("allocated");
     let mut n = 0;
     for inst in a.func.blocks.iter().flat_map(|b| &b.insts) {
         if !radbg::alloc::spill::is_spill_code(inst) {

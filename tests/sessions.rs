@@ -1,6 +1,8 @@
 //! Every `sessions/*.radbg` replays to exactly its `.transcript` (byte for byte), and
 //! replaying twice gives identical bytes. `UPDATE_EXPECT=1` rewrites the transcripts.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use radbg::command::{Session, script};
@@ -32,24 +34,14 @@ fn sessions_replay_to_their_transcripts() {
         .collect();
     paths.sort();
     assert!(paths.len() >= 10, "expected at least 10 sessions, found {}", paths.len());
-    let update = std::env::var_os("UPDATE_EXPECT").is_some();
     let mut problems = Vec::new();
     for p in &paths {
         let got = replay(p);
         let again = replay(p);
         assert_eq!(got, again, "{} does not replay deterministically", p.display());
-        let expected_path = p.with_extension("transcript");
-        if update {
-            std::fs::write(&expected_path, &got).unwrap();
-            continue;
-        }
-        let want = std::fs::read_to_string(&expected_path).unwrap_or_default();
-        if got != want {
-            let diff = similar::TextDiff::from_lines(&want, &got).unified_diff().header("expected", "got").to_string();
-            problems.push(format!("{} differs from its transcript:\n{diff}", p.display()));
-        }
+        problems.extend(common::golden(&p.with_extension("transcript"), &got));
     }
-    assert!(problems.is_empty(), "{}\n(UPDATE_EXPECT=1 regenerates)", problems.join("\n"));
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]

@@ -3,6 +3,8 @@
 //! and compared (as text) with `tests/tui_snapshots/NAME.txt`.
 //! `UPDATE_EXPECT=1 cargo test --test tui` rewrites the snapshots.
 
+mod common;
+
 use std::path::Path;
 
 use radbg::ui::tui::input::Key;
@@ -20,18 +22,10 @@ fn check(name: &'static str, file: Option<&'static str>, (width, height): (u16, 
     let shot = Shot { name, caption: "", width, height, mono: false, file, steps };
     let buf = shots::render_shot(&shot, sessions()).unwrap_or_else(|e| panic!("{name}: {e}"));
     let got = snapshot::to_text(&buf);
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tui_snapshots").join(format!("{name}.txt"));
-    if std::env::var_os("UPDATE_EXPECT").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &got).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("no snapshot {} (run with UPDATE_EXPECT=1)", path.display()));
-    if got != want {
-        let diff = similar::TextDiff::from_lines(&want, &got).unified_diff().header("expected", "got").to_string();
-        panic!("snapshot {name} differs (UPDATE_EXPECT=1 rewrites it):\n{diff}");
-    }
+    common::assert_golden(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tui_snapshots").join(format!("{name}.txt")),
+        &got,
+    );
 }
 
 const SMALL: (u16, u16) = (80, 24);
@@ -150,7 +144,7 @@ fn help_search_zoom_and_completion() {
 #[test]
 fn screenshots_are_current() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("screenshots");
-    if std::env::var_os("UPDATE_EXPECT").is_some() {
+    if common::updating() {
         let png =
             std::process::Command::new("rsvg-convert").arg("--version").output().is_ok_and(|o| o.status.success());
         shots::write_all(&dir, sessions(), png).unwrap();

@@ -5,6 +5,8 @@
 //! golden on the demo kernel, and `compare` against the real ptxas (skipped when absent).
 //! `UPDATE_EXPECT=1` regenerates the goldens in tests/why_golden/.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
@@ -28,19 +30,9 @@ fn finished(module: Module, opts: RunOptions) -> Debugger {
     d
 }
 
-/// Compares `got` with the golden file (or rewrites it under UPDATE_EXPECT).
+/// Compares `got` with the golden file `tests/why_golden/NAME` (or rewrites it).
 fn check_golden(name: &str, got: &str) {
-    let path = root().join("tests/why_golden").join(name);
-    if std::env::var_os("UPDATE_EXPECT").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, got).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path).unwrap_or_default();
-    if want != got {
-        let diff = similar::TextDiff::from_lines(&want, got).unified_diff().header("expected", "got").to_string();
-        panic!("{} differs (UPDATE_EXPECT=1 regenerates):\n{diff}", path.display());
-    }
+    common::assert_golden(&root().join("tests/why_golden").join(name), got);
 }
 
 /// Every function's `why registers` (and `why fail` where allocation failed) of every
@@ -182,10 +174,11 @@ fn differ_finds_the_known_first_divergence() {
     // A budget of 33 keeps the budget decision's source but moves it: still the first.
     // A knob that only changes the discard threshold diverges later, at an assignment.
     let mut o3 = o.clone();
-    o3.knobs.push((
+    o3.set_knob(
         radbg::ir::KnobKey::Name("RegAllocThresholdForDiscardConflicts".into()),
         radbg::knobs::parse_value("0"),
-    ));
+    )
+    .unwrap();
     let (cm, ct) = why::run_module(m, o3);
     let z = why::differ::compare(&side("a", &am, &at), &side("c", &cm, &ct));
     if z.fact("diverges") == Some(1) {
@@ -244,10 +237,12 @@ fn sweep_rows_equal_fresh_runs() {
                 let mut opts = o.clone();
                 match whatif {
                     None => opts.maxrregcount = Some(v as u32),
-                    Some(()) => opts.knobs.push((
-                        radbg::ir::KnobKey::Name("RegAllocThresholdForDiscardConflicts".into()),
-                        radbg::ir::KnobValue::Int(v),
-                    )),
+                    Some(()) => opts
+                        .set_knob(
+                            radbg::ir::KnobKey::Name("RegAllocThresholdForDiscardConflicts".into()),
+                            radbg::ir::KnobValue::Int(v),
+                        )
+                        .unwrap(),
                 }
                 let (fresh, _) = why::run_module(m.clone(), opts);
                 assert!(

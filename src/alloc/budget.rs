@@ -10,13 +10,12 @@
 
 use crate::ir::{FuncKind, Function, Module, RegFile};
 use crate::knobs::Knobs;
-
-/// Architectural cap of the general register file (R0..R254, seed 000 regfile_params[3]).
-pub const GPR_CAP: u32 = 255;
-/// Registers in one SM's register file (64K 32-bit registers on every target radbg models).
-pub const REGFILE_PER_SM: u32 = 65536;
-/// Registers are allocated to a warp in units of 256 (8 per thread).
-pub const WARP_ALLOC_UNIT: u32 = 256;
+// The register file and occupancy model sit below both the pre-allocation stages and the
+// allocator (tests/layers.rs); re-exported so `alloc::budget::*` paths keep working.
+pub use crate::ir::regfile::{
+    GPR_CAP, REGFILE_PER_SM, REPORT_EXTRA, STACK_POINTER, WARP_ALLOC_UNIT, max_warps, max_warps_per_sm, occupancy_top,
+    regs_for_occupancy,
+};
 
 /// What set a class budget.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,15 +53,6 @@ pub struct Budget {
     pub launch_bound: Option<u32>,
 }
 
-/// The stack pointer, R1: ptxas loads it at every entry (`MOV R1, c[0x0][0x28]`) and no
-/// vreg gets it (seed 001; confirmed with nvdisasm on every corpus cubin).
-pub const STACK_POINTER: u16 = 1;
-/// ptxas's `Used N registers` is the highest general register the SASS names + 3
-/// (measured on all 48 corpus kernels × 3 budgets with nvdisasm; ARCHITECTURE.md,
-/// "Fidelity"), so under a budget of N the highest register it may use is R(N-3): the
-/// allocator of imported PTX gets N - 2 registers (R0..R(N-3)) with R1 fixed.
-pub const REPORT_EXTRA: u32 = 2;
-
 /// The `report` rule for imported PTX: the allocator gets `budget - REPORT_EXTRA`
 /// general registers and never R1 (the stack pointer).
 pub fn apply_report_rule(c: &mut crate::alloc::AllocConfig) {
@@ -76,53 +66,6 @@ pub fn apply_report_rule(c: &mut crate::alloc::AllocConfig) {
 pub fn block_threads(f: &Function) -> Option<u32> {
     let dims = f.maxntid.as_ref().or(f.reqntid.as_ref())?;
     Some(dims.iter().fold(1u32, |a, &d| a.saturating_mul(d.max(1))))
-}
-
-/// The most registers per thread that let `blocks` blocks of `threads` threads be
-/// resident at once: the register file split by warps, in allocation units.
-pub fn regs_for_occupancy(threads: u32, blocks: u32) -> u32 {
-    let warps = threads.div_ceil(32).max(1).saturating_mul(blocks.max(1));
-    let per_warp = REGFILE_PER_SM / warps;
-    let per_warp = per_warp / WARP_ALLOC_UNIT * WARP_ALLOC_UNIT;
-    (per_warp / 32).min(GPR_CAP)
-}
-
-/// Maximum resident warps per SM for a register count (the occupancy `why` reports).
-///
-/// Seed 000's seven-instruction formula `(-granularity_mask & (2*half/regs)) - offset`
-/// does not give plausible values with the constants the seed prints (64 registers on
-/// sm_90 yields a negative count), so radbg uses the standard computation with the same
-/// ingredients: per-warp allocation granularity (256 registers), the 64K register file and
-/// the per-SM warp limit. Recorded in ARCHITECTURE.md.
-/// The most registers per thread that keep the resident warps of `count` registers
-/// (`count` itself when it is at or past the cap): how far ptxas spreads or schedules
-/// without losing occupancy (`alloc::constraints::bank_limit`, `prepass::schedule`).
-pub fn occupancy_top(sm_version: u32, count: u32) -> u32 {
-    let warps = max_warps(sm_version, count);
-    let mut top = count;
-    while top < GPR_CAP && max_warps(sm_version, top + 1) >= warps {
-        top += 1;
-    }
-    top
-}
-
-pub fn max_warps(sm_version: u32, regs: u32) -> u32 {
-    let limit = max_warps_per_sm(sm_version);
-    if regs == 0 {
-        return limit;
-    }
-    let per_warp = (regs * 32).div_ceil(WARP_ALLOC_UNIT) * WARP_ALLOC_UNIT;
-    (REGFILE_PER_SM / per_warp).min(limit)
-}
-
-/// Resident-warp limit per SM by architecture.
-pub fn max_warps_per_sm(sm_version: u32) -> u32 {
-    match sm_version {
-        75 => 32,
-        86 | 87 | 89 => 48,
-        120.. => 48,
-        _ => 64,
-    }
 }
 
 /// Resolves the general-register budget of a function (seed 000, "External Budget Inputs").

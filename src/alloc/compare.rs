@@ -2,7 +2,7 @@
 //! Chaitin-Briggs allocator (seed 002) on the same function, budget and knobs, side by
 //! side — per-vreg assignments as a unified diff (`similar`), spilled sets, registers,
 //! spill traffic and an estimated spill cost — answering "would graph colouring have
-//! done better here?" per kernel, in text and JSON.
+//! done better here?" per kernel, as a typed [`AllocDiff`] and its text.
 //!
 //! The verdict compares the estimated spill cost, then the registers used, then the
 //! register copies left. The estimated spill cost is one measure applied to both results: every spill
@@ -10,17 +10,17 @@
 //! seed 002 "MEM_LATENCY_L1") and every rematerializing instruction 1 cycle, each times
 //! the frequency of its block (`radbg.LoopWeight^depth`, the shared CFG's scheme).
 //!
-//! Knows both allocators' public results and the pipeline engine (for each function's
-//! allocator configuration); nothing of their internals.
+//! Knows both allocators' public results; nothing of their internals. Each function's
+//! allocator configuration as the pipeline derives it, and the JSON form, are
+//! `command::alloc_diff`'s (the engine and JSON are above this layer).
 
-use serde_json::{Value, json};
 use similar::TextDiff;
 
 use crate::alloc::briggs::BriggsAlloc;
 use crate::alloc::briggs::spill::TempKind;
 use crate::alloc::{AllocConfig, FunctionAlloc};
 use crate::analysis::cfg;
-use crate::ir::{Function, Module, VRegId};
+use crate::ir::{Function, VRegId};
 
 /// One allocator's result in the diff.
 #[derive(Clone, Debug, PartialEq)]
@@ -310,68 +310,8 @@ impl AllocDiff {
         s.push_str(&format!("  would graph colouring have done better here? {}\n", self.answer));
         s
     }
-
-    pub fn to_json(&self) -> Value {
-        let side = |x: &Side| {
-            json!({
-                "ok": x.ok,
-                "failure": x.failure,
-                "registers": x.registers,
-                "spilled": x.spilled,
-                "spill_store_bytes": x.store_bytes,
-                "spill_load_bytes": x.load_bytes,
-                "frame_bytes": x.frame_bytes,
-                "remats": x.remats,
-                "spill_cost": x.spill_cost,
-                "rounds": x.rounds,
-                "copies": x.copies,
-                "assignment": x.assignment,
-            })
-        };
-        json!({
-            "function": self.function,
-            "budget": self.budget,
-            "fatpoint": side(&self.fatpoint),
-            "briggs": side(&self.briggs),
-            "only_fatpoint": self.only_fatpoint,
-            "only_briggs": self.only_briggs,
-            "both": self.both,
-            "assignment_diff": self.assignment_diff,
-            "verdict": self.verdict.name(),
-            "answer": self.answer,
-        })
-    }
 }
 
 fn ok_text(s: &Side) -> String {
     if s.ok { "ok".into() } else { "FAILED".into() }
-}
-
-/// Every function of a module as the pipeline allocates it: the function after the
-/// stages before allocation (DCE, call lowering) and the allocator configuration the
-/// engine derives (budget, ABI pins, fixed registers, clobbers).
-pub fn pipeline_inputs(
-    module: Module,
-    opts: crate::engine::RunOptions,
-) -> Result<Vec<(Function, AllocConfig)>, String> {
-    // The fat-point run supplies the inputs (its result is what `compare` re-runs).
-    let mut opts = opts;
-    opts.allocator = crate::engine::AllocatorKind::FatPoint;
-    let mut m = crate::engine::Machine::new(module, opts);
-    if let Some(e) = m.knob_errors.first() {
-        return Err(e.clone());
-    }
-    while m.step().is_some() {}
-    let mut out = Vec::new();
-    for (fi, r) in m.funcs.iter().enumerate() {
-        if let (Some(a), Some(f)) = (r.alloc.as_ref(), m.module.functions.get(fi)) {
-            out.push((f.clone(), (*a.config).clone()));
-        }
-    }
-    Ok(out)
-}
-
-/// Diffs every function of a module.
-pub fn compare_module(module: Module, opts: crate::engine::RunOptions) -> Result<Vec<AllocDiff>, String> {
-    Ok(pipeline_inputs(module, opts)?.iter().map(|(f, c)| compare(f, c)).collect())
 }

@@ -16,6 +16,8 @@
 //! - `check`: the independent checker (shares only the IR, liveness and the result);
 //! - `briggs`: CICC's Chaitin-Briggs graph-colouring allocator (seed 002), a second
 //!   steppable machine on the same IR, configuration and checker;
+//! - `run`: `AllocRun`, one door to an allocation of either allocator (allocator-neutral
+//!   questions: step, slot of a vreg, spills, figures, fingerprint, event nesting);
 //! - `compare`: the allocator diff (fat-point against Chaitin-Briggs).
 //!
 //! Architecture invariant: nothing here knows about the debugger's UI or commands.
@@ -35,6 +37,7 @@ pub mod guidance;
 pub mod occupancy;
 pub mod order;
 pub mod ranges;
+pub mod run;
 pub mod spill;
 pub mod state;
 

@@ -83,7 +83,7 @@ pub fn run(args: &Args) -> ExitCode {
     // Nothing compared (no function of radbg's run in ptxas's report) or a function
     // radbg failed to allocate is a failure, so scripts can rely on the status.
     let compared = figures.iter().any(|f| ptxas.iter().any(|p| p.name == f.name));
-    let failed = m.funcs.iter().any(|r| r.alloc.as_deref().is_some_and(|a| a.failure.is_some()));
+    let failed = m.funcs.iter().any(|r| r.alloc.as_deref().is_some_and(|a| a.failure().is_some()));
     if !compared || failed {
         if !compared {
             eprintln!("radbg: nothing compared: ptxas reported none of radbg's functions");

@@ -1,6 +1,6 @@
 //! `radbg diff-alloc FILE`: runs the fat-point and the Chaitin-Briggs allocators on every
 //! function of a file with the same budget and knobs, and prints the allocator diff
-//! (`alloc::compare`): assignments side by side, spilled sets, registers, spill bytes,
+//! (`alloc::compare`, `command::alloc_diff`): assignments side by side, spilled sets, registers, spill bytes,
 //! estimated spill cost and the verdict, as text or JSON.
 //!
 //! Owns argument handling and output only.
@@ -33,7 +33,7 @@ pub fn run(args: &Args) -> ExitCode {
         eprintln!("radbg: {}: no function named '{name}'", args.file.display());
         return ExitCode::FAILURE;
     }
-    let diffs = match crate::alloc::compare::compare_module(module, opts) {
+    let diffs = match crate::command::alloc_diff::compare_module(module, opts) {
         Ok(d) => d,
         Err(e) => {
             eprintln!("radbg: {e}");
@@ -42,7 +42,7 @@ pub fn run(args: &Args) -> ExitCode {
     };
     let diffs: Vec<_> = diffs.into_iter().filter(|d| args.function.as_ref().is_none_or(|n| *n == d.function)).collect();
     if args.json {
-        let v = serde_json::Value::Array(diffs.iter().map(|d| d.to_json()).collect());
+        let v = serde_json::Value::Array(diffs.iter().map(crate::command::alloc_diff::diff_json).collect());
         println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
     } else {
         for d in &diffs {

@@ -5,6 +5,8 @@
 //! per part (dev / test) and budget the kernels, checker faults, failed allocations, rejected
 //! PTX and panics, the fidelity figures beside the naive estimate, and the dev part's failures.
 
+pub mod json;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -20,11 +22,11 @@ pub struct Args {
     #[arg(long)]
     pub summary: bool,
     /// Switch a pre-allocation stage off (repeatable), to measure what it contributes.
-    #[arg(long = "disable-stage", value_name = "NAME")]
-    pub disable_stage: Vec<String>,
+    #[arg(long = "disable-stage", value_name = "NAME", value_parser = crate::engine::settings::stage)]
+    pub disable_stage: Vec<&'static str>,
     /// Set a knob on every run: NAME=VALUE or INDEX=VALUE (repeatable).
-    #[arg(long = "knob", value_name = "NAME=VALUE")]
-    pub knobs: Vec<String>,
+    #[arg(long = "knob", value_name = "NAME=VALUE", value_parser = crate::engine::settings::knob)]
+    pub knobs: Vec<crate::engine::ResolvedKnob>,
     /// Worker threads (default: the available cores).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
@@ -43,26 +45,16 @@ pub fn run(args: &Args) -> ExitCode {
     let dir = if args.gate {
         args.corpus.clone().or_else(crate::fidelity::gate::default_gate)
     } else {
-        args.corpus.clone().or_else(crate::fidelity::default_corpus)
+        args.corpus.clone().or_else(crate::util::corpus_cache)
     };
     let Some(dir) = dir else {
         eprintln!("radbg: no corpus directory (give --corpus DIR or set RADBG_CORPUS_CACHE)");
         return ExitCode::FAILURE;
     };
-    let mut settings =
-        crate::fidelity::Settings { disabled_passes: args.disable_stage.iter().cloned().collect(), knobs: Vec::new() };
-    let mut check = crate::knobs::Knobs::new();
-    for k in &args.knobs {
-        let info = match check.set_str(k) {
-            Ok(i) => i,
-            Err(e) => {
-                eprintln!("radbg: --knob {k}: {e}");
-                return ExitCode::FAILURE;
-            }
-        };
-        let (_, v) = k.split_once('=').unwrap_or((k, ""));
-        settings.knobs.push((crate::ir::KnobKey::Name(info.name.to_string()), crate::knobs::parse_value(v)));
-    }
+    let settings = crate::fidelity::Settings {
+        disabled_passes: args.disable_stage.iter().map(|s| s.to_string()).collect(),
+        knobs: args.knobs.clone(),
+    };
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
     if args.gate {
         return run_gate(args, &dir, &settings, threads);
@@ -75,7 +67,7 @@ pub fn run(args: &Args) -> ExitCode {
         }
     };
     if args.json {
-        super::output::outln(&crate::fidelity::render::json(&report).to_string());
+        super::output::outln(&json::report(&report).to_string());
     } else {
         super::output::out(&crate::fidelity::render::text(&report, !args.summary, !args.summary));
     }
@@ -105,7 +97,7 @@ fn run_gate(args: &Args, dir: &std::path::Path, settings: &crate::fidelity::Sett
         }
     };
     if args.json {
-        super::output::outln(&gate::json(&parts).to_string());
+        super::output::outln(&json::gate(&parts).to_string());
     } else {
         super::output::out(&gate::text(&parts));
     }

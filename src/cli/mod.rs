@@ -28,6 +28,9 @@ use clap::{Parser, Subcommand};
 
 use crate::command::Session;
 use crate::command::script::Recorder;
+use crate::engine::settings::{self, ResolvedKnob, Setting};
+use crate::engine::{AllocatorKind, RunOptions};
+use crate::ir::Sm;
 use crate::ir::span::SourceFile;
 
 const LONG_ABOUT: &str = "\
@@ -160,32 +163,74 @@ pub struct ScreenshotArgs {
     pub png: bool,
 }
 
-/// Options that change a pipeline run (shared by `run`, the debugger and `why`).
+/// Options that change a pipeline run (shared by `run`, the debugger and `why`). Each
+/// value is parsed by `engine::settings`, the parser `set` uses, so a flag and its
+/// `set` command take and refuse the same values; [`PipelineArgs::settings`] turns
+/// them into the typed settings a session applies and a recording writes out.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct PipelineArgs {
     /// Target architecture, overriding the file's `.target` (e.g. sm_80).
-    #[arg(long, value_name = "SM")]
-    pub sm: Option<String>,
+    #[arg(long, value_name = "SM", value_parser = settings::sm)]
+    pub sm: Option<Sm>,
     /// Register budget, as ptxas's --maxrregcount.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = settings::maxrregcount)]
     pub maxrregcount: Option<u32>,
     /// Set a knob: NAME=VALUE or INDEX=VALUE (repeatable).
-    #[arg(long = "knob", value_name = "NAME=VALUE")]
-    pub knobs: Vec<String>,
+    #[arg(long = "knob", value_name = "NAME=VALUE", value_parser = settings::knob)]
+    pub knobs: Vec<ResolvedKnob>,
     /// Run dead-code elimination before allocation.
     #[arg(long)]
     pub dce: bool,
     /// The register allocator: ptxas's fat-point allocator (default) or CICC's
     /// Chaitin-Briggs graph colouring (seed 002).
-    #[arg(long, value_name = "fatpoint|briggs", value_parser = ["fatpoint", "briggs"])]
-    pub allocator: Option<String>,
+    #[arg(long, value_name = "fatpoint|briggs", value_parser = AllocatorParser)]
+    pub allocator: Option<AllocatorKind>,
     /// Switch a pre-allocation stage of imported PTX off (repeatable; `set stage NAME off`).
-    #[arg(long = "disable-stage", value_name = "NAME")]
-    pub disable_stage: Vec<String>,
+    #[arg(long = "disable-stage", value_name = "NAME", value_parser = settings::stage)]
+    pub disable_stage: Vec<&'static str>,
     /// Where the CUDA files a PTX `.file` table names are (the Source pane, `list`);
     /// by default the name as written, then the PTX file's directory.
     #[arg(long = "source-dir", value_name = "DIR")]
     pub source_dir: Option<PathBuf>,
+}
+
+impl PipelineArgs {
+    /// The flags as typed settings, in the order they apply and a recording writes
+    /// them (the default allocator is left out: it is not a change).
+    pub fn settings(&self) -> Vec<Setting> {
+        let mut v = Vec::new();
+        v.extend(self.sm.clone().map(Setting::Sm));
+        v.extend(self.maxrregcount.map(Setting::MaxRegCount));
+        v.extend(self.knobs.iter().cloned().map(Setting::Knob));
+        if self.dce {
+            v.push(Setting::Dce(true));
+        }
+        v.extend(self.disable_stage.iter().map(|&st| Setting::Stage(st, false)));
+        v.extend(self.allocator.filter(|a| *a != AllocatorKind::default()).map(Setting::Allocator));
+        v
+    }
+}
+
+/// `--allocator`: [`settings::allocator`], with the names clap's help and the shell
+/// completions list.
+#[derive(Clone)]
+struct AllocatorParser;
+
+impl clap::builder::TypedValueParser for AllocatorParser {
+    type Value = AllocatorKind;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<AllocatorKind, clap::Error> {
+        clap::builder::StringValueParser::new().try_map(|s| settings::allocator(&s)).parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(AllocatorKind::NAMES.iter().map(|n| clap::builder::PossibleValue::new(*n))))
+    }
 }
 
 /// Loads a module and turns pipeline arguments into run options; diagnostics go to
@@ -203,42 +248,25 @@ pub fn load_for_pipeline(
     })?;
     eprint!("{}", loaded.warnings);
     let module = loaded.module;
-    let mut opts = run_options(args).map_err(|msg| {
-        eprintln!("radbg: {msg}");
-        ExitCode::FAILURE
-    })?;
+    let mut opts = run_options(args);
     opts.imported = loaded.imported;
     Ok((module, opts))
 }
 
-/// Converts pipeline arguments, type-checking knobs and the target.
-pub fn run_options(args: &PipelineArgs) -> Result<crate::engine::RunOptions, String> {
-    let mut opts = crate::engine::RunOptions::default();
-    if let Some(sm) = &args.sm {
-        opts.sm = Some(crate::ir::Sm::parse(sm).map_err(|e| format!("--sm: {e}"))?);
-    }
-    if let Some(n) = args.maxrregcount {
-        if n == 0 || n > 65535 {
-            return Err(format!("--maxrregcount: {n} is out of range 1..=65535"));
-        }
-        opts.maxrregcount = Some(n);
-    }
-    let mut check = crate::knobs::Knobs::new();
-    for k in &args.knobs {
-        let info = check.set_str(k).map_err(|e| format!("--knob {k}: {e}"))?;
-        if let Some(n) = info.not_modelled_note() {
+/// The run options the pipeline arguments make: each setting applied in turn (clap
+/// has checked every value already).
+pub fn run_options(args: &PipelineArgs) -> RunOptions {
+    let mut opts = RunOptions::default();
+    for s in args.settings() {
+        // Issue 24: a knob radbg does not model is accepted with a note, never silently.
+        if let Setting::Knob(k) = &s
+            && let Some(n) = k.info.not_modelled_note()
+        {
             eprintln!("radbg: note: --knob {k}: {n}");
         }
-        let (_, v) = k.split_once('=').unwrap_or((k, ""));
-        opts.knobs.push((crate::ir::KnobKey::Name(info.name.to_string()), crate::knobs::parse_value(v)));
+        opts.apply(&s);
     }
-    opts.dce = args.dce;
-    if let Some(a) = &args.allocator {
-        opts.allocator =
-            crate::engine::AllocatorKind::from_name(a).ok_or_else(|| format!("--allocator: unknown allocator {a}"))?;
-    }
-    opts.disabled_passes = args.disable_stage.iter().cloned().collect();
-    Ok(opts)
+    opts
 }
 
 /// Entry point of the binary.
@@ -306,7 +334,9 @@ fn screenshots(args: &ScreenshotArgs) -> ExitCode {
 /// Opens FILE (or the demo) in a session with the command-line options applied.
 pub fn open_session(file: Option<&Path>, pipeline: &PipelineArgs) -> Result<Session, String> {
     let mut s = Session::new();
-    s.opts = run_options(pipeline)?;
+    for setting in pipeline.settings() {
+        s.apply(&setting);
+    }
     s.source_dir = pipeline.source_dir.clone();
     match file {
         Some(p) => {
@@ -319,11 +349,6 @@ pub fn open_session(file: Option<&Path>, pipeline: &PipelineArgs) -> Result<Sess
             let file = SourceFile::new(crate::demo::DEMO_NAME, crate::demo::DEMO);
             let loaded = crate::load::load_ori(&file)?;
             s.open(loaded.module, crate::demo::DEMO_NAME, false);
-        }
-    }
-    if let Some(d) = &s.dbg {
-        for e in &d.machine().knob_errors {
-            eprintln!("radbg: warning: {e}");
         }
     }
     Ok(s)
@@ -345,30 +370,16 @@ pub fn recorded_load_path(file: &Path, record: &Path) -> String {
 }
 
 /// Creates the recording: a `load` line (or a note for the demo kernel) and the
-/// command-line options as `set` commands, so it replays to the same state.
+/// command-line options written out as the `set` commands they are, so it replays to
+/// the same state.
 pub fn start_recording(path: &Path, file: Option<&Path>, pipeline: &PipelineArgs) -> std::io::Result<Recorder> {
     let load = file.map(|f| recorded_load_path(f, path));
     let mut r = Recorder::create_guarded(path, load.as_deref(), file.as_slice())?;
     if file.is_none() {
         r.record("# recorded on the embedded demo kernel: replay with `radbg -x THIS_FILE`")?;
     }
-    if let Some(sm) = &pipeline.sm {
-        r.record(&format!("set sm {sm}"))?;
-    }
-    if let Some(n) = pipeline.maxrregcount {
-        r.record(&format!("set maxrregcount {n}"))?;
-    }
-    for k in &pipeline.knobs {
-        r.record(&format!("set knob {k}"))?;
-    }
-    if pipeline.dce {
-        r.record("set dce on")?;
-    }
-    for st in &pipeline.disable_stage {
-        r.record(&format!("set stage {st} off"))?;
-    }
-    if let Some(a) = pipeline.allocator.as_deref().filter(|a| *a != "fatpoint") {
-        r.record(&format!("set allocator {a}"))?;
+    for setting in pipeline.settings() {
+        r.record(&setting.to_string())?;
     }
     Ok(r)
 }
@@ -440,4 +451,93 @@ pub fn load(path: &Path) -> Result<SourceFile, String> {
     let name = path.display().to_string();
     let bytes = crate::load::read_input(path, &name).map_err(|e| format!("radbg: {e}"))?;
     SourceFile::from_bytes(if name == "-" { "<stdin>".to_string() } else { name }, &bytes).map_err(|e| e.render())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::parse::{Command as Cmd, parse_line};
+
+    /// One parser: the flags, written out as a recording writes them and read back by
+    /// the command parser, are the same typed settings, and applying either gives the
+    /// same run options.
+    #[test]
+    fn flags_and_their_recorded_set_commands_are_the_same_settings() {
+        let cli = Cli::try_parse_from([
+            "radbg",
+            "k.ptx",
+            "--sm",
+            "sm_80",
+            "--maxrregcount",
+            "40",
+            "--knob",
+            "684=80",
+            "--knob",
+            "RegAllocNumNonSpillTrials = 2",
+            "--dce",
+            "--disable-stage",
+            "sink",
+            "--allocator",
+            "cicc",
+        ])
+        .expect("the flags parse");
+        let from_flags = cli.pipeline.settings();
+        let recorded: Vec<String> = from_flags.iter().map(|s| s.to_string()).collect();
+        assert_eq!(
+            recorded,
+            [
+                "set sm sm_80",
+                "set maxrregcount 40",
+                "set knob 684=80",
+                "set knob RegAllocNumNonSpillTrials=2",
+                "set dce on",
+                "set stage sink off",
+                "set allocator briggs",
+            ]
+        );
+        let read_back: Vec<Setting> = recorded
+            .iter()
+            .flat_map(|l| parse_line(l).expect("a recorded line parses"))
+            .map(|c| match c {
+                Cmd::Set(s) => s,
+                other => panic!("not a setting: {other:?}"),
+            })
+            .collect();
+        assert_eq!(read_back, from_flags);
+        let mut replayed = RunOptions::default();
+        for s in &read_back {
+            replayed.apply(s);
+        }
+        assert_eq!(replayed, run_options(&cli.pipeline));
+        assert_eq!(replayed.knobs[0].info.index, Some(crate::knobs::THRESHOLD_DISCARD));
+        assert_eq!(replayed.knobs[0].value, crate::ir::KnobValue::Int(80));
+    }
+
+    /// `--allocator`'s value name and possible values are the allocator list.
+    #[test]
+    fn the_allocator_flag_lists_the_allocators() {
+        use clap::CommandFactory;
+        let cmd = Cli::command();
+        let arg = cmd.get_arguments().find(|a| a.get_id() == "allocator").expect("--allocator");
+        let names: Vec<String> = arg.get_possible_values().iter().map(|v| v.get_name().to_string()).collect();
+        assert_eq!(names, AllocatorKind::NAMES);
+        assert_eq!(arg.get_value_names().map(|v| v[0].to_string()), Some(AllocatorKind::NAMES.join("|")));
+    }
+
+    /// A flag's value is refused by the parser `set` uses, naming the flag.
+    #[test]
+    fn bad_flag_values_name_the_flag() {
+        for (flag, value, words) in [
+            ("--knob", "684=true", "knob RegAllocThresholdForDiscardConflicts takes an int value, not 'true'"),
+            ("--maxrregcount", "0", "maxrregcount must be at least 1"),
+            ("--sm", "sm_9", "target 'sm_9' out of range"),
+            ("--allocator", "linear", "unknown allocator 'linear'"),
+            ("--disable-stage", "snk", "unknown stage 'snk' (did you mean 'sink'?)"),
+        ] {
+            let e = Cli::try_parse_from(["radbg", "k.ptx", flag, value]).expect_err(flag);
+            let text = e.to_string();
+            assert!(text.contains(&format!("invalid value '{value}' for '{flag}")) && text.contains(words), "{text}");
+            assert_eq!(e.exit_code(), 2);
+        }
+    }
 }

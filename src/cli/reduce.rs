@@ -12,6 +12,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
+use serde_json::{Value, json};
+
+use crate::reduce::search::Outcome;
+
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = "\
 PREDICATES:
@@ -132,9 +136,29 @@ pub fn run(args: &Args) -> ExitCode {
     }
     let (input, output) = (args.file.display().to_string(), out.display().to_string());
     if args.json {
-        super::output::outln(&crate::reduce::progress::summary_json(&o, &o.predicate, &input, &output).to_string());
+        super::output::outln(&summary_json(&o, &o.predicate, &input, &output).to_string());
     } else {
         super::output::outln(&crate::reduce::progress::summary(&o, &o.predicate, &output));
     }
     ExitCode::SUCCESS
+}
+
+/// The summary for tools (`--json`).
+fn summary_json(o: &Outcome, predicate: &str, input: &str, out: &str) -> Value {
+    json!({
+        "input": input,
+        "output": out,
+        "predicate": predicate,
+        "start_instructions": o.start_insts,
+        "instructions": o.insts,
+        "percent": (crate::reduce::progress::pct(o.insts, o.start_insts) * 10.0).round() / 10.0,
+        "start_bytes": o.start_bytes,
+        "bytes": o.bytes,
+        "tests": o.tests,
+        "cached": o.cached,
+        "invalid": o.invalid,
+        "rounds": o.rounds,
+        "timed_out": o.timed_out,
+        "seconds": (o.elapsed.as_secs_f64() * 100.0).round() / 100.0,
+    })
 }

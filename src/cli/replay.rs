@@ -25,12 +25,8 @@ pub fn run(args: &Args) -> ExitCode {
 /// Replays `session`, first loading `file` when given.
 pub fn replay_file(file: Option<&Path>, session: &Path, json: bool, pipeline: &super::PipelineArgs) -> ExitCode {
     let mut s = Session::new();
-    match super::run_options(pipeline) {
-        Ok(o) => s.opts = o,
-        Err(e) => {
-            eprintln!("radbg: {e}");
-            return ExitCode::FAILURE;
-        }
+    for setting in pipeline.settings() {
+        s.apply(&setting);
     }
     s.base = session.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
     if let Some(f) = file

@@ -32,12 +32,6 @@ pub fn run(args: &Args) -> ExitCode {
     // function's state, so it keeps everything.
     opts.batch = !args.events;
     let mut m = Machine::new(module, opts);
-    for e in &m.knob_errors {
-        eprintln!("radbg: {e}");
-    }
-    if !m.knob_errors.is_empty() {
-        return ExitCode::FAILURE;
-    }
     let mut failed = false;
     let mut lines: Vec<String> = Vec::new();
     let mut attempts: Vec<serde_json::Value> = Vec::new();

@@ -21,8 +21,8 @@ pub struct Args {
     /// Sweep a knob instead: NAME=A..B[:STEP].
     #[arg(long = "knob", value_name = "NAME=A..B", conflicts_with = "budgets")]
     pub knob: Option<String>,
-    #[arg(long, value_name = "SM")]
-    pub sm: Option<String>,
+    #[arg(long, value_name = "SM", value_parser = crate::engine::settings::sm)]
+    pub sm: Option<crate::ir::Sm>,
     /// Write the chart as SVG: a panel per function, registers and spill bytes each on
     /// its own axis, the knees marked (rsvg-convert FILE.svg -o FILE.png for a PNG).
     #[arg(long, value_name = "FILE")]
@@ -46,7 +46,10 @@ pub fn run(args: &Args) -> ExitCode {
     };
     let parsed = match (&args.knob, &args.budgets) {
         (Some(k), _) => match k.split_once('=') {
-            Some((n, r)) => sweep::parse_range(r).map(|v| (Axis::Knob(n.trim().to_string()), v)),
+            Some((n, r)) => crate::engine::settings::knob_name(n)
+                .map_err(|e| format!("--knob {k}: {e}"))
+                .and_then(|_| sweep::parse_range(r))
+                .map(|v| (Axis::Knob(n.trim().to_string()), v)),
             None => Err(format!("--knob {k}: expected NAME=A..B")),
         },
         (None, Some(b)) => sweep::budget_range(b).map(|v| (Axis::MaxRegCount, v)),

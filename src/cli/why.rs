@@ -5,7 +5,8 @@
 //! With `--against FILE2` or `--against-knob/-maxrregcount/-sm`, `why differ` between
 //! the two runs instead.
 //!
-//! Owns argument handling, output and the exit status; the answers are `crate::why`'s.
+//! Owns argument handling, output and the exit status, and which questions the batch
+//! report asks; each answer comes from `crate::why::answer_in`, as the `why` command's do.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -31,14 +32,14 @@ pub struct Args {
     #[arg(long, value_name = "FILE2")]
     pub against: Option<PathBuf>,
     /// `why differ` instead: FILE against itself with this knob also set (repeatable).
-    #[arg(long = "against-knob", value_name = "NAME=VALUE")]
-    pub against_knobs: Vec<String>,
+    #[arg(long = "against-knob", value_name = "NAME=VALUE", value_parser = crate::engine::settings::knob)]
+    pub against_knobs: Vec<crate::engine::ResolvedKnob>,
     /// `why differ` instead: FILE against itself under this budget.
-    #[arg(long = "against-maxrregcount", value_name = "N")]
+    #[arg(long = "against-maxrregcount", value_name = "N", value_parser = crate::engine::settings::maxrregcount)]
     pub against_maxrregcount: Option<u32>,
     /// `why differ` instead: FILE against itself for this target.
-    #[arg(long = "against-sm", value_name = "SM")]
-    pub against_sm: Option<String>,
+    #[arg(long = "against-sm", value_name = "SM", value_parser = crate::engine::settings::sm)]
+    pub against_sm: Option<crate::ir::Sm>,
 }
 
 /// `radbg why FILE --against...`: the first diverging decision and the deltas.
@@ -54,29 +55,17 @@ fn differ(args: &Args) -> ExitCode {
         },
         None => (module.clone(), opts.clone(), format!("{} with the changes", args.file.display())),
     };
-    let mut extra = super::PipelineArgs { knobs: args.against_knobs.clone(), ..Default::default() };
-    extra.sm = args.against_sm.clone();
-    extra.maxrregcount = args.against_maxrregcount;
-    match super::run_options(&extra) {
-        Ok(o) => {
-            b_opts.knobs.extend(o.knobs);
-            if o.sm.is_some() {
-                b_opts.sm = o.sm;
-            }
-            if o.maxrregcount.is_some() {
-                b_opts.maxrregcount = o.maxrregcount;
-            }
-        }
-        Err(e) => {
-            eprintln!("radbg: {e}");
-            return ExitCode::from(2);
-        }
+    let extra = super::PipelineArgs {
+        knobs: args.against_knobs.clone(),
+        sm: args.against_sm.clone(),
+        maxrregcount: args.against_maxrregcount,
+        ..Default::default()
+    };
+    for s in extra.settings() {
+        b_opts.apply(&s);
     }
     let (am, at) = crate::why::run_module(module, opts);
     let (bm, bt) = crate::why::run_module(b_module, b_opts);
-    for e in am.knob_errors.iter().chain(&bm.knob_errors) {
-        eprintln!("radbg: {e}");
-    }
     let a = crate::why::differ::Side { label: args.file.display().to_string(), m: &am, trace: &at };
     let b = crate::why::differ::Side { label: b_label, m: &bm, trace: &bt };
     let x = crate::why::differ::compare(&a, &b);
@@ -101,21 +90,26 @@ pub fn run(args: &Args) -> ExitCode {
         Err(code) => return code,
     };
     let mut d = crate::engine::Debugger::new(module, opts);
-    if let Some(e) = d.machine().knob_errors.first() {
-        eprintln!("radbg: {e}");
-        return ExitCode::FAILURE;
-    }
     d.run_to_end();
     let name = args.file.display().to_string();
+    // Every question goes through `why::answer_in`, the function the session's `why`
+    // command answers with: the batch report only chooses which questions to ask.
+    let ask = |q: WhyCmd, fi: usize| match crate::why::answer_in(&d, &name, fi, &q, None) {
+        Ok(x) => Some(x),
+        Err(e) => {
+            eprintln!("radbg: {e}");
+            None
+        }
+    };
     let cx = Ctx::of(&d, &name);
     let mut spilled = false;
     let mut failed = false;
     for fi in 0..cx.m.module.functions.len() {
-        let mut answers = vec![crate::why::registers::explain(&cx, fi)];
+        let mut answers: Vec<_> = ask(WhyCmd::Registers(None), fi).into_iter().collect();
         let a = cx.alloc(fi);
         if a.is_some_and(|a| a.failure.is_some()) {
             failed = true;
-            answers.push(crate::why::fail::explain(&cx, fi, None));
+            answers.extend(ask(WhyCmd::Fail(None), fi));
         }
         if let Some(a) = a
             && !a.spills.is_empty()
@@ -125,11 +119,7 @@ pub fn run(args: &Args) -> ExitCode {
             // full (each revisits two moments of the run); the rest by name, so a kernel
             // with hundreds of spills still answers quickly.
             for s in a.spills.iter().take(FULL_SPILLS) {
-                let v = a.func.vreg(s.vreg).name.clone();
-                match crate::why::answer(&WhyCmd::Spill(v), &cx, fi) {
-                    Ok(x) => answers.push(x),
-                    Err(e) => eprintln!("radbg: {e}"),
-                }
+                answers.extend(ask(WhyCmd::Spill(a.func.vreg(s.vreg).name.clone()), fi));
             }
             if a.spills.len() > FULL_SPILLS {
                 let rest: Vec<String> =

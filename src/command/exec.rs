@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 use crate::command::parse::{Command, DiffWhat, Expectation, Setting};
 use crate::command::render;
 use crate::engine::breakpoint::BpKind;
-use crate::engine::{AllocatorKind, Debugger, EventKind, RunOptions, Stage, Stop, query};
-use crate::ir::{KnobKey, VRegId};
+use crate::engine::{Debugger, EventKind, RunOptions, Stage, Stop, query};
+use crate::ir::VRegId;
 
 /// The result of one command.
 #[derive(Clone, Debug, PartialEq)]
@@ -238,8 +238,8 @@ impl Session {
                 Ok(Output::new("", json!({"quit": true})))
             }
             Command::Source(path) => self.source(path),
-            Command::Set(Setting::StopOnError(b)) => {
-                self.stop_on_error = *b;
+            Command::Set(s @ Setting::StopOnError(b)) => {
+                self.apply(s);
                 Ok(Output::new(format!("stop-on-error {}", if *b { "on" } else { "off" }), json!({"stop_on_error": b})))
             }
             _ => self.exec_loaded(cmd),
@@ -335,20 +335,20 @@ impl Session {
                 let d = self.dbg.as_ref().expect("loaded");
                 Ok(render::ir(d, fi, *p, n.unwrap_or(20)))
             }
-            Command::Print(name) if self.briggs_run() => {
+            Command::Print(name) if self.graph_views() => {
                 let (fi, v) = self.vreg_id(name)?;
-                crate::command::exec_briggs::print(self, fi, v)
+                crate::command::exec_graph::print(self, fi, v)
             }
-            Command::Constraints(name) if self.briggs_run() => {
+            Command::Constraints(name) if self.graph_views() => {
                 let target = match name {
                     Some(n) => Some(self.vreg_id(n)?),
                     None => None,
                 };
-                crate::command::exec_briggs::neighbours(self, target)
+                crate::command::exec_graph::neighbours(self, target)
             }
-            Command::Hist if self.briggs_run() => crate::command::exec_briggs::colours(self),
-            Command::Graph => crate::command::exec_briggs::graph(self),
-            Command::Attempts(_) if self.briggs_run() => crate::command::exec_briggs::iterations(self),
+            Command::Hist if self.graph_views() => crate::command::exec_graph::colours(self),
+            Command::Graph => crate::command::exec_graph::graph(self),
+            Command::Attempts(_) if self.graph_views() => crate::command::exec_graph::iterations(self),
             Command::Print(name) => {
                 let (fi, v) = self.vreg_id(name)?;
                 let d = self.dbg.as_ref().expect("loaded");
@@ -618,9 +618,11 @@ impl Session {
         Ok(o)
     }
 
-    /// Whether this session runs the Chaitin-Briggs allocator.
-    pub(crate) fn briggs_run(&self) -> bool {
-        self.dbg.as_ref().is_some_and(|d| d.opts.allocator == AllocatorKind::Briggs)
+    /// Whether this session's allocator offers the Graph family of views
+    /// (`alloc::run::ViewFamily`): `print`, `constraints`, `hist` and `attempts` then show
+    /// the interference graph's node, neighbours, colours and iterations.
+    pub(crate) fn graph_views(&self) -> bool {
+        self.dbg.as_ref().is_some_and(|d| d.opts.allocator.views() == crate::alloc::run::ViewFamily::Graph)
     }
 
     /// The function the session looks at (selected, else the current event's).
@@ -670,49 +672,38 @@ impl Session {
         }
     }
 
+    /// Applies a typed setting to the options every load uses, and to the loaded run
+    /// (which re-runs from the stage the setting changes). The command line's flags
+    /// come through here too, before anything is loaded. Returns that stage and what
+    /// the re-run noted.
+    pub fn apply(&mut self, s: &Setting) -> Option<(Stage, Option<String>)> {
+        if let Setting::StopOnError(b) = s {
+            self.stop_on_error = *b;
+            return None;
+        }
+        self.opts.apply(s);
+        let from = s.restart_stage()?;
+        let d = self.dbg.as_mut()?;
+        let mut opts = d.opts.clone();
+        opts.apply(s);
+        self.prev_opts = Some(d.opts.clone());
+        let note = d.set_options(opts, from);
+        Some((from, note))
+    }
+
+    /// `set`: what [`Session::apply`] does, reported.
     fn set(&mut self, s: &Setting) -> Result<Output, String> {
-        let mut opts = self.dbg()?.opts.clone();
         // Issue 24: a knob radbg does not model is accepted with a note, never silently.
-        let mut knob_note = None;
-        let (from, label) = match s {
-            Setting::Knob(text) => {
-                let mut k = crate::knobs::Knobs::new();
-                let info = k.set_str(text).map_err(|e| e.to_string())?;
-                knob_note = info.not_modelled_note();
-                let (_, v) = text.split_once('=').unwrap_or((text, ""));
-                opts.knobs.push((KnobKey::Name(info.name.to_string()), crate::knobs::parse_value(v)));
-                let from = if crate::knobs::affects_cfg(info) { Stage::Prepass } else { Stage::Budget };
-                (from, format!("knob {}={}", info.name, v.trim()))
-            }
-            Setting::MaxRegCount(n) => {
-                opts.maxrregcount = Some(*n);
-                (Stage::Prepass, format!("maxrregcount {n}"))
-            }
-            Setting::Sm(sm) => {
-                opts.sm = Some(crate::ir::Sm::parse(sm)?);
-                (Stage::Prepass, format!("sm {sm}"))
-            }
-            Setting::Dce(b) => {
-                opts.dce = *b;
-                (Stage::Prepass, format!("dce {}", if *b { "on" } else { "off" }))
-            }
-            Setting::Allocator(a) => {
-                opts.allocator = AllocatorKind::from_name(a).ok_or(format!("unknown allocator {a}"))?;
-                (Stage::Alloc, format!("allocator {a}"))
-            }
-            Setting::Stage(name, on) => {
-                if *on {
-                    opts.disabled_passes.remove(name);
-                } else {
-                    opts.disabled_passes.insert(name.clone());
-                }
-                (Stage::Prepass, format!("stage {name} {}", if *on { "on" } else { "off" }))
-            }
-            Setting::StopOnError(_) => unreachable!("handled"),
+        let knob_note = match s {
+            Setting::Knob(k) => k.info.not_modelled_note(),
+            _ => None,
         };
-        self.opts = opts.clone();
-        self.prev_opts = Some(self.dbg()?.opts.clone());
-        let note = self.dbg()?.set_options(opts, from);
+        self.dbg()?;
+        let label = s.label();
+        let Some((from, note)) = self.apply(s) else {
+            // A setting of the session, not of the run (`stop-on-error`): nothing re-runs.
+            return Ok(Output::new(label.clone(), json!({ "set": label })));
+        };
         let mut o = self.position();
         o.text = format!("{label}: re-ran from stage {}\n{}", from.name(), o.text);
         if let Some(n) = note {
@@ -738,7 +729,7 @@ impl Session {
                 Ok(render::diff_runs(&before, &after))
             }
             DiffWhat::State(a, b) => Ok(render::diff_state(d, *a, *b)),
-            DiffWhat::Allocators => crate::command::exec_briggs::diff_allocators(d, fi),
+            DiffWhat::Allocators => crate::command::exec_graph::diff_allocators(d, fi),
         }
     }
 
@@ -749,16 +740,14 @@ impl Session {
         let (ok, got): (bool, String) = match e {
             Expectation::Assigned(name, reg) if reg == "spilled" => {
                 let (fi, v) = self.vreg_id(name)?;
-                let spilled = crate::command::exec_briggs::is_spilled(m, fi, v);
+                let spilled = query::run_of(m, fi).is_some_and(|a| a.spilled().contains(&v));
                 (spilled, if spilled { "spilled".into() } else { "not spilled".into() })
             }
             Expectation::Assigned(name, reg) => {
                 let (fi, v) = self.vreg_id(name)?;
-                let a = query::alloc_of(m, fi);
-                let b = crate::engine::briggs::briggs_of(m, fi);
                 let vr = query::func_ir(m, fi).vreg(v);
-                let got = a
-                    .map_or_else(|| b.and_then(|b| b.slot_of(v)), |a| a.slot_of(v))
+                let got = query::run_of(m, fi)
+                    .and_then(|a| a.slot_of(v))
                     .map(|s| query::reg_name(vr.file(), s, vr.width))
                     .unwrap_or_else(|| "unassigned".into());
                 let first = got.split(':').next().unwrap_or("").split("..").next().unwrap_or("").to_string();
@@ -790,10 +779,9 @@ impl Session {
                 (op.eval(v, *n), v.to_string())
             }
             Expectation::Fails | Expectation::Ok => {
-                let failed = m.funcs.iter().any(|r| r.alloc.as_ref().is_some_and(|a| a.failure.is_some()))
-                    || m.cur.as_ref().is_some_and(|c| c.failure.is_some())
-                    || m.funcs.iter().any(|r| r.briggs.as_ref().is_some_and(|b| b.failure().is_some()));
-                let done = m.funcs.iter().all(|r| r.alloc.is_some() || r.briggs.is_some()) || failed;
+                let failed = m.funcs.iter().any(|r| r.alloc.as_ref().is_some_and(|a| a.failure().is_some()))
+                    || m.cur.as_ref().is_some_and(|c| c.failure().is_some());
+                let done = m.funcs.iter().all(|r| r.alloc.is_some()) || failed;
                 if !done {
                     return Err(format!(
                         "allocation has not finished at event {} (continue to the end first)",
@@ -891,7 +879,7 @@ pub fn event_vreg(d: &Debugger) -> Option<(usize, VRegId)> {
 pub fn current_point(d: &Debugger, fi: usize) -> Option<u32> {
     let m = d.machine();
     if query::alloc_of(m, fi).is_none() {
-        return crate::engine::query_briggs::node_point(d, fi);
+        return query::briggs_node_point(d, fi);
     }
     let a = query::alloc_of(m, fi)?;
     let (_, v) = event_vreg(d).filter(|(f, _)| *f == fi)?;

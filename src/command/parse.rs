@@ -92,16 +92,8 @@ pub enum Command {
     Quit,
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub enum Setting {
-    Knob(String),
-    MaxRegCount(u32),
-    Sm(String),
-    Dce(bool),
-    Allocator(String),
-    Stage(String, bool),
-    StopOnError(bool),
-}
+/// `set WHAT VALUE`: a typed setting, parsed by the parser the command line shares.
+pub use crate::engine::settings::Setting;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum DiffWhat {
@@ -213,22 +205,30 @@ fn number<T: std::str::FromStr>(w: &Word, what: &str, max: u64) -> Result<T, Cmd
     w.text.parse().map_err(|_| CmdError::at(w, format!("expected {what}, found '{}'", w.text)))
 }
 
+/// The register classes commands take (and completion offers): the allocated ones.
+/// The barrier classes B and UB are outside every allocator, so no attempt, assignment
+/// or failure can name them.
+pub fn classes() -> impl Iterator<Item = RegClass> {
+    RegClass::ALL.into_iter().filter(|c| c.is_allocatable())
+}
+
 fn class(w: &Word) -> Result<RegClass, CmdError> {
-    RegClass::from_name(w.text).ok_or_else(|| {
-        let e = CmdError::at(w, format!("unknown register class '{}'", w.text));
-        match crate::util::closest(w.text, RegClass::ALL.iter().map(|c| c.name())) {
-            Some(s) => e.hint(format!("did you mean {s}?")),
-            None => e.hint("classes: R Ralt UR URext P UP T"),
+    match RegClass::from_name(w.text) {
+        Some(c) if c.is_allocatable() => Ok(c),
+        Some(_) => Err(CmdError::at(w, format!("register class '{}' is not allocated (a barrier class)", w.text))
+            .hint(format!("classes: {}", classes().map(|c| c.name()).collect::<Vec<_>>().join(" ")))),
+        None => {
+            let e = CmdError::at(w, format!("unknown register class '{}'", w.text));
+            Err(match crate::util::closest(w.text, classes().map(|c| c.name())) {
+                Some(s) => e.hint(format!("did you mean {s}?")),
+                None => e.hint(format!("classes: {}", classes().map(|c| c.name()).collect::<Vec<_>>().join(" "))),
+            })
         }
-    })
+    }
 }
 
 fn on_off(w: &Word) -> Result<bool, CmdError> {
-    match w.text {
-        "on" | "true" | "yes" | "1" => Ok(true),
-        "off" | "false" | "no" | "0" => Ok(false),
-        _ => Err(CmdError::at(w, format!("expected on or off, found '{}'", w.text))),
-    }
+    crate::engine::settings::on_off(w.text).map_err(|e| CmdError::at(w, e.to_string()))
 }
 
 fn vreg(w: &Word) -> Result<String, CmdError> {
@@ -303,13 +303,56 @@ pub const INFO_ALIASES: &[(&str, &str)] = &[
     ("s", "stack"),
 ];
 pub const SETTINGS: &[&str] = &["knob", "maxrregcount", "sm", "dce", "allocator", "stage", "stop-on-error"];
-pub const ON_OFF: &[&str] = &["on", "off"];
-pub const ON_OFF_ALIASES: &[&str] = &["true", "yes", "1", "false", "no", "0"];
-/// `set allocator` (other spellings: `AllocatorKind::from_name`).
-pub const ALLOCATORS: &[&str] = &["fatpoint", "briggs"];
-pub const ALLOCATOR_ALIASES: &[&str] = &["fat-point", "ptxas", "cicc", "chaitin-briggs"];
+pub const ON_OFF: &[&str] = &[crate::engine::settings::ON_WORDS[0], crate::engine::settings::OFF_WORDS[0]];
+/// `set allocator` (other spellings: `AllocatorKind::ALIASES`).
+pub const ALLOCATORS: &[&str] = crate::engine::AllocatorKind::NAMES;
 pub const DIFFS: &[&str] = &["attempts", "runs", "state", "allocators"];
 pub const EXPECTS: &[&str] = &["attempts", "abi", "stats", "fails", "ok", "event", "cursor", "why"];
+/// `expect event KIND`: the words `Event::kind_name` gives — the engine's stage events,
+/// the fat-point allocator's (`AllocEvent::kind`) and Chaitin-Briggs's
+/// (`BriggsEvent::kind`). A test steps kernels through both allocators and checks
+/// every kind they produce is here.
+pub const EVENT_KINDS: &[&str] = &[
+    // engine::Event::kind_name
+    "prepass",
+    "cfg",
+    "sweep",
+    "dce",
+    "uninit",
+    "abi-check",
+    "abi-error",
+    "lowering",
+    "budget",
+    "check",
+    "stats",
+    "done",
+    // alloc::AllocEvent::kind
+    "bit-spill",
+    "class-start",
+    "precolor",
+    "attempt-start",
+    "constraints",
+    "order",
+    "assign",
+    "attempt-end",
+    "best",
+    "guidance",
+    "spill-code",
+    "relive",
+    "class-end",
+    "finalize",
+    // alloc::briggs::BriggsEvent::kind (spill-code and finalize as above)
+    "iteration-start",
+    "build",
+    "coalesced",
+    "worklists",
+    "node-removed",
+    "frozen",
+    "spill-candidate",
+    "colour-assigned",
+    "actual-spill",
+    "iteration-end",
+];
 pub const STAT_FIELDS: &[&str] = &["registers", "spill-stores", "spill-loads", "stack-frame", "barriers"];
 pub const WHYS: &[&str] = &["registers", "spill", "fail", "launch", "differ"];
 pub const WHY_ALIASES: &[&str] = &["regs"];
@@ -546,6 +589,7 @@ fn parse_words(line: &str, w: &[Word]) -> Result<Command, CmdError> {
                         .text
                         .split_once('=')
                         .ok_or_else(|| CmdError::at(r, format!("expected NAME=A..B, found '{}'", r.text)))?;
+                    crate::engine::settings::knob_name(name).map_err(|e| CmdError::at(r, e.to_string()))?;
                     Command::Sweep(Axis::Knob(name.to_string()), parse_range(range).map_err(|e| CmdError::at(r, e))?)
                 }
                 (Some(k), _) => {
@@ -793,7 +837,11 @@ fn parse_cond(line: &str, w: &[Word], a: &[Word]) -> Result<Condition, CmdError>
 }
 
 fn parse_set(line: &str, w: &[Word], a: &[Word]) -> Result<Setting, CmdError> {
-    let usage = "set knob NAME=VALUE | maxrregcount N | sm SM | dce on|off | allocator fatpoint|briggs | stage PASS on|off | stop-on-error on|off";
+    use crate::engine::settings;
+    let usage = format!(
+        "set knob NAME=VALUE | maxrregcount N | sm SM | dce on|off | allocator {} | stage PASS on|off | stop-on-error on|off",
+        ALLOCATORS.join("|")
+    );
     let what = a
         .first()
         .ok_or_else(|| CmdError::at(&end_of(line, w), "set needs what to set").hint(format!("usage: {usage}")))?;
@@ -806,28 +854,25 @@ fn parse_set(line: &str, w: &[Word], a: &[Word]) -> Result<Setting, CmdError> {
             None => Ok(()),
         }
     };
+    // The values are parsed by `engine::settings`, the parser clap's flags share; an
+    // error goes under the word it is about.
+    let typed = |x: &Word, e: settings::SettingError| CmdError::at(x, e.to_string());
     Ok(match what.text {
         "knob" => {
             let v = val(1)?;
-            // Allow `set knob NAME = VALUE` with spaces.
-            let text = line[v.start..a.last().expect("some").end].split_whitespace().collect::<String>();
-            let mut k = crate::knobs::Knobs::new();
-            k.set_str(&text).map_err(|e| CmdError::at(v, e.to_string()))?;
-            Setting::Knob(text)
+            // Allow `set knob NAME = VALUE` with spaces: the value is the rest of the line.
+            let text = &line[v.start..a.last().expect("some").end];
+            Setting::Knob(settings::knob(text).map_err(|e| typed(v, e))?)
         }
         "maxrregcount" => {
             extra(2)?;
-            let n: u32 = number(val(1)?, "a register count", 65535)?;
-            if n == 0 {
-                return Err(CmdError::at(val(1)?, "maxrregcount must be at least 1"));
-            }
-            Setting::MaxRegCount(n)
+            let v = val(1)?;
+            Setting::MaxRegCount(settings::maxrregcount(v.text).map_err(|e| typed(v, e))?)
         }
         "sm" => {
             extra(2)?;
             let v = val(1)?;
-            crate::ir::Sm::parse(v.text).map_err(|e| CmdError::at(v, e))?;
-            Setting::Sm(v.text.to_string())
+            Setting::Sm(settings::sm(v.text).map_err(|e| typed(v, e))?)
         }
         "dce" => {
             extra(2)?;
@@ -836,14 +881,12 @@ fn parse_set(line: &str, w: &[Word], a: &[Word]) -> Result<Setting, CmdError> {
         "allocator" => {
             extra(2)?;
             let v = val(1)?;
-            if crate::engine::AllocatorKind::from_name(v.text).is_none() {
-                return Err(CmdError::at(v, format!("unknown allocator '{}'", v.text)).hint("fatpoint or briggs"));
-            }
-            Setting::Allocator(v.text.to_string())
+            Setting::Allocator(settings::allocator(v.text).map_err(|e| typed(v, e).hint(ALLOCATORS.join(" or ")))?)
         }
         "stage" => {
             extra(3)?;
-            Setting::Stage(val(1)?.text.to_string(), on_off(val(2)?)?)
+            let v = val(1)?;
+            Setting::Stage(settings::stage(v.text).map_err(|e| typed(v, e))?, on_off(val(2)?)?)
         }
         "stop-on-error" => {
             extra(2)?;
@@ -976,7 +1019,15 @@ fn parse_expect(line: &str, w: &[Word], a: &[Word]) -> Result<Expectation, CmdEr
         }
         "event" => {
             extra(2)?;
-            Expectation::Event(arg(1)?.text.to_string())
+            let k = arg(1)?;
+            if !EVENT_KINDS.contains(&k.text) {
+                let e = CmdError::at(k, format!("unknown event kind '{}'", k.text));
+                return Err(match crate::util::closest(k.text, EVENT_KINDS.iter().copied()) {
+                    Some(s) => e.hint(format!("did you mean '{s}'?")),
+                    None => e.hint(format!("one of: {}", EVENT_KINDS.join(", "))),
+                });
+            }
+            Expectation::Event(k.text.to_string())
         }
         "cursor" => {
             extra(3)?;
@@ -1040,6 +1091,7 @@ fn parse_why(line: &str, w: &[Word], a: &[Word]) -> Result<crate::why::WhyCmd, C
 }
 
 fn parse_whatif(line: &str, w: &[Word], a: &[Word]) -> Result<crate::why::WhatIf, CmdError> {
+    use crate::engine::settings;
     use crate::why::WhatIf;
     let usage = "whatif maxrregcount N | whatif knob NAME=V | whatif sm SM | whatif launch-bounds T[,B]";
     let first = a
@@ -1060,14 +1112,10 @@ fn parse_whatif(line: &str, w: &[Word], a: &[Word]) -> Result<crate::why::WhatIf
     }
     Ok(match first.text {
         "maxrregcount" => {
-            let n: u32 = number(val, "a register count", 65535)?;
-            if n == 0 {
-                return Err(CmdError::at(val, "maxrregcount must be at least 1"));
-            }
-            WhatIf::MaxRegCount(n)
+            WhatIf::MaxRegCount(settings::maxrregcount(val.text).map_err(|e| CmdError::at(val, e.to_string()))?)
         }
-        "knob" => WhatIf::Knob(val.text.to_string()),
-        "sm" => WhatIf::Sm(val.text.to_string()),
+        "knob" => WhatIf::Knob(settings::knob(val.text).map_err(|e| CmdError::at(val, e.to_string()))?),
+        "sm" => WhatIf::Sm(settings::sm(val.text).map_err(|e| CmdError::at(val, e.to_string()))?),
         "launch-bounds" => {
             let (t, b) = match val.text.split_once(',') {
                 Some((t, b)) => (t, Some(b)),
@@ -1139,6 +1187,13 @@ mod tests {
         assert_eq!(hint("upp"), "did you mean 'up'? (try 'help')");
         assert_eq!(hint("locals"), "gdb's 'locals' is 'info locals' here (try 'help')");
         assert!(parse_line("display step").is_err());
+    }
+
+    /// The synopsis `help set` shows names the allocators the parser takes.
+    #[test]
+    fn the_set_synopsis_names_the_allocators() {
+        let set = table::find("set").expect("set is a command");
+        assert!(set.synopsis.contains(&format!("set allocator {}", ALLOCATORS.join("|"))), "{}", set.synopsis);
     }
 
     #[test]

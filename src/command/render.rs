@@ -69,7 +69,7 @@ pub fn event_json(n: usize, e: &Event, m: &Machine) -> Value {
         "text": m.describe(e),
     });
     if let crate::engine::EventKind::Briggs(b) = &e.kind {
-        v["briggs"] = crate::command::render_briggs::event_detail(b, e.func, m);
+        v["briggs"] = crate::command::render_graph::event_detail(b, e.func, m);
     }
     v
 }
@@ -462,7 +462,7 @@ pub fn stats(d: &Debugger) -> Output {
         if let Some(st) = &r.stats {
             lines.extend(st.lines(&m.module.sm.to_string(), m.module.options.warn_on_spills));
             // Seed 003's statistics lines (sub_A3A7E0), after the function's `-v` lines.
-            if let (Some(a), Some(f)) = (r.alloc.as_deref(), m.module.functions.get(fi))
+            if let (Some(a), Some(f)) = (r.alloc.as_deref().and_then(|a| a.fatpoint()), m.module.functions.get(fi))
                 && a.failure.is_none()
             {
                 lines.extend(spill_stats(m, a, f).lines());

@@ -29,10 +29,7 @@ pub const CHECKPOINT_BYTES_PER_EVENT: usize = 1024;
 /// per-vreg and per-event vectors; the big immutable data sits behind `Arc`).
 pub fn snapshot_bytes(m: &Machine) -> usize {
     let sweeps: usize = m.funcs.iter().flat_map(|f| &f.sweeps).map(|s| 16 + 8 * s.2.len()).sum();
-    let alloc = m.cur.as_ref().map_or(0, |a| {
-        let att = a.attempt.as_ref().map_or(0, |t| 4 * (t.needs_spill.len() + t.preallocated.len()));
-        4 * a.assign.len() + 8 * a.flags.len() + att + a.debug_lines.iter().map(|l| 24 + l.len()).sum::<usize>()
-    });
+    let alloc = m.cur.as_ref().map_or(0, crate::alloc::run::AllocRun::snapshot_bytes);
     1024 + sweeps + alloc
 }
 
@@ -92,15 +89,10 @@ pub struct FunctionSummary {
 
 /// Scope levels for `next` and `finish`: 0 stage/function, 1 class, 2 attempt, 3 item.
 pub fn level(ev: &Event) -> u8 {
-    use crate::alloc::AllocEvent as A;
     match &ev.kind {
         EventKind::LivenessSweep { .. } | EventKind::AbiCheck { .. } => 3,
-        EventKind::Alloc(a) => match a {
-            A::Assign(_) | A::Constraints { .. } => 3,
-            A::ClassStart { .. } | A::ClassEnd { .. } | A::Finalize { .. } => 1,
-            _ => 2,
-        },
-        EventKind::Briggs(b) => crate::engine::briggs::level(b),
+        EventKind::Alloc(a) => crate::alloc::run::fatpoint_level(a),
+        EventKind::Briggs(b) => b.level(),
         _ => 0,
     }
 }
@@ -604,17 +596,9 @@ impl Debugger {
 /// What identifies "the same moment" across two runs: function, event kind, class,
 /// attempt, vreg name / sweep / check code.
 pub fn event_key(e: &Event) -> String {
-    use crate::alloc::AllocEvent as A;
     let detail = match &e.kind {
-        EventKind::Alloc(a) => match a {
-            A::Assign(x) => format!("{} {} v{}", x.class.name(), x.attempt, x.vreg.0),
-            A::Constraints { class, attempt, vreg, .. } => format!("{} {attempt} v{}", class.name(), vreg.0),
-            A::AttemptStart { class, attempt, .. } | A::AttemptEnd { class, attempt, .. } => {
-                format!("{} {attempt}", class.name())
-            }
-            other => other.class().map(|c| c.name().to_string()).unwrap_or_default(),
-        },
-        EventKind::Briggs(b) => crate::engine::briggs::event_key(b),
+        EventKind::Alloc(a) => crate::alloc::run::fatpoint_event_key(a),
+        EventKind::Briggs(b) => b.event_key(),
         EventKind::LivenessSweep { file, sweep, .. } => format!("{} {sweep}", file.prefix()),
         EventKind::AbiCheck { code, .. } => code.to_string(),
         _ => String::new(),
@@ -626,20 +610,8 @@ fn summary(m: &Machine, label: &str) -> RunSummary {
     let mut functions = Vec::new();
     for (fi, r) in m.funcs.iter().enumerate() {
         let f = &m.module.functions[fi];
-        let mut assigns = Vec::new();
-        let mut spilled = Vec::new();
-        if let Some(a) = &r.alloc {
-            for (i, v) in a.func.vregs.iter().enumerate() {
-                let id = crate::ir::VRegId::new(i);
-                if let Some(s) = a.slot_of(id) {
-                    assigns.push(format!("{} → {}{}", v.name, v.file().prefix(), s));
-                }
-            }
-            spilled = a.spills.iter().map(|s| a.func.vreg(s.vreg).name.clone()).collect();
-        }
-        if let Some(b) = &r.briggs {
-            (assigns, spilled) = crate::engine::briggs::summary_lines(b);
-        }
+        let (assigns, spilled) =
+            r.alloc.as_ref().map(|a| (a.assignment_lines(), a.spilled_names())).unwrap_or_default();
         let stats = r.stats.as_ref().map(|s| s.lines(&m.module.sm.to_string(), false)).unwrap_or_default();
         functions.push(FunctionSummary { name: f.name.clone(), assignments: assigns, spilled, stats });
     }
@@ -659,14 +631,7 @@ impl Debugger {
             s.push_str(&format!("+{o}={v}\n"));
         }
         if let Some(c) = &m.cur {
-            s.push_str(&format!("assign {:?}\nflags {:?}\n", c.assign, c.flags));
-            if let Some(a) = &c.attempt {
-                s.push_str(&format!("attempt {} cursor {} used {}\n", a.number, a.cursor, a.used));
-            }
-            s.push_str(&format!("ir {}\n", c.func.inst_count()));
-        }
-        if let Some(b) = &m.cur_briggs {
-            s.push_str(&crate::engine::briggs::fingerprint(b));
+            s.push_str(&c.fingerprint());
         }
         for (i, r) in m.funcs.iter().enumerate() {
             s.push_str(&format!("f{i} stats {:?}\n", r.stats));

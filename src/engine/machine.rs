@@ -12,9 +12,10 @@
 
 use std::sync::Arc;
 
+use crate::alloc::AllocConfig;
 use crate::alloc::budget::{self, Budget};
+use crate::alloc::run::{AllocRun, RunEvent};
 use crate::alloc::stats::FunctionStats;
-use crate::alloc::{AllocConfig, FunctionAlloc};
 use crate::analysis::{Cfg, Liveness, cfg, liveness};
 use crate::engine::event::{Event, EventKind, Stage};
 use crate::engine::options::RunOptions;
@@ -33,12 +34,18 @@ pub struct FuncResult {
     pub uninit: Option<String>,
     pub abi: Option<Arc<crate::abi::AbiResult>>,
     pub budget: Option<Budget>,
-    /// The allocation machine once the function's allocation has finished.
-    pub alloc: Option<Arc<FunctionAlloc>>,
-    /// The Chaitin-Briggs machine once its allocation has finished (`set allocator briggs`).
-    pub briggs: Option<Arc<crate::alloc::briggs::BriggsAlloc>>,
+    /// The allocation (of either allocator) once it has finished.
+    pub alloc: Option<Arc<AllocRun>>,
     pub check_errors: Option<Vec<String>>,
     pub stats: Option<FunctionStats>,
+}
+
+impl FuncResult {
+    /// The finished fat-point allocation, when that allocator ran (its attempts,
+    /// histograms and state object; [`AllocRun`] answers the allocator-neutral questions).
+    pub fn fatpoint(&self) -> Option<&crate::alloc::FunctionAlloc> {
+        self.alloc.as_deref().and_then(AllocRun::fatpoint)
+    }
 }
 
 /// Where the machine is.
@@ -60,13 +67,9 @@ pub struct Machine {
     pub knobs: Arc<Knobs>,
     pub funcs: Vec<FuncResult>,
     pub pos: Pos,
-    /// The allocation in progress.
-    pub cur: Option<FunctionAlloc>,
-    /// The Chaitin-Briggs allocation in progress (`set allocator briggs`).
-    pub cur_briggs: Option<crate::alloc::briggs::BriggsAlloc>,
+    /// The allocation in progress (of the allocator the options name).
+    pub cur: Option<AllocRun>,
     pub prepass_log: Vec<(String, String)>,
-    /// Knob errors found while resolving the module's `.knob` lines.
-    pub knob_errors: Vec<String>,
 }
 
 impl Machine {
@@ -78,18 +81,7 @@ impl Machine {
         if let Some(n) = opts.maxrregcount {
             module.options.maxrregcount = Some(n);
         }
-        let mut knobs = Knobs::new();
-        let mut knob_errors = Vec::new();
-        for k in &module.knobs {
-            if let Err(e) = knobs.set(&k.key, &k.value) {
-                knob_errors.push(e.to_string());
-            }
-        }
-        for (k, v) in &opts.knobs {
-            if let Err(e) = knobs.set(k, v) {
-                knob_errors.push(e.to_string());
-            }
-        }
+        let knobs = crate::engine::settings::knobs_in_force(&module.knobs, &opts);
         let n = module.functions.len();
         // A batch run keeps the loaded module's settings but not its functions: the
         // prepasses then rewrite the one copy in place instead of cloning it.
@@ -110,23 +102,14 @@ impl Machine {
             funcs: vec![FuncResult::default(); n],
             pos: Pos { stage: Stage::Prepass, func: 0, sub: 0 },
             cur: None,
-            cur_briggs: None,
             prepass_log: Vec::new(),
-            knob_errors,
         }
     }
 
     /// Replaces the run options and the knobs derived from them (for a re-run from a
     /// checkpoint before the allocation stage; target and budget changes restart instead).
     pub fn set_options(&mut self, opts: &RunOptions) {
-        let mut knobs = Knobs::new();
-        self.knob_errors.clear();
-        for k in self.source.knobs.iter().map(|k| (&k.key, &k.value)).chain(opts.knobs.iter().map(|(k, v)| (k, v))) {
-            if let Err(e) = knobs.set(k.0, k.1) {
-                self.knob_errors.push(e.to_string());
-            }
-        }
-        self.knobs = Arc::new(knobs);
+        self.knobs = Arc::new(crate::engine::settings::knobs_in_force(&self.source.knobs, opts));
         self.opts = Arc::new(opts.clone());
     }
 
@@ -192,13 +175,13 @@ impl Machine {
     /// A snapshot for checkpoints (the allocation's occupancy cache is dropped).
     pub fn snapshot(&self) -> Machine {
         let mut m = self.clone();
-        m.cur = self.cur.as_ref().map(FunctionAlloc::snapshot);
+        m.cur = self.cur.as_ref().map(AllocRun::snapshot);
         m
     }
 
-    /// Whether an allocation (of either allocator) is in progress.
+    /// Whether an allocation is in progress.
     pub fn allocating(&self) -> bool {
-        self.cur.is_some() || self.cur_briggs.is_some()
+        self.cur.is_some()
     }
 
     fn next_func(&mut self, stage: Stage, next_stage: Stage) {
@@ -309,20 +292,20 @@ impl Machine {
                     self.pos.sub = 0;
                     return Some(Event { func: Some(fi), kind: ev });
                 }
-                Stage::Alloc if self.opts.allocator == crate::engine::AllocatorKind::Briggs => {
-                    match crate::engine::briggs::alloc_step(self, fi) {
-                        Some(ev) => return Some(ev),
-                        None => self.pos.stage = Stage::Check,
-                    }
-                }
                 Stage::Alloc => {
                     if self.cur.is_none() {
                         let config = self.alloc_config(fi);
-                        self.cur = Some(FunctionAlloc::new(self.module.functions[fi].clone(), config));
+                        let f = self.module.functions[fi].clone();
+                        self.cur = Some(AllocRun::new(self.opts.allocator, f, config));
                     }
                     let cur = self.cur.as_mut().expect("allocation in progress");
                     match cur.step() {
-                        Some(ev) => return Some(Event { func: Some(fi), kind: EventKind::Alloc(ev) }),
+                        Some(RunEvent::FatPoint(ev)) => {
+                            return Some(Event { func: Some(fi), kind: EventKind::Alloc(ev) });
+                        }
+                        Some(RunEvent::Briggs(ev)) => {
+                            return Some(Event { func: Some(fi), kind: EventKind::Briggs(ev) });
+                        }
                         None => {
                             let done = self.cur.take().expect("allocation");
                             self.funcs[fi].alloc = Some(Arc::new(done));
@@ -342,9 +325,6 @@ impl Machine {
                 }
                 Stage::Stats => {
                     let mut stats = stats_of(&self.module, fi, self.funcs[fi].alloc.as_deref());
-                    if let Some(b) = self.funcs[fi].briggs.as_deref() {
-                        crate::engine::briggs::fill_stats(&mut stats, b);
-                    }
                     if self.opts.stage_on("report") && stats.error.is_none() {
                         stats.registers = crate::alloc::stats::ptxas_reported(stats.registers);
                         self.add_abi_saves(fi, &mut stats);
@@ -354,7 +334,7 @@ impl Machine {
                     self.funcs[fi].stats = Some(stats);
                     if self.opts.batch {
                         let r = &mut self.funcs[fi];
-                        (r.alloc, r.briggs, r.cfg, r.live) = (None, None, None, None);
+                        (r.alloc, r.cfg, r.live) = (None, None, None);
                     }
                     self.next_func(Stage::Stats, Stage::Done);
                     if self.pos.stage == Stage::Stats {
@@ -382,7 +362,7 @@ impl Machine {
             return;
         }
         let (preserved, _) = crate::abi::classify::effective_sets(spec, RegFile::R);
-        let bytes = crate::alloc::stats::abi_save_bytes(&a.func, &|v| a.slot_of(v), &preserved);
+        let bytes = crate::alloc::stats::abi_save_bytes(a.func(), &|v| a.slot_of(v), &preserved);
         stats.spill_stores += bytes;
         stats.spill_loads += bytes;
         stats.stack_frame += bytes;
@@ -413,7 +393,7 @@ pub fn exit_live(m: &Module, fi: usize) -> Vec<VRegId> {
 }
 
 /// The `-v` figures of a function from its finished allocation.
-pub fn stats_of(m: &Module, fi: usize, alloc: Option<&FunctionAlloc>) -> FunctionStats {
+pub fn stats_of(m: &Module, fi: usize, alloc: Option<&AllocRun>) -> FunctionStats {
     let f = &m.functions[fi];
     let mut s = FunctionStats {
         name: f.name.clone(),
@@ -426,12 +406,10 @@ pub fn stats_of(m: &Module, fi: usize, alloc: Option<&FunctionAlloc>) -> Functio
         error: None,
     };
     if let Some(a) = alloc {
-        s.error = a.failure.clone();
-        let (st, ld) = crate::alloc::spill::traffic(&a.func);
-        s.spill_stores = st;
-        s.spill_loads = ld;
-        s.stack_frame = a.pool_local.frame();
-        s.registers = crate::alloc::stats::registers_used(&a.func, &|v| a.slot_of(v));
+        s.error = a.failure().map(str::to_string);
+        let fig = a.figures();
+        (s.registers, s.spill_stores, s.spill_loads, s.stack_frame) =
+            (fig.registers, fig.spill_stores, fig.spill_loads, fig.stack_frame);
     }
     if f.kind == FuncKind::Device {
         s.barriers = 0;

@@ -8,17 +8,17 @@
 pub mod event;
 pub mod machine;
 pub mod options;
+pub mod settings;
 pub mod stages;
 
 pub use event::{Event, EventKind, Stage};
 pub use machine::Machine;
 pub use options::{AllocatorKind, RunOptions};
+pub use settings::{ResolvedKnob, Setting, SettingError};
 pub mod breakpoint;
-pub mod briggs;
 pub mod debugger;
 pub mod frames;
 pub mod query;
-pub mod query_briggs;
 pub mod query_source;
 
 pub use debugger::{Debugger, Stop};

@@ -1,43 +1,22 @@
 //! Options of a pipeline run that are not part of the module: command-line and
-//! session overrides (`--sm`, `--maxrregcount`, `--knob`, `set dce on` …).
+//! session overrides (`--sm`, `--maxrregcount`, `--knob`, `set dce on` …), built by
+//! applying typed settings (`engine::settings`) one after another.
 
 use std::collections::BTreeSet;
 
-use crate::ir::{KnobKey, KnobValue, Sm};
+use crate::engine::settings::ResolvedKnob;
+use crate::ir::Sm;
 
-/// Which allocator runs in the allocation stage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum AllocatorKind {
-    /// ptxas's fat-point allocator (seeds 000/003/004).
-    #[default]
-    FatPoint,
-    /// CICC's Chaitin-Briggs graph colouring (seed 002).
-    Briggs,
-}
-
-impl AllocatorKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            AllocatorKind::FatPoint => "fatpoint",
-            AllocatorKind::Briggs => "briggs",
-        }
-    }
-    pub fn from_name(s: &str) -> Option<AllocatorKind> {
-        match s {
-            "fatpoint" | "fat-point" | "ptxas" => Some(AllocatorKind::FatPoint),
-            "briggs" | "cicc" | "chaitin-briggs" => Some(AllocatorKind::Briggs),
-            _ => None,
-        }
-    }
-}
+pub use crate::alloc::run::AllocatorKind;
 
 /// Run options, in the order they apply over the module's own settings.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct RunOptions {
     pub sm: Option<Sm>,
     pub maxrregcount: Option<u32>,
-    /// Knob overrides, applied after the module's `.knob` lines (later wins).
-    pub knobs: Vec<(KnobKey, KnobValue)>,
+    /// Knob overrides, resolved and checked when they were typed (`engine::settings`),
+    /// applied after the module's `.knob` lines (later wins).
+    pub knobs: Vec<ResolvedKnob>,
     /// Run dead-code elimination before allocation.
     pub dce: bool,
     pub allocator: AllocatorKind,
@@ -58,6 +37,16 @@ pub struct RunOptions {
 }
 
 impl RunOptions {
+    /// Overrides a knob from code (tests, benches): `key` resolved and `value` checked.
+    pub fn set_knob(
+        &mut self,
+        key: crate::ir::KnobKey,
+        value: crate::ir::KnobValue,
+    ) -> Result<(), crate::knobs::KnobError> {
+        self.knobs.push(ResolvedKnob::new(&key, &value)?);
+        Ok(())
+    }
+
     /// Whether the pre-allocation stage or fidelity rule `name` applies: imported PTX
     /// only, unless switched off.
     pub fn stage_on(&self, name: &str) -> bool {

@@ -3,17 +3,19 @@
 
 use crate::alloc::FunctionAlloc;
 use crate::alloc::attempt::AttemptRecord;
+use crate::alloc::briggs::BriggsAlloc;
 use crate::alloc::constraints::{CType, Node, Target};
+use crate::alloc::run::AllocRun;
 use crate::alloc::state::{AllocState, StateField};
 use crate::analysis::Liveness;
 use crate::engine::debugger::Debugger;
-use crate::engine::event::EventKind;
+use crate::engine::event::{Event, EventKind};
 use crate::engine::machine::Machine;
 use crate::ir::{Function, RegClass, RegFile, VRegId, print, vflags};
 
-/// The allocation object that describes function `fi` right now: the one in progress,
-/// or the finished one.
-pub fn alloc_of(m: &Machine, fi: usize) -> Option<&FunctionAlloc> {
+/// The allocation that describes function `fi` right now, of either allocator: the one
+/// in progress, or the finished one.
+pub fn run_of(m: &Machine, fi: usize) -> Option<&AllocRun> {
     if m.pos.stage == crate::engine::Stage::Alloc
         && m.pos.func == fi
         && let Some(c) = m.cur.as_ref()
@@ -21,6 +23,21 @@ pub fn alloc_of(m: &Machine, fi: usize) -> Option<&FunctionAlloc> {
         return Some(c);
     }
     m.funcs.get(fi).and_then(|r| r.alloc.as_deref())
+}
+
+/// The fat-point allocation of function `fi` now (its histograms, attempts, state object).
+pub fn alloc_of(m: &Machine, fi: usize) -> Option<&FunctionAlloc> {
+    run_of(m, fi).and_then(AllocRun::fatpoint)
+}
+
+/// The Chaitin-Briggs allocation of function `fi` now (its graph, stack, colours).
+pub fn briggs_of(m: &Machine, fi: usize) -> Option<&BriggsAlloc> {
+    run_of(m, fi).and_then(AllocRun::briggs)
+}
+
+/// The fat-point allocation in progress, if any.
+fn cur_fatpoint(m: &Machine) -> Option<&FunctionAlloc> {
+    m.cur.as_ref().and_then(AllocRun::fatpoint)
 }
 
 /// The function the debugger is looking at: that of the current event, else the one
@@ -34,12 +51,9 @@ pub fn current_func(d: &Debugger) -> usize {
 
 /// The IR of function `fi` as it stands (with spill code once inserted).
 pub fn func_ir(m: &Machine, fi: usize) -> &Function {
-    match alloc_of(m, fi) {
-        Some(a) => &a.func,
-        None => match crate::engine::briggs::briggs_of(m, fi) {
-            Some(b) => b.func(),
-            None => &m.module.functions[fi],
-        },
+    match run_of(m, fi) {
+        Some(a) => a.func(),
+        None => &m.module.functions[fi],
     }
 }
 
@@ -49,7 +63,7 @@ pub fn liveness_of(m: &Machine, fi: usize) -> Option<&Liveness> {
         Some(a) => Some(&a.analysis.live),
         // The Briggs machine keeps no liveness of its own: the pipeline's answers while
         // the IR is unchanged (no spill code yet).
-        None => match crate::engine::briggs::briggs_of(m, fi) {
+        None => match briggs_of(m, fi) {
             Some(b) if b.func().inst_count() != m.module.functions[fi].inst_count() => None,
             _ => m.funcs.get(fi).and_then(|r| r.live.as_deref()),
         },
@@ -58,11 +72,12 @@ pub fn liveness_of(m: &Machine, fi: usize) -> Option<&Liveness> {
 
 /// The allocator state table at the cursor.
 pub fn state_table(m: &Machine) -> Vec<StateField> {
-    if let Some(c) = m.cur.as_ref() {
+    if let Some(c) = cur_fatpoint(m) {
         return c.state.table();
     }
     let fi = m.pos.func.min(m.funcs.len().saturating_sub(1));
-    let last = (0..=fi).rev().find_map(|i| m.funcs.get(i).and_then(|r| r.alloc.as_deref()));
+    let last =
+        (0..=fi).rev().find_map(|i| m.funcs.get(i).and_then(|r| r.alloc.as_deref()).and_then(AllocRun::fatpoint));
     match last {
         Some(a) => a.state.table(),
         None => AllocState::new(&m.knobs, 128).table(),
@@ -90,9 +105,8 @@ pub struct IrLine {
 /// (the TUI asks only for the visible window).
 pub fn ir_lines(m: &Machine, fi: usize, range: std::ops::Range<u32>) -> Vec<IrLine> {
     let f = func_ir(m, fi);
-    let alloc = alloc_of(m, fi);
-    let briggs = crate::engine::briggs::briggs_of(m, fi);
-    let slot_of = |v: VRegId| alloc.map_or_else(|| briggs.and_then(|b| b.slot_of(v)), |a| a.slot_of(v));
+    let run = run_of(m, fi);
+    let slot_of = |v: VRegId| run.and_then(|a| a.slot_of(v));
     let layout = f.layout();
     let mut out = Vec::new();
     let end = range.end.min(layout.len());
@@ -133,9 +147,8 @@ pub fn ir_lines(m: &Machine, fi: usize, range: std::ops::Range<u32>) -> Vec<IrLi
 /// What gdb's `info registers` maps to: the allocator's registers are the assignments.
 pub fn assignments(m: &Machine, fi: usize) -> Vec<(String, RegClass, String)> {
     let f = func_ir(m, fi);
-    let alloc = alloc_of(m, fi);
-    let briggs = crate::engine::briggs::briggs_of(m, fi);
-    let slot_of = |v: VRegId| alloc.map_or_else(|| briggs.and_then(|b| b.slot_of(v)), |a| a.slot_of(v));
+    let run = run_of(m, fi);
+    let slot_of = |v: VRegId| run.and_then(|a| a.slot_of(v));
     (0..f.vregs.len())
         .filter_map(|i| {
             let v = VRegId::new(i);
@@ -147,12 +160,7 @@ pub fn assignments(m: &Machine, fi: usize) -> Vec<(String, RegClass, String)> {
 
 /// `R4`, or `R4:R5` for a pair, `R8..R11` for wider.
 pub fn reg_name(file: RegFile, slot: u16, width: u8) -> String {
-    let p = file.prefix();
-    match width {
-        0 | 1 => format!("{p}{slot}"),
-        2 => format!("{p}{slot}:{p}{}", slot + 1),
-        w => format!("{p}{slot}..{p}{}", slot + w as u16 - 1),
-    }
+    file.reg_name(slot, width)
 }
 
 /// The live set and pressure at a program point.
@@ -208,7 +216,7 @@ pub fn pressure_curve(m: &Machine, fi: usize, file: RegFile) -> Vec<u32> {
 
 /// The vreg being allocated (the last assignment decision) in the allocation at the cursor.
 pub fn current_vreg(m: &Machine) -> Option<(usize, VRegId)> {
-    let c = m.cur.as_ref()?;
+    let c = cur_fatpoint(m)?;
     let last = c.attempt.as_ref()?.last.as_ref()?;
     Some((m.pos.func, last.0))
 }
@@ -292,7 +300,7 @@ pub struct HistView {
 }
 
 pub fn histogram(m: &Machine) -> Option<HistView> {
-    let c = m.cur.as_ref()?;
+    let c = cur_fatpoint(m)?;
     let last = c.attempt.as_ref()?.last.as_ref()?;
     let (v, h, d) = &**last;
     let vr = c.func.vreg(*v);
@@ -317,6 +325,11 @@ pub fn histogram(m: &Machine) -> Option<HistView> {
 /// Attempts so far of function `fi`.
 pub fn attempts(m: &Machine, fi: usize) -> Vec<AttemptRecord> {
     alloc_of(m, fi).map(|a| a.records.to_vec()).unwrap_or_default()
+}
+
+/// Whether `r` is its class's best attempt among `recs` (seed 000's best-result rule).
+pub fn is_best(recs: &[AttemptRecord], r: &AttemptRecord) -> bool {
+    crate::alloc::attempt::best_of(recs, r.class).is_some_and(|b| b.number == r.number)
 }
 
 /// What `print %vreg` shows.
@@ -429,7 +442,7 @@ pub fn status(d: &Debugger) -> StatusView {
             _ => {}
         }
     }
-    if let Some(att) = m.cur.as_ref().and_then(|c| c.attempt.as_ref())
+    if let Some(att) = cur_fatpoint(m).and_then(|c| c.attempt.as_ref())
         && ev.is_some_and(|e| e.stage() == crate::engine::Stage::Alloc)
     {
         class.get_or_insert_with(|| att.class.name().to_string());
@@ -543,4 +556,88 @@ pub fn liveness_epoch(d: &Debugger, fi: usize) -> usize {
     };
     let trace = &d.trace()[..d.cursor()];
     trace.iter().rposition(|e| e.func.is_none_or(|f| f == fi) && !keeps(e)).map(|i| i + 1).unwrap_or(0)
+}
+
+// ---------------------------------------------------------------------------------
+// The Chaitin-Briggs views at the cursor (`alloc::briggs::view` builds them; here they
+// are fed from the trace and the cursor's event).
+
+/// The vreg the current Briggs event is about, else the Briggs machine's current node.
+pub fn event_node(d: &Debugger) -> Option<(usize, VRegId)> {
+    let e = d.current()?;
+    let fi = e.func?;
+    if let EventKind::Briggs(b) = &e.kind
+        && let Some(v) = b.vreg()
+    {
+        return Some((fi, v));
+    }
+    let b = briggs_of(d.machine(), fi)?;
+    b.current_node().map(|v| (fi, v))
+}
+
+/// The Briggs event at the cursor, if that is one.
+fn current_briggs_event(d: &Debugger) -> Option<&crate::alloc::briggs::BriggsEvent> {
+    match d.current().map(|e| &e.kind) {
+        Some(EventKind::Briggs(ev)) => Some(ev),
+        _ => None,
+    }
+}
+
+/// Function `fi`'s Briggs events up to the cursor, with their descriptions.
+fn briggs_events(d: &Debugger, fi: usize) -> impl Iterator<Item = (usize, &crate::alloc::briggs::BriggsEvent, &Event)> {
+    d.trace()[..d.cursor()].iter().enumerate().filter(move |(_, e)| e.func == Some(fi)).filter_map(|(i, e)| {
+        match &e.kind {
+            EventKind::Briggs(ev) => Some((i, ev, e)),
+            _ => None,
+        }
+    })
+}
+
+/// `hist` under Briggs: the colour availability of vreg `v`.
+pub fn briggs_colours(d: &Debugger, b: &BriggsAlloc, v: VRegId) -> Option<crate::alloc::briggs::view::ColourView> {
+    crate::alloc::briggs::view::colours(current_briggs_event(d), b, v)
+}
+
+/// `graph`: the simplify stack, worklists and figures of function `fi`'s graph.
+pub fn briggs_graph(d: &Debugger, fi: usize, b: &BriggsAlloc) -> crate::alloc::briggs::view::GraphView {
+    use crate::alloc::briggs::BriggsEvent;
+    let built = briggs_events(d, fi).filter(|(_, ev, _)| matches!(ev, BriggsEvent::Build { .. })).last();
+    crate::alloc::briggs::view::graph(built.map(|(_, ev, _)| ev.clone()), b)
+}
+
+/// `print %x` under Briggs, with the events about it so far.
+pub fn briggs_vreg(
+    d: &Debugger,
+    fi: usize,
+    b: &BriggsAlloc,
+    v: VRegId,
+) -> Option<crate::alloc::briggs::view::BriggsVregView> {
+    let m = d.machine();
+    let history = briggs_events(d, fi)
+        .filter(|(_, ev, _)| crate::alloc::briggs::view::is_about(ev, v))
+        .map(|(i, _, e)| format!("#{} {}", i + 1, m.describe(e)))
+        .collect();
+    crate::alloc::briggs::view::vreg(b, v, history)
+}
+
+/// `attempts` under Briggs: the iterations of function `fi` so far.
+pub fn briggs_iterations(d: &Debugger, fi: usize) -> Vec<crate::alloc::briggs::view::IterationView> {
+    let m = d.machine();
+    let f = func_ir(m, fi);
+    crate::alloc::briggs::view::iterations(f, briggs_events(d, fi).map(|(_, ev, e)| (ev, m.describe(e))))
+}
+
+/// The first instruction that names the current Briggs event's node (or a vreg sharing
+/// its colour), for the IR and live panes to follow.
+pub fn briggs_node_point(d: &Debugger, fi: usize) -> Option<u32> {
+    use crate::alloc::briggs::BriggsEvent;
+    let (f_i, v) = event_node(d).filter(|(f, _)| *f == fi)?;
+    let b = briggs_of(d.machine(), f_i)?;
+    let mut group = vec![v];
+    if let Some(BriggsEvent::ColourAssigned { members, .. } | BriggsEvent::ActualSpill { members, .. }) =
+        current_briggs_event(d)
+    {
+        group.extend_from_slice(members);
+    }
+    crate::alloc::briggs::view::node_point(b.func(), &group)
 }

@@ -295,10 +295,11 @@ fn bank_rule(m: &Machine, c: &mut AllocConfig) {
 
 /// The independent checker (`alloc::check`) over the finished allocation.
 pub fn check(m: &Machine, fi: usize) -> Vec<String> {
-    if let Some(b) = m.funcs[fi].briggs.as_deref() {
-        return crate::engine::briggs::check(b);
+    let Some(run) = m.funcs[fi].alloc.as_deref() else { return Vec::new() };
+    if let Some(errors) = run.self_check() {
+        return errors;
     }
-    let Some(a) = m.funcs[fi].alloc.as_deref() else { return Vec::new() };
+    let Some(a) = run.fatpoint() else { return Vec::new() };
     if a.failure.is_some() {
         return Vec::new();
     }

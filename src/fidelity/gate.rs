@@ -13,8 +13,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
-
 use crate::fidelity::oracle::OracleKind;
 use crate::fidelity::score::{Row, budget_label};
 use crate::fidelity::{Report, render};
@@ -346,43 +344,6 @@ pub fn text(parts: &[PartReport]) -> String {
         s.push_str(&failure_list(p));
     }
     s
-}
-
-fn counts_json(c: &Counts) -> Value {
-    json!({
-        "kernels": c.kernels, "checker_faults": c.checker_faults, "alloc_failures": c.alloc_failures,
-        "rejected": c.rejected, "panics": c.panics,
-    })
-}
-
-/// The gate report as JSON: per part, counts and summaries by budget; failures for the
-/// development part only.
-pub fn json(parts: &[PartReport]) -> Value {
-    let mut m = serde_json::Map::new();
-    for p in parts {
-        let mut counts = serde_json::Map::new();
-        for c in &p.counts {
-            counts.insert(budget_label(c.budget), counts_json(c));
-        }
-        let mut v = json!({
-            "sources": p.sources,
-            "counts": counts,
-            "summaries": render::summaries_json(&p.report.summaries),
-        });
-        if p.part == Part::Dev {
-            v["failures"] = Value::Array(
-                p.failures
-                    .iter()
-                    .map(|f| {
-                        json!({"file": f.file, "function": f.function, "budget": f.budget,
-                        "kind": f.kind.name(), "message": f.message})
-                    })
-                    .collect(),
-            );
-        }
-        m.insert(p.part.name().to_string(), v);
-    }
-    Value::Object(m)
 }
 
 #[cfg(test)]

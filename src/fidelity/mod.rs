@@ -62,18 +62,10 @@ pub struct FailedRun {
     pub message: String,
 }
 
-/// The corpus directory: `$RADBG_CORPUS_CACHE`, else `~/.cache/radbg-corpus`.
-pub fn default_corpus() -> Option<PathBuf> {
-    match std::env::var("RADBG_CORPUS_CACHE") {
-        Ok(d) => Some(PathBuf::from(d)),
-        Err(_) => std::env::var("HOME").ok().map(|h| PathBuf::from(h).join(".cache/radbg-corpus")),
-    }
-}
-
-/// The corpus's PTX files (`DIR/ptx/*.ptx` of [`default_corpus`]), sorted; `None` when
+/// The corpus's PTX files (`DIR/ptx/*.ptx` of [`crate::util::corpus_cache`]), sorted; `None` when
 /// the cache is absent or holds none (callers skip, saying so).
 pub fn corpus_ptx_files() -> Option<Vec<PathBuf>> {
-    let dir = default_corpus()?.join("ptx");
+    let dir = crate::util::corpus_cache()?.join("ptx");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .ok()?
         .filter_map(|e| e.ok().map(|e| e.path()))

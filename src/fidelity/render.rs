@@ -1,12 +1,11 @@
-//! The fidelity report as text tables (`radbg fidelity`) and as JSON (`--json`).
+//! The fidelity report as text tables (`radbg fidelity`); its JSON form (`--json`) is
+//! `cli::fidelity::json`'s, in the rendering layer.
 //! Times vary run to run (radbg's is its thread's CPU time, ptxas's the `Compile time`
 //! it reported when the corpus was built); every other figure is deterministic.
 //!
 //! Owns presentation only.
 
-use serde_json::{Value, json};
-
-use crate::fidelity::score::{BudgetSummary, Confusion, Figures, Row, budget_label, quantile};
+use crate::fidelity::score::{Confusion, budget_label, quantile};
 use crate::fidelity::{Report, TimeRow};
 
 /// The summary table: one line per budget, radbg beside the naive estimate.
@@ -114,57 +113,4 @@ pub fn text(report: &Report, functions: bool, times: bool) -> String {
         s.push_str(&time_table(report));
     }
     s
-}
-
-fn figures_json(f: &Figures) -> Value {
-    json!({
-        "median_err": f.median_err,
-        "p90_err": f.p90_err,
-        "balanced_accuracy": f.spill.balanced_accuracy(),
-        "tp": f.spill.tp, "fn": f.spill.fn_, "fp": f.spill.fp, "tn": f.spill.tn,
-    })
-}
-
-/// The summaries only, keyed by budget label (the shape of the checked-in baseline).
-pub fn summaries_json(s: &[BudgetSummary]) -> Value {
-    let mut m = serde_json::Map::new();
-    for b in s {
-        m.insert(
-            budget_label(b.budget),
-            json!({
-                "functions": b.functions,
-                "entries": b.entries,
-                "radbg": figures_json(&b.radbg),
-                "naive": figures_json(&b.naive),
-                "spill_bytes_abs": b.spill_bytes_abs,
-                "spill_bytes_ptxas": b.spill_bytes_ptxas,
-                "frames_exact": b.frames_exact,
-                "faults": b.faults,
-            }),
-        );
-    }
-    Value::Object(m)
-}
-
-fn row_json(r: &Row) -> Value {
-    json!({
-        "file": r.file, "function": r.function, "sm": r.sm, "budget": r.budget,
-        "kind": match r.kind { crate::fidelity::oracle::OracleKind::Entry => "entry", _ => "func" },
-        "ptxas": {"registers": r.ptxas_regs, "spill_stores": r.ptxas_stores, "spill_loads": r.ptxas_loads, "stack_frame": r.ptxas_frame},
-        "radbg": {"registers": r.radbg_regs, "spill_stores": r.radbg_stores, "spill_loads": r.radbg_loads, "stack_frame": r.radbg_frame},
-        "naive": {"peak": r.naive_peak, "registers": r.naive_regs(), "spills": r.naive_spills()},
-        "faults": r.faults,
-    })
-}
-
-/// The whole report as one JSON object.
-pub fn json(report: &Report) -> Value {
-    json!({
-        "summaries": summaries_json(&report.summaries),
-        "rows": report.rows.iter().map(row_json).collect::<Vec<_>>(),
-        "times": report.times.iter().map(|t| json!({
-            "file": t.file, "budget": t.budget, "radbg_ms": t.radbg_ms, "ptxas_ms": t.ptxas_ms, "ratio": t.ratio(),
-        })).collect::<Vec<_>>(),
-        "errors": report.errors,
-    })
 }

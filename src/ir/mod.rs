@@ -1,8 +1,8 @@
 //! Ori IR: the textual form of ptxas's internal IR that radbg debugs.
 //!
-//! `model` is the data; `opcode` the mnemonic table; `sm` targets; `abi_spec` the
-//! ABI block of device functions. Architecture invariant: nothing here knows about
-//! allocation or the debugger.
+//! `model` is the data; `opcode` the mnemonic table; `sm` targets; `regfile` the SM's
+//! register file and occupancy model; `abi_spec` the ABI block of device functions.
+//! Architecture invariant: nothing here knows about allocation or the debugger.
 
 pub mod abi_spec;
 pub mod arbitrary;
@@ -15,6 +15,7 @@ pub mod opcode;
 pub mod parse;
 pub mod print;
 pub mod ptx;
+pub mod regfile;
 pub mod sm;
 pub mod span;
 pub mod srcloc;

@@ -76,21 +76,9 @@ pub struct Options {
     pub compile_mode: u32,
 }
 
-/// A knob named by its ptxas name or its OCG index.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum KnobKey {
-    Name(String),
-    Index(u32),
-}
-
-/// A knob value as written; its type is checked against the knob catalogue.
-#[derive(Clone, Debug, PartialEq)]
-pub enum KnobValue {
-    Int(i64),
-    Float(f64),
-    Bool(bool),
-    Str(String),
-}
+// The knob key and value types belong to the knob catalogue, which sits below the IR
+// (tests/layers.rs); the IR re-exports them for `.knob` directives.
+pub use crate::knobs::{KnobKey, KnobValue};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct KnobSetting {
@@ -487,6 +475,16 @@ impl RegFile {
             RegFile::T => "T",
             RegFile::B => "B",
             RegFile::UB => "UB",
+        }
+    }
+
+    /// `R4`, or `R4:R5` for a pair, `R8..R11` for wider.
+    pub fn reg_name(self, slot: u16, width: u8) -> String {
+        let p = self.prefix();
+        match width {
+            0 | 1 => format!("{p}{slot}"),
+            2 => format!("{p}{slot}:{p}{}", slot + 1),
+            w => format!("{p}{slot}..{p}{}", slot + w as u16 - 1),
         }
     }
 

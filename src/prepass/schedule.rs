@@ -22,12 +22,12 @@
 //!
 //! Owns the early-issue rule; must not know the allocator or the engine.
 
-use crate::alloc::budget::REPORT_EXTRA;
 use std::collections::BTreeSet;
 
 use crate::analysis::liveness::BlockSet;
 use crate::analysis::{cfg, liveness};
 use crate::ir::opcode::props;
+use crate::ir::regfile::REPORT_EXTRA;
 use crate::ir::{Function, Inst, RegFile, VRegId};
 use crate::prepass::list;
 use crate::prepass::order::OrderList;
@@ -289,7 +289,7 @@ pub fn latency_target(ctx: &PassCtx, need: u32) -> u32 {
 
 /// `latency_target` from its parts: the target, the SM, whether a budget set it.
 pub fn occupancy_fallback(target: u32, sm_version: u32, budgeted: bool, need: u32) -> u32 {
-    if !budgeted && need > target { crate::alloc::budget::occupancy_top(sm_version, need) } else { target }
+    if !budgeted && need > target { crate::ir::regfile::occupancy_top(sm_version, need) } else { target }
 }
 
 #[cfg(test)]

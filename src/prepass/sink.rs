@@ -6,7 +6,7 @@
 //! their uses again — 32 registers at the default budget, 62 under `--maxrregcount 64`:
 //! it schedules *to* a target, not to the minimum. The target is the budget when one is
 //! given; without one it is the count that still allows full occupancy, the register file
-//! over the resident-warp limit (`alloc::budget`: 65536 / (64 warps × 32 threads) = 32
+//! over the resident-warp limit (`ir::regfile`: 65536 / (64 warps × 32 threads) = 32
 //! on sm_80/sm_90), which is what the corpus kernels that can reach it report at the
 //! default (conv5x5, nbody, block_scan_i32, reduce_max_i64: 32).
 //!
@@ -17,9 +17,9 @@
 //! hoisted furthest first) whose sinking brings the R file's peak pressure + the report's
 //! 3 within the target; none when the function already fits.
 
-use crate::alloc::budget::{REGFILE_PER_SM, REPORT_EXTRA, max_warps_per_sm};
 use crate::analysis::{cfg, liveness};
 use crate::ir::opcode::props;
+use crate::ir::regfile::{REGFILE_PER_SM, REPORT_EXTRA, max_warps_per_sm};
 use crate::ir::{Function, Inst, Operand, Reg, RegFile, VRegId};
 use crate::prepass::order::OrderList;
 use crate::prepass::{Pass, PassCtx};

@@ -1,15 +1,14 @@
 //! What a reduction tells its user: the progress line (pass, size now against the
 //! start, tests run, time), redrawn in place on a terminal and printed as plain lines
-//! otherwise, and the summary as text or JSON.
+//! otherwise, and the summary in words (its JSON form is `cli::reduce`'s).
 
 use std::io::Write;
 use std::time::Duration;
 
-use serde_json::{Value, json};
-
 use crate::reduce::search::{Outcome, Progress};
 
-fn pct(now: usize, start: usize) -> f64 {
+/// `now` as a percentage of `start` (100 when `start` is 0).
+pub fn pct(now: usize, start: usize) -> f64 {
     if start == 0 { 100.0 } else { now as f64 * 100.0 / start as f64 }
 }
 
@@ -86,24 +85,4 @@ pub fn summary(o: &Outcome, predicate: &str, out: &str) -> String {
         s.push_str(" (time budget reached: the best so far)");
     }
     s
-}
-
-/// The summary for tools (`--json`).
-pub fn summary_json(o: &Outcome, predicate: &str, input: &str, out: &str) -> Value {
-    json!({
-        "input": input,
-        "output": out,
-        "predicate": predicate,
-        "start_instructions": o.start_insts,
-        "instructions": o.insts,
-        "percent": (pct(o.insts, o.start_insts) * 10.0).round() / 10.0,
-        "start_bytes": o.start_bytes,
-        "bytes": o.bytes,
-        "tests": o.tests,
-        "cached": o.cached,
-        "invalid": o.invalid,
-        "rounds": o.rounds,
-        "timed_out": o.timed_out,
-        "seconds": (o.elapsed.as_secs_f64() * 100.0).round() / 100.0,
-    })
 }

@@ -29,7 +29,7 @@ pub fn find(explicit: Option<&Path>) -> Result<String, String> {
             Err(format!("RADBG_PTXAS={}: cannot run it", p.display()))
         };
     }
-    let cached = crate::fidelity::default_corpus().map(|c| c.join("root/nvidia/cu13/bin/ptxas"));
+    let cached = crate::util::corpus_cache().map(|c| c.join("root/nvidia/cu13/bin/ptxas"));
     match cached {
         Some(p) if runs(&p) => Ok(p.display().to_string()),
         Some(p) => Err(format!(

@@ -7,12 +7,11 @@
 
 use crate::command::Session;
 use crate::command::parse::{
-    ALLOCATORS, ATTEMPT_FILTERS, BREAK_KINDS, DIFFS, EXPECTS, EXPORT_FORMATS, EXPORTS, INFO_TOPICS, KNOBS_ARGS, ON_OFF,
-    SETTINGS, STAT_FIELDS, SWEEP_AXES, WHATIFS, WHYS,
+    ALLOCATORS, ATTEMPT_FILTERS, BREAK_KINDS, DIFFS, EVENT_KINDS, EXPECTS, EXPORT_FORMATS, EXPORTS, INFO_TOPICS,
+    KNOBS_ARGS, ON_OFF, SETTINGS, STAT_FIELDS, SWEEP_AXES, WHATIFS, WHYS,
 };
 use crate::command::table::{self, COMMANDS};
 use crate::engine::{Stage, query};
-use crate::ir::RegClass;
 
 /// What to put in place of the word under the cursor.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,26 +53,10 @@ fn context(line: &str, pos: usize) -> Option<(Vec<&str>, &str, usize)> {
     Some((done, &before[cur_start..], cur_start))
 }
 
-const EVENT_KINDS: &[&str] = &[
-    "assign",
-    "attempt-start",
-    "attempt-end",
-    "constraints",
-    "order",
-    "guidance",
-    "spill-code",
-    "best",
-    "sweep",
-    "abi-check",
-    "budget",
-    "check",
-    "stats",
-    "done",
-];
-const SMS: &[&str] = &["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120"];
+use crate::engine::settings::SM_EXAMPLES as SMS;
 
 fn classes() -> Vec<String> {
-    RegClass::ALL.iter().filter(|c| c.is_allocatable()).map(|c| c.name().to_string()).collect()
+    crate::command::parse::classes().map(|c| c.name().to_string()).collect()
 }
 
 fn words(list: &[&str]) -> Vec<String> {
@@ -189,6 +172,7 @@ fn candidates(s: &Session, done: &[&str], cur: &str) -> Vec<String> {
             "dce" | "stop-on-error" => words(ON_OFF),
             "allocator" => words(ALLOCATORS),
             "sm" => words(SMS),
+            "stage" => words(&crate::prepass::stage_names()),
             _ => Vec::new(),
         },
         ("set", 3) if done[1] == "stage" => words(ON_OFF),
@@ -301,6 +285,7 @@ pub fn hint(line: &str, pos: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::RegClass;
 
     fn demo() -> Session {
         let mut s = Session::new();
@@ -352,12 +337,13 @@ mod tests {
             INFO_TOPICS,
             SETTINGS,
             ON_OFF,
-            ON_OFF_ALIASES,
+            crate::engine::settings::ON_WORDS,
+            crate::engine::settings::OFF_WORDS,
             ALLOCATORS,
-            ALLOCATOR_ALIASES,
             DIFFS,
             EXPECTS,
             STAT_FIELDS,
+            EVENT_KINDS,
             WHYS,
             WHY_ALIASES,
             WHATIFS,
@@ -365,10 +351,15 @@ mod tests {
             EXPORT_FORMATS,
             EXPORTS,
             KNOBS_ARGS,
-            &["zzz", "foo", "breakpoint", "register", "local"],
+            crate::engine::breakpoint::COND_VARS,
+            &["zzz", "foo", "breakpoint", "register", "local", "snk", "if", "class"],
         ];
         let mut v: Vec<&str> = lists.iter().flat_map(|l| l.iter().copied()).collect();
         v.extend(INFO_ALIASES.iter().map(|(a, _)| *a));
+        v.extend(crate::engine::AllocatorKind::ALIASES.iter().map(|(a, _)| *a));
+        v.extend(RegClass::ALL.iter().map(|c| c.name()));
+        v.extend(crate::engine::Stage::ALL.iter().map(|s| s.name()));
+        v.extend(crate::prepass::stage_names());
         v.extend(table::all_words());
         // Numbers are arguments, not sub-words.
         v.retain(|w| !w.chars().all(|c| c.is_ascii_digit()));
@@ -396,6 +387,12 @@ mod tests {
         let s = demo();
         let info_aliases: Vec<&str> = INFO_ALIASES.iter().map(|(a, _)| *a).collect();
         let command_aliases: Vec<&str> = COMMANDS.iter().flat_map(|c| c.aliases.iter().copied()).collect();
+        let on_off_aliases: Vec<&str> = crate::engine::settings::ON_WORDS[1..]
+            .iter()
+            .chain(&crate::engine::settings::OFF_WORDS[1..])
+            .copied()
+            .collect();
+        let allocator_aliases: Vec<&str> = crate::engine::AllocatorKind::ALIASES.iter().map(|(a, _)| *a).collect();
         let contexts: &[(&str, &[&str])] = &[
             ("", &command_aliases),
             ("break ", &[]),
@@ -404,9 +401,9 @@ mod tests {
             ("break attempt ", ATTEMPT_FILTER_ALIASES),
             ("info ", &info_aliases),
             ("set ", &[]),
-            ("set dce ", ON_OFF_ALIASES),
-            ("set stop-on-error ", ON_OFF_ALIASES),
-            ("set allocator ", ALLOCATOR_ALIASES),
+            ("set dce ", &on_off_aliases),
+            ("set stop-on-error ", &on_off_aliases),
+            ("set allocator ", &allocator_aliases),
             ("diff ", &[]),
             ("expect ", &[]),
             ("expect stats ", &[]),
@@ -416,6 +413,18 @@ mod tests {
             ("knobs ", &[]),
             ("export ", &[]),
             ("export json f.json ", &[]),
+            ("attempts ", &[]),
+            ("info registers ", &[]),
+            ("why fail ", &[]),
+            ("diff attempts ", &[]),
+            ("expect attempts ", &[]),
+            ("expect attempts class ", &[]),
+            ("break attempt class ", &[]),
+            ("break stage ", &[]),
+            ("break assign %x1 ", &[]),
+            ("set stage ", &[]),
+            ("set stage sink ", &on_off_aliases),
+            ("expect event ", &[]),
         ];
         for (ctx, hidden) in contexts {
             let mut offered: Vec<String> = complete(&s, ctx, ctx.len()).candidates;
@@ -426,6 +435,38 @@ mod tests {
                 vocabulary().into_iter().filter(|w| accepts(ctx, w)).map(str::to_string).collect();
             assert_eq!(accepted, offered, "after {ctx:?}: accepted by the parser (left) vs offered (right)");
         }
+        // Open sets (any sm_NN): completion offers examples the parser takes.
+        for ctx in ["set sm ", "whatif sm "] {
+            let offered = complete(&s, ctx, ctx.len()).candidates;
+            assert!(!offered.is_empty() && offered.iter().all(|w| accepts(ctx, w)), "after {ctx:?}: {offered:?}");
+        }
+    }
+
+    /// Every event kind the engine and both allocators produce on a few kernels is
+    /// one `expect event` takes (and completion offers).
+    #[test]
+    fn event_kinds_are_the_ones_events_have() {
+        use crate::engine::{AllocatorKind, Machine, RunOptions};
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions");
+        let mut seen = std::collections::BTreeSet::new();
+        for (file, allocator) in [
+            ("demo.ori", AllocatorKind::FatPoint),
+            ("alloc_fail.ori", AllocatorKind::FatPoint),
+            ("abi_lower.ori", AllocatorKind::FatPoint),
+            ("why_stages.ptx", AllocatorKind::FatPoint),
+            ("briggs_k15.ori", AllocatorKind::Briggs),
+            ("briggs_moves.ori", AllocatorKind::Briggs),
+        ] {
+            let loaded = crate::load::load_path(&root.join(file)).expect("a session kernel loads");
+            let opts = RunOptions { allocator, dce: true, imported: loaded.imported, ..RunOptions::default() };
+            let mut m = Machine::new(loaded.module, opts);
+            while let Some(e) = m.step() {
+                seen.insert(e.kind_name());
+            }
+        }
+        let missing: Vec<&str> = seen.iter().copied().filter(|k| !EVENT_KINDS.contains(k)).collect();
+        assert!(missing.is_empty(), "event kinds not in parse::EVENT_KINDS: {missing:?}");
+        assert!(seen.len() >= 20, "the kernels exercise few kinds: {seen:?}");
     }
 
     #[test]

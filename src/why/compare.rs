@@ -58,7 +58,7 @@ pub fn find_with(explicit: Option<&Path>, env: Option<std::path::PathBuf>) -> Fo
     if runs("ptxas") {
         return Found { exe: Some("ptxas".to_string()), tried };
     }
-    match crate::fidelity::default_corpus() {
+    match crate::util::corpus_cache() {
         Some(cache) => {
             let exe = cache.join("root/nvidia/cu13/bin/ptxas").display().to_string();
             tried.push(exe.clone());

@@ -95,18 +95,8 @@ struct Outcome {
 
 impl Outcome {
     fn of(m: &Machine, i: usize) -> Option<Outcome> {
-        let fs = &m.funcs[i];
-        if let Some(x) = fs.alloc.as_deref() {
-            let spilled: Vec<crate::ir::VRegId> = x.spills.iter().map(|s| s.vreg).collect();
-            let peak = x.analysis.live.max_pressure(&x.func, RegFile::R).0;
-            return Some(Outcome::build(&x.func, x.original_vregs, &spilled, |v| x.slot_of(v), peak));
-        }
-        // The Chaitin-Briggs machine keeps no liveness of its final IR: solve it here.
-        let x = fs.briggs.as_deref()?;
-        let cfg = crate::analysis::cfg::build(x.func(), crate::analysis::cfg::loop_weight(&x.config().knobs));
-        let live = crate::analysis::liveness::compute(x.func(), &cfg, &x.config().exit_live);
-        let peak = live.max_pressure(x.func(), RegFile::R).0;
-        Some(Outcome::build(x.original(), x.original().vregs.len(), &x.spilled(), |v| x.slot_of(v), peak))
+        let x = m.funcs[i].alloc.as_deref()?;
+        Some(Outcome::build(x.func(), x.original_vregs(), &x.spilled(), |v| x.slot_of(v), x.peak_r_pressure()))
     }
 
     /// The first `original` vregs of `f` (spill code only appends vregs) with their placement.

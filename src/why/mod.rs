@@ -55,8 +55,9 @@ impl WhyCmd {
 #[derive(Clone, Debug, PartialEq)]
 pub enum WhatIf {
     MaxRegCount(u32),
-    Knob(String),
-    Sm(String),
+    /// Parsed and checked by `engine::settings`, as `set knob` is.
+    Knob(crate::engine::ResolvedKnob),
+    Sm(crate::ir::Sm),
     LaunchBounds(u32, Option<u32>),
 }
 
@@ -98,7 +99,7 @@ impl<'a> Ctx<'a> {
 
     /// The finished allocation of function `fi`.
     pub fn alloc(&self, fi: usize) -> Option<&'a FunctionAlloc> {
-        self.m.funcs.get(fi).and_then(|r| r.alloc.as_deref())
+        self.m.funcs.get(fi).and_then(|r| r.alloc.as_deref()).and_then(crate::alloc::run::AllocRun::fatpoint)
     }
 
     /// The IR the allocation ended with (spill code included), else the module's.

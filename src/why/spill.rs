@@ -149,7 +149,7 @@ pub fn explain(cx: &Ctx, fi: usize, name: &str) -> Result<Explanation, String> {
         if let Some(d) = cx.d {
             let mut c = d.clone_light();
             c.goto(ev);
-            if let Some(g) = c.machine().cur.as_ref().and_then(|x| x.guidance.as_ref()) {
+            if let Some(g) = c.machine().cur.as_ref().and_then(|x| x.fatpoint()).and_then(|x| x.guidance.as_ref()) {
                 let pos = g.queue.iter().position(|q| q.vreg == v);
                 let me = pos.map(|p| &g.queue[p]);
                 if let Some(q) = me {
@@ -167,7 +167,7 @@ pub fn explain(cx: &Ctx, fi: usize, name: &str) -> Result<Explanation, String> {
                 ));
                 let alt = g.queue.iter().find(|q| !g.chosen.contains(&q.vreg));
                 if let Some(q) = alt {
-                    let an = c.machine().cur.as_ref().map(|x| x.func.vreg(q.vreg).name.clone()).unwrap_or_default();
+                    let an = c.machine().cur.as_ref().map(|x| x.func().vreg(q.vreg).name.clone()).unwrap_or_default();
                     t.push_str(&format!(
                         "  cheapest alternative the model saw: {an} (cost {:.2}, frees {})\n",
                         q.cost, q.interior

@@ -65,9 +65,13 @@ pub fn run(
     values: &[i64],
     threads: usize,
 ) -> Result<Vec<Row>, String> {
-    let what = |v: i64| match axis {
-        Axis::MaxRegCount => WhatIf::MaxRegCount(v.clamp(1, 65535) as u32),
-        Axis::Knob(name) => WhatIf::Knob(format!("{name}={v}")),
+    let what = |v: i64| -> Result<WhatIf, String> {
+        Ok(match axis {
+            Axis::MaxRegCount => WhatIf::MaxRegCount(v.clamp(1, 65535) as u32),
+            Axis::Knob(name) => {
+                WhatIf::Knob(crate::engine::settings::knob(&format!("{name}={v}")).map_err(|e| e.to_string())?)
+            }
+        })
     };
     // The stages before the ABI stage (CFG, liveness, DCE, the uninitialized check, and
     // on Ori IR the `webs` prepass) do not depend on the budget or on most knobs: run
@@ -76,10 +80,10 @@ pub fn run(
     let shared = !base.imported
         && match axis {
             Axis::MaxRegCount => true,
-            Axis::Knob(name) => crate::knobs::Knobs::new()
-                .set_str(&format!("{name}={}", values.first().copied().unwrap_or(0)))
-                .map(|info| !crate::knobs::affects_cfg(info))
-                .unwrap_or(false),
+            Axis::Knob(name) => {
+                crate::engine::settings::knob(&format!("{name}={}", values.first().copied().unwrap_or(0)))
+                    .is_ok_and(|k| k.restart_stage() > crate::engine::Stage::Prepass)
+            }
         };
     let mut base = base.clone();
     base.skip_check = true;
@@ -91,7 +95,7 @@ pub fn run(
     let one = |v: i64| -> Result<Row, String> {
         let mut opts = base.clone();
         let mut m = module.clone();
-        crate::why::whatif::apply(&what(v), &mut opts, &mut m, 0)?;
+        crate::why::whatif::apply(&what(v)?, &mut opts, &mut m, 0)?;
         // Only the finished machine is read: step it without keeping the event trace
         // (hundreds of MB at 100k instructions, allocated and freed per row).
         let mut mach = match &prefix {
@@ -103,9 +107,6 @@ pub fn run(
             None => crate::engine::Machine::new(m, opts),
         };
         while mach.step().is_some() {}
-        if let Some(e) = mach.knob_errors.first() {
-            return Err(e.clone());
-        }
         Ok(Row { value: v, funcs: figures(&mach) })
     };
     let threads = threads.clamp(1, values.len().max(1));

@@ -39,7 +39,7 @@ pub fn figures(m: &Machine) -> Vec<Figures> {
                 stores: s.map(|s| s.spill_stores).unwrap_or(0),
                 loads: s.map(|s| s.spill_loads).unwrap_or(0),
                 frame: s.map(|s| s.stack_frame).unwrap_or(0),
-                attempts: m.funcs[i].alloc.as_ref().map(|a| a.records.len() as u32).unwrap_or(0),
+                attempts: m.funcs[i].alloc.as_ref().map_or(0, |a| a.rounds()),
                 warps: occupancy::occupancy(m.module.sm.version, regs).0,
                 failed: s.is_some_and(|s| s.error.is_some()),
             }
@@ -49,22 +49,16 @@ pub fn figures(m: &Machine) -> Vec<Figures> {
 
 /// Applies a what-if to options and module; the label says what changed.
 pub fn apply(w: &WhatIf, opts: &mut RunOptions, module: &mut Module, fi: usize) -> Result<String, String> {
+    use crate::engine::Setting;
+    // The run options change as `set` changes them (`RunOptions::apply`).
+    let mut set = |s: Setting| {
+        opts.apply(&s);
+        s.label()
+    };
     Ok(match w {
-        WhatIf::MaxRegCount(n) => {
-            opts.maxrregcount = Some(*n);
-            format!("maxrregcount {n}")
-        }
-        WhatIf::Knob(text) => {
-            let mut k = crate::knobs::Knobs::new();
-            let info = k.set_str(text).map_err(|e| e.to_string())?;
-            let (_, v) = text.split_once('=').unwrap_or((text, ""));
-            opts.knobs.push((crate::ir::KnobKey::Name(info.name.to_string()), crate::knobs::parse_value(v)));
-            format!("knob {}={}", info.name, v.trim())
-        }
-        WhatIf::Sm(sm) => {
-            opts.sm = Some(crate::ir::Sm::parse(sm)?);
-            format!("sm {sm}")
-        }
+        WhatIf::MaxRegCount(n) => set(Setting::MaxRegCount(*n)),
+        WhatIf::Knob(k) => set(Setting::Knob(k.clone())),
+        WhatIf::Sm(sm) => set(Setting::Sm(sm.clone())),
         WhatIf::LaunchBounds(t, b) => {
             let f = module.functions.get_mut(fi).ok_or("no function")?;
             f.maxntid = Some(vec![*t]);
@@ -121,9 +115,6 @@ pub fn explain(d: &Debugger, fi: usize, w: &WhatIf) -> Result<Explanation, Strin
     let fin = crate::why::finished(d);
     let before = figures(fin.machine());
     let (m, _) = crate::why::run_module(module, opts);
-    if let Some(e) = m.knob_errors.first() {
-        return Err(e.clone());
-    }
     let mut x = delta(&label, &before, &figures(&m));
     // Budget inputs the change made ptxas ignore or override, said loudly (seed 000).
     for (i, r) in m.funcs.iter().enumerate() {

@@ -14,7 +14,8 @@
 //! - `spill`: Phase 5's consequences — slots, spill-slot coalescing, stores, lazy reload
 //!   in four phases, rematerialization;
 //! - `machine`: [`BriggsAlloc`], one event per phase action, iterating until nothing
-//!   spills; `event`: [`BriggsEvent`]; `stats`: [`BriggsStats`].
+//!   spills; `event`: [`BriggsEvent`]; `stats`: [`BriggsStats`]; `view`: what the debugger
+//!   shows of a run (neighbours, colours, graph, iterations), as plain data.
 //!
 //! How K and radbg's budget combine (`select::windows`): per register file, the colours
 //! are the K lowest registers the function may use — below the budget
@@ -39,6 +40,7 @@ pub mod select;
 pub mod simplify;
 pub mod spill;
 pub mod stats;
+pub mod view;
 
 use std::fmt;
 

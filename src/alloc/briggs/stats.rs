@@ -1,10 +1,8 @@
 //! Statistics of one Chaitin-Briggs allocation (seed 002, "Register Allocation
 //! Statistics": graph sizes, spill rate, coalescing rate, iteration counts), as text
-//! lines and as JSON.
+//! lines (no command prints them as JSON; the rendering layer would build that).
 //!
 //! Knows only the figures; the machine fills them in.
-
-use serde_json::{Value, json};
 
 use crate::ir::RegFile;
 
@@ -98,41 +96,5 @@ impl BriggsStats {
             out.push(format!("  error: {m}"));
         }
         out
-    }
-
-    /// The same figures as a JSON object.
-    pub fn to_json(&self) -> Value {
-        let k: serde_json::Map<String, Value> =
-            self.k.iter().map(|(f, k)| (f.prefix().to_string(), json!(k))).collect();
-        json!({
-            "function": self.function,
-            "ok": self.ok,
-            "failure": self.failure,
-            "k": k,
-            "nodes": self.nodes,
-            "edges": self.edges,
-            "density": self.density,
-            "max_degree": self.max_degree,
-            "avg_degree": self.avg_degree,
-            "precoloured": self.precoloured,
-            "class_edges": self.class_edges,
-            "bank_edges": self.bank_edges,
-            "moves": self.moves,
-            "coalesced": self.coalesced,
-            "coalesce_rate": self.coalesce_rate,
-            "vregs": self.vregs,
-            "spilled": self.spilled,
-            "spill_rate": self.spill_rate,
-            "iterations": self.iterations,
-            "registers": self.registers,
-            "stores": self.stores,
-            "reloads": self.reloads,
-            "reloads_avoided": self.reloads_avoided,
-            "remats": self.remats,
-            "frame_bytes": self.frame_bytes,
-            "smem_bytes": self.smem_bytes,
-            "spill_store_bytes": self.spill_store_bytes,
-            "spill_load_bytes": self.spill_load_bytes,
-        })
     }
 }

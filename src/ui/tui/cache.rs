@@ -1,7 +1,8 @@
 //! Query results the TUI keeps between frames, so that a redraw costs only what is
 //! visible: the pressure curve (one pass over the function) until the next command,
 //! and the allocator state table at recent cursors so "changed by this event" does
-//! not have to replay the pipeline after an ordinary step.
+//! not have to replay the pipeline after an ordinary step; the Why pane's answers
+//! (`command::why_pane`).
 //!
 //! Holds copies of query results only; never a reference into the debugger.
 
@@ -18,10 +19,8 @@ pub struct Cache {
     curve: Option<(usize, RegFile, usize, Vec<u32>)>,
     /// (cursor, state values) within the current run, oldest first.
     states: Vec<(usize, Vec<(u32, String)>)>,
-    /// The run played to the end (what the Why pane answers from) until the run changes.
-    finished: Option<Box<Debugger>>,
-    /// (cursor, function, vreg, text) of the Why pane's last answer.
-    why: Option<(usize, usize, Option<String>, String)>,
+    /// The Why pane's answers (the command layer keeps the finished run they come from).
+    why: crate::command::why_pane::WhyPane,
 }
 
 impl std::fmt::Debug for Cache {
@@ -29,7 +28,6 @@ impl std::fmt::Debug for Cache {
         f.debug_struct("Cache")
             .field("curve", &self.curve)
             .field("states", &self.states.len())
-            .field("finished", &self.finished.is_some())
             .field("why", &self.why)
             .finish()
     }
@@ -41,37 +39,12 @@ impl Cache {
     pub fn new_run(&mut self) {
         self.states.clear();
         self.curve = None;
-        self.finished = None;
-        self.why = None;
+        self.why.clear();
     }
 
-    /// The Why pane's text for a vreg (`why spill`) or the function (`why registers`),
-    /// answered from the finished run (kept until `new_run`, checked against the
-    /// debugger's options and module).
+    /// The Why pane's text for a vreg (`why spill`) or the function (`why registers`).
     pub fn why_text(&mut self, d: &Debugger, file: &str, fi: usize, vreg: Option<&str>) -> String {
-        let c = d.cursor();
-        if let Some((k, f, v, t)) = &self.why
-            && (*k, *f, v.as_deref()) == (c, fi, vreg)
-        {
-            return t.clone();
-        }
-        let stale =
-            self.finished.as_ref().is_none_or(|x| x.opts != d.opts || !std::sync::Arc::ptr_eq(&x.loaded, &d.loaded));
-        if stale {
-            self.finished = Some(Box::new(crate::why::finished(d).into_owned()));
-        }
-        let fin = self.finished.as_deref().expect("just set");
-        let cx = crate::why::Ctx { d: None, ..crate::why::Ctx::of(fin, file) };
-        let q = match vreg {
-            Some(v) => crate::why::WhyCmd::Spill(v.to_string()),
-            None => crate::why::WhyCmd::Registers(None),
-        };
-        let t = match crate::why::answer(&q, &cx, fi) {
-            Ok(x) => x.text,
-            Err(e) => e,
-        };
-        self.why = Some((c, fi, vreg.map(str::to_string), t.clone()));
-        t
+        self.why.text(d, file, fi, vreg)
     }
 
     /// Remembers the state table at the session's cursor.

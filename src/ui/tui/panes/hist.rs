@@ -2,17 +2,25 @@
 //! bars, the secondary cost beside it when there is room (else in a band under it),
 //! the discard threshold as a line, the budget boundary, and a marker row: `▲` the chosen slot, `×` blocked by a
 //! hard constraint, `-` discarded by the threshold, `!` over budget, `b` a bank conflict with a co-source (the
-//! bank tie-break, knob 627, below the bank limit shown in the header).
+//! bank tie-break, knob 627, below the bank limit shown in the header). Under a
+//! Graph-family run (Chaitin-Briggs) it shows the node's colour window instead
+//! (`query::briggs_colours`): one row per colour, taken by a neighbour, blocked by a
+//! physical register, free, or chosen.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use super::{BARS, digits, empty, put};
+use crate::alloc::briggs::view::ColourState;
 use crate::engine::query;
 use crate::ui::tui::app::App;
 
+/// The pane title: for a Graph-family run (Chaitin-Briggs), the node and its colour.
 pub fn title(app: &App) -> String {
+    if super::graph_views(app) {
+        return colours_title(app);
+    }
     let Some(h) = app.session.dbg.as_ref().and_then(|d| query::histogram(d.machine())) else { return String::new() };
     match h.chosen {
         Some(c) => format!("{} → {}", h.vreg, query::reg_name(h.file, c, h.width)),
@@ -21,6 +29,9 @@ pub fn title(app: &App) -> String {
 }
 
 pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
+    if super::graph_views(app) {
+        return render_colours(app, area, buf);
+    }
     let th = app.theme;
     let Some(h) = app.session.dbg.as_ref().and_then(|d| query::histogram(d.machine())) else {
         let msg = match super::phase(app, crate::engine::Stage::Alloc) {
@@ -137,5 +148,69 @@ pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
     }
     if rs > 0 {
         put(buf, area.x, yp_bottom + 1, &format!("{ymax2:>w$}", w = gw as usize - 1), gw, th.secondary);
+    }
+}
+
+fn colours_title(app: &App) -> String {
+    let Some((d, fi, v)) = super::graph_node(app) else { return String::new() };
+    let Some(c) = query::briggs_of(d.machine(), fi).and_then(|b| query::briggs_colours(d, b, v)) else {
+        return String::new();
+    };
+    match (c.chosen, c.spilled) {
+        (_, true) => format!("{} → no colour (spill)", c.vreg),
+        (Some(x), _) => format!("{} → {}", c.vreg, crate::engine::query::reg_name(c.file, x, c.width)),
+        (None, _) => format!("{}: {} free", c.vreg, c.available.len()),
+    }
+}
+
+fn render_colours(app: &mut App, area: Rect, buf: &mut Buffer) {
+    let th = app.theme;
+    let Some((d, fi, v)) = super::graph_node(app) else {
+        empty(buf, area, "no current node: colour availability appears at a Chaitin-Briggs event", th.dim);
+        return;
+    };
+    let Some(c) = query::briggs_of(d.machine(), fi).and_then(|b| query::briggs_colours(d, b, v)) else {
+        empty(buf, area, "no colour window for this vreg", th.dim);
+        return;
+    };
+    let p = c.file.prefix();
+    let head = Line::from(vec![
+        Span::styled(format!("{} w{} K {} ", c.vreg, c.width, c.k), th.text),
+        Span::styled(format!("mask {} ", c.class_mask), th.budget),
+        Span::styled(
+            match (c.chosen, c.spilled) {
+                (_, true) => "no colour: spill ".to_string(),
+                (Some(x), _) => format!("chosen {p}{x} "),
+                (None, _) => "not coloured ".to_string(),
+            },
+            if c.spilled { th.over } else { th.chosen },
+        ),
+        Span::styled(format!("{} forbidden, {} free", c.forbidden.len(), c.available.len()), th.dim),
+    ]);
+    buf.set_line(area.x, area.y, &head, area.width);
+    // One row per colour: register, a bar, who takes it.
+    let rows = area.height.saturating_sub(1) as usize;
+    let first = c.chosen.and_then(|x| c.cells.iter().position(|k| k.reg == x)).unwrap_or(0);
+    let start = first.saturating_sub(rows / 2).min(c.cells.len().saturating_sub(rows));
+    for (i, cell) in c.cells.iter().skip(start).take(rows).enumerate() {
+        let y = area.y + 1 + i as u16;
+        let (bar, style, what) = match cell.state {
+            ColourState::Chosen => ("████", th.chosen, "◀ chosen".to_string()),
+            ColourState::Neighbour => ("▓▓▓▓", th.primary, cell.by.join(" ")),
+            ColourState::Physical => ("▒▒▒▒", th.warn, "physical".to_string()),
+            ColourState::Free => ("····", th.dim, "free".to_string()),
+        };
+        let mut x = area.x;
+        x += put(buf, x, y, &format!("{:<5}", format!("{p}{}", cell.reg)), 6, th.dim);
+        x += put(buf, x, y, bar, 4, style);
+        x += put(buf, x, y, if cell.start { " " } else { "'" }, 1, th.dim);
+        put(
+            buf,
+            x,
+            y,
+            &what,
+            area.right().saturating_sub(x),
+            if cell.state == ColourState::Free { th.dim } else { th.text },
+        );
     }
 }

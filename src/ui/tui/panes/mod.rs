@@ -10,7 +10,6 @@
 
 pub mod abi;
 pub mod attempts;
-pub mod briggs;
 pub mod constraints;
 pub mod hist;
 pub mod ir;
@@ -33,9 +32,6 @@ pub fn title(app: &App, p: PaneId) -> String {
     match p {
         PaneId::Ir => ir::title(app),
         PaneId::Live => live::title(app),
-        PaneId::Constraints if briggs::active(app) => briggs::neighbours_title(app),
-        PaneId::Hist if briggs::active(app) => briggs::colours_title(app),
-        PaneId::Attempts if briggs::active(app) => briggs::iterations_title(app),
         PaneId::Constraints => constraints::title(app),
         PaneId::Hist => hist::title(app),
         PaneId::State => state::title(app),
@@ -47,10 +43,10 @@ pub fn title(app: &App, p: PaneId) -> String {
     }
 }
 
-/// A pane's name as its title bar and tab strip show it (the Briggs panes are named
-/// for what they show then).
+/// A pane's name as its title bar and tab strip show it (under a Graph-family run the
+/// constraint, histogram and attempts panes are named for what they show then).
 pub fn name(app: &App, p: PaneId, short: bool) -> &'static str {
-    match briggs::pane_name(p, short).filter(|_| briggs::active(app)) {
+    match graph_pane_name(p, short).filter(|_| graph_views(app)) {
         Some(n) => n,
         None if short => p.short(),
         None => p.title(),
@@ -65,9 +61,6 @@ pub fn render(app: &mut App, p: PaneId, area: Rect, buf: &mut Buffer) {
     match p {
         PaneId::Ir => ir::render(app, area, buf),
         PaneId::Live => live::render(app, area, buf),
-        PaneId::Constraints if briggs::active(app) => briggs::render_neighbours(app, area, buf),
-        PaneId::Hist if briggs::active(app) => briggs::render_colours(app, area, buf),
-        PaneId::Attempts if briggs::active(app) => briggs::render_iterations(app, area, buf),
         PaneId::Constraints => constraints::render(app, area, buf),
         PaneId::Hist => hist::render(app, area, buf),
         PaneId::State => state::render(app, area, buf),
@@ -182,6 +175,38 @@ pub const BARS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇
 /// Decimal digits of `n`.
 pub fn digits(n: u64) -> u16 {
     n.max(1).ilog10() as u16 + 1
+}
+
+/// Whether the session's allocator offers the Graph family of views (`alloc::run::ViewFamily`):
+/// the constraint pane then lists the current node's neighbours, the histogram pane its
+/// colour window, the attempts pane the build-and-colour iterations.
+pub fn graph_views(app: &App) -> bool {
+    app.session.dbg.as_ref().is_some_and(|d| d.opts.allocator.views() == crate::alloc::run::ViewFamily::Graph)
+}
+
+/// The pane names under a Graph-family run (title bars and tab strips).
+fn graph_pane_name(p: PaneId, short: bool) -> Option<&'static str> {
+    match (p, short) {
+        (PaneId::Constraints, false) => Some("Neighbours"),
+        (PaneId::Constraints, true) => Some("Nbrs"),
+        (PaneId::Hist, false) => Some("Colours"),
+        (PaneId::Hist, true) => Some("Cols"),
+        (PaneId::Attempts, false) => Some("Iterations"),
+        (PaneId::Attempts, true) => Some("Iter"),
+        _ => None,
+    }
+}
+
+/// The node shown: the vreg selected in the IR pane, else the current event's node.
+pub(super) fn graph_node(app: &App) -> Option<(&crate::engine::Debugger, usize, crate::ir::VRegId)> {
+    let d = app.session.dbg.as_ref()?;
+    let fi = app.func()?;
+    if let Some(name) = &app.view.vreg {
+        let b = crate::engine::query::briggs_of(d.machine(), fi)?;
+        return Some((d, fi, b.func().vreg_by_name(name)?));
+    }
+    let (f, v) = crate::engine::query::event_node(d)?;
+    Some((d, f, v))
 }
 
 #[cfg(test)]

@@ -1,19 +1,21 @@
-//! The commands that answer differently under `set allocator briggs` (`print`,
-//! `constraints`, `hist`, `attempts`), the `graph` command, and `diff allocators`.
-//! Kept apart from `exec` so the fat-point paths stay as they were.
+//! The commands of the Graph family of views (`alloc::run::ViewFamily::Graph`, the
+//! Chaitin-Briggs allocator): `print`, `constraints`, `hist` and `attempts` as the
+//! interference graph's node, neighbours, colour window and iterations, the `graph`
+//! command and `diff allocators`.
 
+use crate::alloc::briggs::view as bv;
 use crate::command::exec::{Output, Session};
-use crate::command::render_briggs as render;
-use crate::engine::query_briggs as q;
-use crate::engine::{AllocatorKind, Debugger};
+use crate::command::render_graph as render;
+use crate::engine::Debugger;
+use crate::engine::query as q;
 use crate::ir::VRegId;
 
-/// The Briggs machine of function `fi`, or why there is none.
+/// The graph allocator's machine of function `fi`, or why there is none.
 fn machine(d: &Debugger, fi: usize) -> Result<&crate::alloc::briggs::BriggsAlloc, String> {
-    if d.opts.allocator != AllocatorKind::Briggs {
+    if d.opts.allocator.views() != crate::alloc::run::ViewFamily::Graph {
         return Err("the Chaitin-Briggs views need 'set allocator briggs'".into());
     }
-    q::briggs_at(d, fi).ok_or_else(|| {
+    q::briggs_of(d.machine(), fi).ok_or_else(|| {
         format!(
             "no Chaitin-Briggs graph for {} yet (step into its alloc stage: 'break stage alloc', 'continue')",
             d.machine().module.functions[fi].name
@@ -28,11 +30,11 @@ fn dbg(s: &Session) -> Result<&Debugger, String> {
 pub fn print(s: &Session, fi: usize, v: VRegId) -> Result<Output, String> {
     let d = dbg(s)?;
     // Before its allocation starts, a vreg is shown as without Briggs.
-    let Some(b) = q::briggs_at(d, fi) else {
+    let Some(b) = q::briggs_of(d.machine(), fi) else {
         let info = crate::engine::query::vreg_info(d, fi, v).ok_or("no such vreg")?;
         return Ok(crate::command::render::vreg(&info));
     };
-    let view = q::vreg(d, fi, b, v).ok_or("no such vreg")?;
+    let view = q::briggs_vreg(d, fi, b, v).ok_or("no such vreg")?;
     Ok(render::vreg(&view))
 }
 
@@ -49,7 +51,7 @@ pub fn neighbours(s: &Session, named: Option<(usize, VRegId)>) -> Result<Output,
     let d = dbg(s)?;
     let b = machine(d, fi)?;
     let name = b.func().vregs.get(v.index()).map_or("?", |r| r.name.as_str()).to_string();
-    let view = q::neighbours(b, v).ok_or(format!("{name} is not a node of the current graph"))?;
+    let view = bv::neighbours(b, v).ok_or(format!("{name} is not a node of the current graph"))?;
     Ok(render::neighbours(&view))
 }
 
@@ -57,7 +59,7 @@ pub fn colours(s: &Session) -> Result<Output, String> {
     let (fi, v) = target(s, None)?;
     let d = dbg(s)?;
     let b = machine(d, fi)?;
-    let view = q::colours(d, b, v).ok_or("no such vreg")?;
+    let view = q::briggs_colours(d, b, v).ok_or("no such vreg")?;
     Ok(render::colours(&view))
 }
 
@@ -65,31 +67,22 @@ pub fn graph(s: &Session) -> Result<Output, String> {
     let d = dbg(s)?;
     let fi = s.current_func();
     let b = machine(d, fi)?;
-    Ok(render::graph(&q::graph(d, fi, b)))
+    Ok(render::graph(&q::briggs_graph(d, fi, b)))
 }
 
 pub fn iterations(s: &Session) -> Result<Output, String> {
     let d = dbg(s)?;
-    Ok(render::iterations(&q::iterations(d, s.current_func())))
+    Ok(render::iterations(&q::briggs_iterations(d, s.current_func())))
 }
 
 /// Both allocators on function `fi` with the budget and configuration the pipeline
-/// derives for it (`alloc::compare`).
+/// derives for it (`command::alloc_diff`).
 pub fn diff_allocators(d: &Debugger, fi: usize) -> Result<Output, String> {
     let name = d.machine().module.functions[fi].name.clone();
-    let diffs = crate::alloc::compare::compare_module((*d.loaded).clone(), d.opts.clone())?;
+    let diffs = super::alloc_diff::compare_module((*d.loaded).clone(), d.opts.clone())?;
     let mine: Vec<_> = diffs.into_iter().filter(|x| x.function == name).collect();
     if mine.is_empty() {
         return Err(format!("no allocation of {name} to compare"));
     }
     Ok(render::allocator_diffs(&mine))
-}
-
-/// Whether vreg `v` of function `fi` has been spilled so far (`expect %x == spilled`),
-/// by either allocator.
-pub fn is_spilled(m: &crate::engine::Machine, fi: usize, v: VRegId) -> bool {
-    if let Some(a) = crate::engine::query::alloc_of(m, fi) {
-        return a.spills.iter().any(|s| s.vreg == v);
-    }
-    crate::engine::briggs::briggs_of(m, fi).is_some_and(|b| b.spilled().contains(&v))
 }

@@ -1,14 +1,11 @@
-//! Queries at the cursor for a Chaitin-Briggs run (seed 002): the current node's
-//! neighbours with their colours (`constraints`), its colour availability (`hist`), the
-//! simplify stack, worklists and graph figures (`graph`), one vreg's degree, cost,
-//! priority and colour (`print`), and the iterations so far (`attempts`). Plain data
-//! with public fields; rendering lives in `command::render_briggs`.
+//! What the debugger shows of a Chaitin-Briggs run (seed 002), as plain data: a node's
+//! neighbours with their colours (`constraints` under Briggs), its colour availability
+//! (`hist`), the simplify stack, worklists and graph figures (`graph`), one vreg's degree,
+//! cost, priority and colour (`print`), the iterations so far (`attempts`), how its events
+//! nest for `next`/`finish`, and a fingerprint for time-travel tests. Rendering lives in
+//! the command layer; the debugger's trace is passed in as events, never read here.
 
 use crate::alloc::briggs::{BriggsAlloc, BriggsEvent, MoveState, NodeInfo};
-use crate::engine::briggs::briggs_of;
-use crate::engine::debugger::Debugger;
-use crate::engine::event::EventKind;
-use crate::engine::query::reg_name;
 use crate::ir::{Function, RegFile, VRegId};
 
 fn name(f: &Function, v: VRegId) -> String {
@@ -17,25 +14,7 @@ fn name(f: &Function, v: VRegId) -> String {
 
 fn reg_of(f: &Function, v: VRegId, colour: Option<u16>) -> Option<String> {
     let r = f.vregs.get(v.index())?;
-    colour.map(|c| reg_name(r.file(), c, r.width))
-}
-
-/// The Briggs machine of the function the debugger looks at, if the run uses it.
-pub fn briggs_at(d: &Debugger, fi: usize) -> Option<&BriggsAlloc> {
-    briggs_of(d.machine(), fi)
-}
-
-/// The vreg the current Briggs event is about, else the machine's current node.
-pub fn event_node(d: &Debugger) -> Option<(usize, VRegId)> {
-    let e = d.current()?;
-    let fi = e.func?;
-    if let EventKind::Briggs(b) = &e.kind
-        && let Some(v) = b.vreg()
-    {
-        return Some((fi, v));
-    }
-    let b = briggs_of(d.machine(), fi)?;
-    b.current_node().map(|v| (fi, v))
+    colour.map(|c| r.file().reg_name(c, r.width))
 }
 
 /// One neighbour of a node.
@@ -156,14 +135,16 @@ pub struct ColourView {
     pub spilled: bool,
 }
 
-pub fn colours(d: &Debugger, b: &BriggsAlloc, v: VRegId) -> Option<ColourView> {
+/// `current` is the event at the cursor: at the event that decided this node, what it
+/// decided is shown.
+pub fn colours(current: Option<&BriggsEvent>, b: &BriggsAlloc, v: VRegId) -> Option<ColourView> {
     let f = b.func();
     let r = f.vregs.get(v.index())?;
     let info = b.node_info(v);
     let mask = b.colour_mask(v);
     // At the event that decided this node, what it decided.
     let (mut chosen, mut spilled) = (None, false);
-    if let Some(EventKind::Briggs(ev)) = d.current().map(|e| &e.kind) {
+    if let Some(ev) = current {
         match ev {
             BriggsEvent::ColourAssigned { vreg, colour, members, .. } if *vreg == v || members.contains(&v) => {
                 chosen = Some(*colour)
@@ -254,13 +235,10 @@ pub struct GraphView {
     pub k: Vec<(RegFile, u32)>,
 }
 
-pub fn graph(d: &Debugger, fi: usize, b: &BriggsAlloc) -> GraphView {
+/// `built` is this iteration's last `Build` event so far (its figures are the graph's as built).
+pub fn graph(built: Option<BriggsEvent>, b: &BriggsAlloc) -> GraphView {
     let f = b.func();
     let names = |vs: &[VRegId]| vs.iter().map(|&v| name(f, v)).collect::<Vec<_>>();
-    let built = d.trace()[..d.cursor()].iter().rev().find_map(|e| match &e.kind {
-        EventKind::Briggs(ev @ BriggsEvent::Build { .. }) if e.func == Some(fi) => Some(ev.clone()),
-        _ => None,
-    });
     let k = match &built {
         Some(BriggsEvent::Build { k, .. }) => k.clone(),
         _ => Vec::new(),
@@ -306,31 +284,24 @@ pub struct BriggsVregView {
     pub history: Vec<String>,
 }
 
-pub fn vreg(d: &Debugger, fi: usize, b: &BriggsAlloc, v: VRegId) -> Option<BriggsVregView> {
+/// Whether event `ev` is about vreg `v` (its history in `print`).
+pub fn is_about(ev: &BriggsEvent, v: VRegId) -> bool {
+    match ev {
+        BriggsEvent::Coalesced { keep, removed, .. } => *keep == v || *removed == v,
+        BriggsEvent::IterationEnd { spilled, .. } => spilled.contains(&v),
+        BriggsEvent::ColourAssigned { vreg, members, .. } | BriggsEvent::ActualSpill { vreg, members, .. } => {
+            *vreg == v || members.contains(&v)
+        }
+        BriggsEvent::SpillCode { vregs, .. } => vregs.iter().any(|x| x.0 == v),
+        other => other.vreg() == Some(v),
+    }
+}
+
+/// `history` is the events about `v` so far, described (see [`is_about`]).
+pub fn vreg(b: &BriggsAlloc, v: VRegId, history: Vec<String>) -> Option<BriggsVregView> {
     let f = b.func();
     let r = f.vregs.get(v.index())?;
     let node = b.node_info(v);
-    let m = d.machine();
-    let mut history = Vec::new();
-    for (i, e) in d.trace()[..d.cursor()].iter().enumerate() {
-        if e.func != Some(fi) {
-            continue;
-        }
-        if let EventKind::Briggs(ev) = &e.kind {
-            let about = match ev {
-                BriggsEvent::Coalesced { keep, removed, .. } => *keep == v || *removed == v,
-                BriggsEvent::IterationEnd { spilled, .. } => spilled.contains(&v),
-                BriggsEvent::ColourAssigned { vreg, members, .. } | BriggsEvent::ActualSpill { vreg, members, .. } => {
-                    *vreg == v || members.contains(&v)
-                }
-                BriggsEvent::SpillCode { vregs, .. } => vregs.iter().any(|x| x.0 == v),
-                other => other.vreg() == Some(v),
-            };
-            if about {
-                history.push(format!("#{} {}", i + 1, m.describe(e)));
-            }
-        }
-    }
     Some(BriggsVregView {
         name: r.name.clone(),
         class: r.class.name().to_string(),
@@ -365,12 +336,11 @@ pub struct IterationView {
     pub finished: bool,
 }
 
-pub fn iterations(d: &Debugger, fi: usize) -> Vec<IterationView> {
-    let m = d.machine();
-    let f = crate::engine::query::func_ir(m, fi);
+/// The iterations so far from the run's events in order (each with its description,
+/// which the spill-code line quotes).
+pub fn iterations<'a>(f: &Function, events: impl Iterator<Item = (&'a BriggsEvent, String)>) -> Vec<IterationView> {
     let mut out: Vec<IterationView> = Vec::new();
-    for e in d.trace()[..d.cursor()].iter().filter(|e| e.func == Some(fi)) {
-        let EventKind::Briggs(ev) = &e.kind else { continue };
+    for (ev, described) in events {
         if let BriggsEvent::IterationStart { n, insts, vregs } = ev {
             out.push(IterationView { n: *n, insts: *insts, vregs: *vregs, ..IterationView::default() });
             continue;
@@ -388,26 +358,16 @@ pub fn iterations(d: &Debugger, fi: usize) -> Vec<IterationView> {
                 it.spilled = spilled.iter().map(|&v| name(f, v)).collect();
                 it.finished = true;
             }
-            BriggsEvent::SpillCode { .. } => it.spill_code = Some(m.describe(e)),
+            BriggsEvent::SpillCode { .. } => it.spill_code = Some(described),
             _ => {}
         }
     }
     out
 }
 
-/// The first instruction that names the current Briggs event's node (or a vreg sharing
-/// its colour), for the IR and live panes to follow.
-pub fn node_point(d: &Debugger, fi: usize) -> Option<u32> {
-    let (f_i, v) = event_node(d).filter(|(f, _)| *f == fi)?;
-    let b = briggs_of(d.machine(), f_i)?;
-    let f = b.func();
-    let mut group = vec![v];
-    if let Some(EventKind::Briggs(
-        BriggsEvent::ColourAssigned { members, .. } | BriggsEvent::ActualSpill { members, .. },
-    )) = d.current().map(|e| &e.kind)
-    {
-        group.extend_from_slice(members);
-    }
+/// The first instruction that names one of `group` (a node and the vregs sharing its
+/// colour), for the IR and live panes to follow.
+pub fn node_point(f: &Function, group: &[VRegId]) -> Option<u32> {
     let mut p = 0u32;
     for block in &f.blocks {
         for inst in &block.insts {
@@ -421,4 +381,48 @@ pub fn node_point(d: &Debugger, fi: usize) -> Option<u32> {
         }
     }
     None
+}
+
+/// Scope level of a Briggs event for `next` / `finish` (see `debugger::level`):
+/// iterations are the "class" level, the phases the "attempt" level, one node or move
+/// the "item" level.
+impl BriggsEvent {
+    pub fn level(&self) -> u8 {
+        match self {
+            BriggsEvent::IterationStart { .. }
+            | BriggsEvent::IterationEnd { .. }
+            | BriggsEvent::SpillCode { .. }
+            | BriggsEvent::Finalize { .. } => 1,
+            BriggsEvent::Build { .. } | BriggsEvent::Worklists { .. } => 2,
+            _ => 3,
+        }
+    }
+
+    /// What identifies "the same moment" of a Briggs run across two runs (`set` re-runs):
+    /// the iteration so far is not known from the event alone, so the vreg id.
+    pub fn event_key(&self) -> String {
+        match self {
+            BriggsEvent::IterationStart { n, .. } | BriggsEvent::IterationEnd { n, .. } => n.to_string(),
+            BriggsEvent::Build { iteration, .. } | BriggsEvent::SpillCode { iteration, .. } => iteration.to_string(),
+            other => other.vreg().map(|v| format!("v{}", v.0)).unwrap_or_default(),
+        }
+    }
+}
+
+/// The state of a Briggs allocation in progress, as text (time-travel tests compare it).
+pub fn fingerprint(b: &BriggsAlloc) -> String {
+    let f = b.func();
+    let colours: Vec<Option<u16>> = (0..f.vregs.len()).map(|i| b.slot_of(VRegId::new(i))).collect();
+    let w = b.worklists();
+    format!(
+        "briggs iteration {} current {:?} stack {:?}\nworklists {:?} {:?} {:?}\ncolours {colours:?}\nspilled {:?} ir {}\n",
+        b.iteration(),
+        b.current_node(),
+        b.simplify_stack(),
+        w.simplify,
+        w.freeze,
+        w.spill,
+        b.spilled(),
+        f.inst_count()
+    )
 }

@@ -1,4 +1,5 @@
-//! Rendering the Chaitin-Briggs queries (`engine::query_briggs`) as text and JSON:
+//! Rendering the Graph family of views (`alloc::briggs::view`, fed by `engine::query`) as
+//! text and JSON:
 //! neighbours (`constraints`), colour availability (`hist`), the graph view (`graph`),
 //! a vreg (`print`), the iterations (`attempts`) and the allocator diff (`diff
 //! allocators`).
@@ -8,8 +9,8 @@ use std::fmt::Write;
 use serde_json::{Value, json};
 
 use crate::alloc::briggs::BriggsEvent;
+use crate::alloc::briggs::view::{BriggsVregView, ColourState, ColourView, GraphView, IterationView, NeighboursView};
 use crate::command::exec::Output;
-use crate::engine::query_briggs::{BriggsVregView, ColourState, ColourView, GraphView, IterationView, NeighboursView};
 
 fn out(text: String, json: Value) -> Output {
     Output { text, json, failed: false }
@@ -253,7 +254,10 @@ pub fn iterations(its: &[IterationView]) -> Output {
 
 pub fn allocator_diffs(diffs: &[crate::alloc::compare::AllocDiff]) -> Output {
     let text: String = diffs.iter().map(|d| d.text()).collect();
-    out(text.trim_end().to_string(), json!({"diffs": diffs.iter().map(|d| d.to_json()).collect::<Vec<_>>()}))
+    out(
+        text.trim_end().to_string(),
+        json!({"diffs": diffs.iter().map(super::alloc_diff::diff_json).collect::<Vec<_>>()}),
+    )
 }
 
 /// The fields of a Chaitin-Briggs event for `--json` and `export` (vregs by name).

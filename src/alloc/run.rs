@@ -1,0 +1,357 @@
+//! One door to an allocation of either allocator: [`AllocRun`] holds the fat-point machine
+//! (seeds 000/003/004) or the Chaitin-Briggs machine (seed 002) and answers the questions
+//! every layer above asks of an allocation in allocator-neutral terms — step it, which
+//! register a vreg got, what was spilled, the `-v` figures, the checker's verdict, the
+//! assignment summary `diff runs` compares, a fingerprint for time-travel tests, and how
+//! an event nests for `next`/`finish`.
+//!
+//! Why an enum and not a trait object: the engine clones machines for checkpoints and
+//! matches on the allocator only where a view really is allocator-specific (the
+//! fat-point histogram, the Briggs graph); a third allocator adds a variant here and its
+//! arms, and nothing above `engine` changes for the neutral questions.
+
+use crate::alloc::briggs::{BriggsAlloc, BriggsEvent};
+use crate::alloc::{AllocConfig, AllocEvent, FunctionAlloc};
+use crate::ir::{Function, VRegId};
+
+/// Which allocator a run uses (`set allocator`, `--allocator`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum AllocatorKind {
+    /// ptxas's fat-point allocator (seed 000).
+    #[default]
+    FatPoint,
+    /// CICC's Chaitin-Briggs graph colouring (seed 002).
+    Briggs,
+}
+
+impl AllocatorKind {
+    /// Every allocator, in the order of [`AllocatorKind::NAMES`].
+    pub const ALL: [AllocatorKind; 2] = [AllocatorKind::FatPoint, AllocatorKind::Briggs];
+    /// The allocators' names: the one list `set allocator`, `--allocator`, completion
+    /// and the help read.
+    pub const NAMES: &'static [&'static str] = &["fatpoint", "briggs"];
+    /// Other spellings [`AllocatorKind::from_name`] takes (not offered by completion).
+    pub const ALIASES: &'static [(&'static str, AllocatorKind)] = &[
+        ("fat-point", AllocatorKind::FatPoint),
+        ("ptxas", AllocatorKind::FatPoint),
+        ("cicc", AllocatorKind::Briggs),
+        ("chaitin-briggs", AllocatorKind::Briggs),
+    ];
+
+    /// The name `set allocator` takes and transcripts print.
+    pub fn name(self) -> &'static str {
+        AllocatorKind::NAMES[self as usize]
+    }
+
+    /// The allocator named `s` (its name or an alias).
+    pub fn from_name(s: &str) -> Option<AllocatorKind> {
+        AllocatorKind::ALL
+            .into_iter()
+            .find(|a| a.name() == s)
+            .or_else(|| AllocatorKind::ALIASES.iter().find(|(n, _)| *n == s).map(|(_, a)| *a))
+    }
+}
+
+/// The family of views an allocator's run offers the debugger. Panes and commands are
+/// written per family, not per allocator: a new allocator that builds the same views
+/// (in its own module, as `alloc::briggs::view` does) registers here and needs nothing
+/// above the engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ViewFamily {
+    /// Constraint nodes, the fat-point histograms, NOSPILL/SPILL attempts, the state object.
+    Histograms,
+    /// An interference graph: a node's neighbours, its colour window, build-and-colour
+    /// iterations, the simplify stack and worklists.
+    Graph,
+}
+
+impl AllocatorKind {
+    /// Which views this allocator's runs offer (the one registration point above `alloc`).
+    pub fn views(self) -> ViewFamily {
+        match self {
+            AllocatorKind::FatPoint => ViewFamily::Histograms,
+            AllocatorKind::Briggs => ViewFamily::Graph,
+        }
+    }
+}
+
+/// One event of either allocator.
+#[derive(Clone, Debug)]
+pub enum RunEvent {
+    FatPoint(AllocEvent),
+    Briggs(BriggsEvent),
+}
+
+/// The `-v` figures of a finished allocation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Figures {
+    pub registers: u32,
+    pub spill_stores: u32,
+    pub spill_loads: u32,
+    pub stack_frame: u32,
+}
+
+/// An allocation of one function, in progress or finished.
+#[derive(Clone, Debug)]
+pub enum AllocRun {
+    // Boxed: both machines are hundreds of bytes of inline state, and a finished run sits
+    // behind an `Arc` in every checkpoint.
+    FatPoint(Box<FunctionAlloc>),
+    Briggs(Box<BriggsAlloc>),
+}
+
+impl AllocRun {
+    pub fn new(kind: AllocatorKind, func: Function, config: AllocConfig) -> AllocRun {
+        match kind {
+            AllocatorKind::FatPoint => AllocRun::FatPoint(Box::new(FunctionAlloc::new(func, config))),
+            AllocatorKind::Briggs => AllocRun::Briggs(Box::new(BriggsAlloc::new(func, config))),
+        }
+    }
+
+    pub fn kind(&self) -> AllocatorKind {
+        match self {
+            AllocRun::FatPoint(_) => AllocatorKind::FatPoint,
+            AllocRun::Briggs(_) => AllocatorKind::Briggs,
+        }
+    }
+
+    /// The next event; `None` once the allocation has finished.
+    pub fn step(&mut self) -> Option<RunEvent> {
+        match self {
+            AllocRun::FatPoint(a) => a.step().map(RunEvent::FatPoint),
+            AllocRun::Briggs(b) => b.step().map(RunEvent::Briggs),
+        }
+    }
+
+    /// A copy for checkpoints (caches that rebuild on demand are dropped).
+    pub fn snapshot(&self) -> AllocRun {
+        match self {
+            AllocRun::FatPoint(a) => AllocRun::FatPoint(Box::new(a.snapshot())),
+            AllocRun::Briggs(b) => AllocRun::Briggs(Box::new(b.snapshot())),
+        }
+    }
+
+    pub fn fatpoint(&self) -> Option<&FunctionAlloc> {
+        match self {
+            AllocRun::FatPoint(a) => Some(a.as_ref()),
+            AllocRun::Briggs(_) => None,
+        }
+    }
+
+    pub fn briggs(&self) -> Option<&BriggsAlloc> {
+        match self {
+            AllocRun::Briggs(b) => Some(b.as_ref()),
+            AllocRun::FatPoint(_) => None,
+        }
+    }
+
+    /// The function as the allocator has rewritten it so far (spill code included).
+    pub fn func(&self) -> &Function {
+        match self {
+            AllocRun::FatPoint(a) => &a.func,
+            AllocRun::Briggs(b) => b.func(),
+        }
+    }
+
+    /// The allocator's inputs (budget, pins, knobs).
+    pub fn config(&self) -> &AllocConfig {
+        match self {
+            AllocRun::FatPoint(a) => &a.config,
+            AllocRun::Briggs(b) => b.config(),
+        }
+    }
+
+    /// How many vregs the function had before spill code appended its temporaries.
+    pub fn original_vregs(&self) -> usize {
+        match self {
+            AllocRun::FatPoint(a) => a.original_vregs,
+            AllocRun::Briggs(b) => b.original().vregs.len(),
+        }
+    }
+
+    /// Peak general-register pressure of the IR as it stands (spill code included). The
+    /// fat-point machine keeps the liveness of its current IR; the Briggs machine keeps
+    /// none, so it is solved here.
+    pub fn peak_r_pressure(&self) -> u32 {
+        use crate::ir::RegFile;
+        match self {
+            AllocRun::FatPoint(a) => a.analysis.live.max_pressure(&a.func, RegFile::R).0,
+            AllocRun::Briggs(b) => {
+                let cfg = crate::analysis::cfg::build(b.func(), crate::analysis::cfg::loop_weight(&b.config().knobs));
+                let live = crate::analysis::liveness::compute(b.func(), &cfg, &b.config().exit_live);
+                live.max_pressure(b.func(), RegFile::R).0
+            }
+        }
+    }
+
+    /// Attempts (fat-point) or iterations (Briggs) made so far.
+    pub fn rounds(&self) -> u32 {
+        match self {
+            AllocRun::FatPoint(a) => a.records.len() as u32,
+            AllocRun::Briggs(b) => b.iteration(),
+        }
+    }
+
+    /// The register (first slot) vreg `v` holds, if assigned.
+    pub fn slot_of(&self, v: VRegId) -> Option<u16> {
+        match self {
+            AllocRun::FatPoint(a) => a.slot_of(v),
+            AllocRun::Briggs(b) => b.slot_of(v),
+        }
+    }
+
+    /// Why the allocation failed, if it did.
+    pub fn failure(&self) -> Option<&str> {
+        match self {
+            AllocRun::FatPoint(a) => a.failure.as_deref(),
+            AllocRun::Briggs(b) => b.failure(),
+        }
+    }
+
+    /// The vregs spilled so far, by id in the function the allocator started from.
+    pub fn spilled(&self) -> Vec<VRegId> {
+        match self {
+            AllocRun::FatPoint(a) => a.spills.iter().map(|s| s.vreg).collect(),
+            AllocRun::Briggs(b) => b.spilled(),
+        }
+    }
+
+    /// Names of the spilled vregs, in the allocator's order.
+    pub fn spilled_names(&self) -> Vec<String> {
+        match self {
+            AllocRun::FatPoint(a) => a.spills.iter().map(|s| a.func.vreg(s.vreg).name.clone()).collect(),
+            AllocRun::Briggs(b) => b.spilled().iter().map(|v| b.original().vreg(*v).name.clone()).collect(),
+        }
+    }
+
+    /// `vreg → register` lines of the assigned vregs, in vreg order (`diff runs`).
+    pub fn assignment_lines(&self) -> Vec<String> {
+        let f = self.func();
+        let mut out = Vec::new();
+        for (i, v) in f.vregs.iter().enumerate() {
+            if let Some(s) = self.slot_of(VRegId::new(i)) {
+                out.push(format!("{} → {}{}", v.name, v.file().prefix(), s));
+            }
+        }
+        out
+    }
+
+    /// The `-v` figures of the allocation as it stands.
+    pub fn figures(&self) -> Figures {
+        let (spill_stores, spill_loads) = crate::alloc::spill::traffic(self.func());
+        let (registers, stack_frame) = match self {
+            AllocRun::FatPoint(a) => {
+                (crate::alloc::stats::registers_used(&a.func, &|v| a.slot_of(v)), a.pool_local.frame())
+            }
+            AllocRun::Briggs(b) => (b.registers(), b.frame_bytes()),
+        };
+        Figures { registers, spill_stores, spill_loads, stack_frame }
+    }
+
+    /// The Briggs machine's own checker verdict on its result (nothing when it failed: a
+    /// failed allocation keeps no assignment). The fat-point result is checked by the
+    /// engine's Check stage against the pipeline's liveness instead, so `None` here.
+    pub fn self_check(&self) -> Option<Vec<String>> {
+        match self {
+            AllocRun::FatPoint(_) => None,
+            AllocRun::Briggs(b) if b.failure().is_some() => Some(Vec::new()),
+            AllocRun::Briggs(b) => {
+                Some(b.check().err().map(|errs| errs.iter().map(|e| e.to_string()).collect()).unwrap_or_default())
+            }
+        }
+    }
+
+    /// The state of an allocation in progress, as text (time-travel tests compare it).
+    pub fn fingerprint(&self) -> String {
+        match self {
+            AllocRun::FatPoint(c) => {
+                let mut s = format!("assign {:?}\nflags {:?}\n", c.assign, c.flags);
+                if let Some(a) = &c.attempt {
+                    s.push_str(&format!("attempt {} cursor {} used {}\n", a.number, a.cursor, a.used));
+                }
+                s.push_str(&format!("ir {}\n", c.func.inst_count()));
+                s
+            }
+            AllocRun::Briggs(b) => crate::alloc::briggs::view::fingerprint(b),
+        }
+    }
+
+    /// Bytes a snapshot copies rather than shares (checkpoint spacing).
+    pub fn snapshot_bytes(&self) -> usize {
+        match self {
+            AllocRun::FatPoint(a) => {
+                let att = a.attempt.as_ref().map_or(0, |t| 4 * (t.needs_spill.len() + t.preallocated.len()));
+                4 * a.assign.len() + 8 * a.flags.len() + att + a.debug_lines.iter().map(|l| 24 + l.len()).sum::<usize>()
+            }
+            AllocRun::Briggs(b) => 8 * b.func().vregs.len(),
+        }
+    }
+}
+
+impl RunEvent {
+    /// Scope level for `next` / `finish`: 1 = class (fat-point) or iteration (Briggs),
+    /// 2 = attempt or phase, 3 = one vreg or move.
+    pub fn level(&self) -> u8 {
+        match self {
+            RunEvent::FatPoint(a) => fatpoint_level(a),
+            RunEvent::Briggs(b) => b.level(),
+        }
+    }
+}
+
+/// Scope level of a fat-point event (see [`RunEvent::level`]).
+pub fn fatpoint_level(a: &AllocEvent) -> u8 {
+    match a {
+        AllocEvent::Assign(_) | AllocEvent::Constraints { .. } => 3,
+        AllocEvent::ClassStart { .. } | AllocEvent::ClassEnd { .. } | AllocEvent::Finalize { .. } => 1,
+        _ => 2,
+    }
+}
+
+/// What identifies "the same moment" of a fat-point run across two runs (`set` re-runs):
+/// class, attempt, vreg.
+pub fn fatpoint_event_key(a: &AllocEvent) -> String {
+    match a {
+        AllocEvent::Assign(x) => format!("{} {} v{}", x.class.name(), x.attempt, x.vreg.0),
+        AllocEvent::Constraints { class, attempt, vreg, .. } => format!("{} {attempt} v{}", class.name(), vreg.0),
+        AllocEvent::AttemptStart { class, attempt, .. } | AllocEvent::AttemptEnd { class, attempt, .. } => {
+            format!("{} {attempt}", class.name())
+        }
+        other => other.class().map(|c| c.name().to_string()).unwrap_or_default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allocator_names_round_trip_and_aliases_resolve() {
+        for k in AllocatorKind::ALL {
+            assert_eq!(AllocatorKind::from_name(k.name()), Some(k));
+        }
+        for (a, k) in AllocatorKind::ALIASES {
+            assert_eq!(AllocatorKind::from_name(a), Some(*k));
+        }
+        assert_eq!(AllocatorKind::from_name("linear-scan"), None);
+    }
+
+    #[test]
+    fn both_allocators_answer_the_neutral_questions_alike_on_a_small_kernel() {
+        let m = crate::ir::parse_str(include_str!("../../sessions/demo.ori")).expect("demo parses");
+        let f = m.functions[0].clone();
+        for kind in AllocatorKind::ALL {
+            let mut r = AllocRun::new(kind, f.clone(), AllocConfig::simple(m.sm.version, 255));
+            let mut n = 0;
+            while r.step().is_some() {
+                n += 1;
+                assert!(n < 1_000_000, "{kind:?} does not finish");
+            }
+            assert_eq!(r.kind(), kind);
+            assert!(r.failure().is_none(), "{kind:?}: {:?}", r.failure());
+            assert!(r.figures().registers > 0, "{kind:?} uses registers");
+            assert!(!r.assignment_lines().is_empty());
+            assert_eq!(r.self_check().unwrap_or_default(), Vec::<String>::new());
+        }
+    }
+}
