@@ -58,6 +58,17 @@ impl KnobType {
     }
 }
 
+/// Whether radbg's model reads a knob (issue 24: no knob is silently inert).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Model {
+    /// radbg reads it: a change shows in the events, assignments or figures of some
+    /// kernel (`tests/knob_sweep.rs` proves it for every such knob).
+    Modelled,
+    /// radbg does not model what the knob controls; it is accepted (a ptxas command
+    /// line or `.knob` line may carry it) and changes nothing. The text says why.
+    NotModelled(&'static str),
+}
+
 /// One catalogue entry.
 #[derive(Debug)]
 pub struct KnobInfo {
@@ -70,6 +81,60 @@ pub struct KnobInfo {
     pub effect: &'static str,
     /// True when the name (and the knob itself) is radbg's, not ptxas's.
     pub radbg: bool,
+    /// Modelled, or not and why.
+    pub model: Model,
+    /// Where it acts: radbg's stage and the seed section (for an unmodelled knob,
+    /// where ptxas reads it according to the seed).
+    pub acts: &'static str,
+}
+
+impl KnobInfo {
+    /// radbg reads this knob at `acts` (stage — seed section).
+    const fn live(mut self, acts: &'static str) -> KnobInfo {
+        self.model = Model::Modelled;
+        self.acts = acts;
+        self
+    }
+
+    /// radbg does not model this knob: ptxas reads it at `acts`; `why` says what radbg lacks.
+    const fn inert(mut self, acts: &'static str, why: &'static str) -> KnobInfo {
+        self.model = Model::NotModelled(why);
+        self.acts = acts;
+        self
+    }
+
+    pub fn modelled(&self) -> bool {
+        self.model == Model::Modelled
+    }
+
+    /// The values it takes: `0..=3`, `0.0..=1000000.0`, `bool`, `string`.
+    pub fn range(&self) -> String {
+        match self.ty {
+            KnobType::Bool => "bool".into(),
+            KnobType::Int { min, max } => format!("{min}..={max}"),
+            KnobType::Float { min, max } => format!("{min:?}..={max:?}"),
+            KnobType::Str => "string".into(),
+        }
+    }
+
+    /// `384` or `radbg.LoopWeight`: how messages name the knob.
+    pub fn label(&self) -> String {
+        match self.index {
+            Some(i) => format!("{i} {}", self.name),
+            None => self.name.to_string(),
+        }
+    }
+
+    /// The note a setting of an unmodelled knob gets (`set knob`, `--knob`, `knobs`),
+    /// `None` for a modelled one.
+    pub fn not_modelled_note(&self) -> Option<String> {
+        match self.model {
+            Model::Modelled => None,
+            Model::NotModelled(why) => {
+                Some(format!("knob {} is not modelled by radbg ({why}); accepted, it changes nothing", self.label()))
+            }
+        }
+    }
 }
 
 /// A default value (const-constructible mirror of [`KnobValue`]).
@@ -93,11 +158,11 @@ impl Default {
 }
 
 const fn k(index: u32, name: &'static str, ty: KnobType, default: Default, effect: &'static str) -> KnobInfo {
-    KnobInfo { index: Some(index), name, ty, default, effect, radbg: false }
+    KnobInfo { index: Some(index), name, ty, default, effect, radbg: false, model: Model::Modelled, acts: "" }
 }
 
 const fn r(name: &'static str, ty: KnobType, default: Default, effect: &'static str) -> KnobInfo {
-    KnobInfo { index: None, name, ty, default, effect, radbg: true }
+    KnobInfo { index: None, name, ty, default, effect, radbg: true, model: Model::Modelled, acts: "" }
 }
 
 const BOOL: KnobType = KnobType::Bool;
@@ -142,45 +207,57 @@ pub static CATALOGUE: &[KnobInfo] = &[
         "HoistInvariantsPolicy",
         int(0, 3),
         Default::Int(1),
-        "seed 000: HoistInvariants policy 0=always, 1=inner loops, 3=never (seed calls it 'not yet decoded'; name is radbg's); gates the hoisting pre-pass",
-    ),
+        "seed 000: HoistInvariants policy 0=always, 1=inner loops, 3=never (seed calls it 'not yet decoded'; name is radbg's)",
+    )
+    .inert("pre-pass loop-invariant hoisting — seed 000 'Knobs'", "radbg has no hoisting pass"),
     k(
         443,
         "RegAllocMacOperandMatch",
         BOOL,
         Default::Bool(true),
         "seed 000 pre-allocation: second knob matched on the knob-646 path (name is radbg's)",
-    ),
+    )
+    .inert("pre-allocation, knob-646 path — seed 000 'Pre-Allocation'", "radbg's MAC pre-allocation takes every eligible operand; the seed does not say what this second match tests"),
     k(
         456,
         "SplitLiveRangesBudget",
         int(0, 1 << 20),
         Default::Int(0),
         "seed 004: OriSplitLiveRanges gate; 0 = off in radbg (name is radbg's)",
-    ),
+    )
+    .inert("OriSplitLiveRanges — seed 004 'Live-Range Splitting'", "radbg does not split live ranges before allocation"),
     k(
         487,
         "NumOptPhasesBudget",
         int(0, 1 << 20),
         Default::Int(1000),
         "seed 000: budget counter gating ConvertMemoryToRegisterOrUniform; 0 disables the pass",
-    ),
-    k(529, "RegAllocCoalesceMaxDepth", int(0, 1 << 16), Default::Int(8), "seed 000: coalescing depth limit"),
-    k(530, "RegAllocCoalesceMaxWidth", int(0, 1 << 16), Default::Int(4), "seed 000: coalescing width limit"),
-    k(531, "RegAllocCoalesceMaxFanout", int(0, 1 << 16), Default::Int(16), "seed 000: coalescing fan-out limit"),
+    )
+    .inert("ConvertMemoryToRegisterOrUniform — seed 000 'Knobs'", "radbg has no memory-to-register pass"),
+    k(529, "RegAllocCoalesceMaxDepth", int(0, 1 << 16), Default::Int(8), "seed 000: coalescing depth limit")
+    .inert("coalescing infrastructure — seed 000 'Coalescing'", "radbg coalesces through copy-affinity constraints (types 5, 6, 15), which have no depth limit"),
+    k(530, "RegAllocCoalesceMaxWidth", int(0, 1 << 16), Default::Int(4), "seed 000: coalescing width limit")
+    .inert("coalescing infrastructure — seed 000 'Coalescing'", "radbg coalesces through copy-affinity constraints (types 5, 6, 15), which have no width limit"),
+    k(531, "RegAllocCoalesceMaxFanout", int(0, 1 << 16), Default::Int(16), "seed 000: coalescing fan-out limit")
+    .inert("coalescing infrastructure — seed 000 'Coalescing'", "radbg coalesces through copy-affinity constraints (types 5, 6, 15), which have no fan-out limit"),
     k(
         618,
         "RegAllocCoalescing",
         BOOL,
         Default::Bool(true),
         "seed 000 (+441): copy-affinity constraints (types 5, 6, 15) are built only when on",
-    ),
+    )
+    .live("constraints: copy affinities (types 5, 6, 15) — seed 000 'Coalescing' (+441)"),
     k(
         619,
         "RegAllocSmemSpill",
         BOOL,
         Default::Bool(false),
         "seed 000 (+1590): force SMEM spilling of UR/tensor classes even outside compile mode 5 (name is radbg's)",
+    )
+    .inert(
+        "spill code: SMEM spilling of UR/tensor classes — seed 003 'SMEM Spilling' (+1590)",
+        "seed 000 forces +1590 on for every function of more than one block without the ABI, so the knob could only act on a single-block function whose UR or tensor class spills; compile mode 5 (`.option compile_mode = 5`) is what radbg models",
     ),
     k(
         622,
@@ -188,86 +265,104 @@ pub static CATALOGUE: &[KnobInfo] = &[
         BOOL,
         Default::Bool(true),
         "seed 003: gates the guidance instruction walk (+10704); off = guidance takes only the vregs marked needs-spill (name is radbg's)",
-    ),
+    )
+    .live("spill guidance: the instruction walk — seed 003 'Spill Guidance' (+10704)"),
     k(
         623,
         "RegAllocEstimatedLoopIterations",
         KnobType::Str,
         Default::Str(""),
         "seed 000/003: loop iteration estimate; an integer here replaces radbg.LoopWeight in block frequencies",
-    ),
+    )
+    .live("cfg: block frequencies, and the High-list threshold (+776) — seeds 000/003 'Cost model'"),
     k(
         627,
         "RegAllocBankAware",
         BOOL,
         Default::Bool(false),
         "seed 000 (+1591): bank-aware allocation; builds parity constraints (types 11-13) between co-sources (name is radbg's)",
-    ),
-    k(628, "RegAllocMacForce", BOOL, Default::Bool(false), "seed 000: forces the MAC pre-allocation path"),
+    )
+    .live("constraints: bank parity (types 11-13) — seed 000 (+1591), seed 004 constraint types"),
+    k(628, "RegAllocMacForce", BOOL, Default::Bool(false), "seed 000: forces the MAC pre-allocation path")
+    .live("pre-allocation — seed 000 'Pre-Allocation' (+440)"),
     k(
         629,
         "RegAllocMacVregAllocOrder",
         int(0, 2),
         Default::Int(0),
         "seed 000: vreg order during MAC allocation; non-zero enables pre-allocation",
-    ),
+    )
+    .live("pre-allocation — seed 000 'Pre-Allocation' (+442)"),
     k(
         632,
         "RegAllocTertiaryBudget",
         int(0, 255),
         Default::Int(0),
         "seed 000 (+1544): tertiary budget limit, 0 = none (name is radbg's)",
-    ),
+    )
+    .inert("budget — seed 000 state +1544", "the value is shown in the state pane; nothing in radbg's allocator reads it"),
     k(
         633,
         "RegAllocSecondaryBudget",
         int(0, 255),
         Default::Int(0),
         "seed 000 (+1540): secondary budget limit, 0 = none (name is radbg's)",
-    ),
+    )
+    .inert("budget — seed 000 state +1540", "the value is shown in the state pane; nothing in radbg's allocator reads it"),
     k(
         635,
         "RegAllocSpillInstCount",
         int(0, 1 << 20),
         Default::Int(44),
         "seed 000 (+1512): spill instruction count (name is radbg's)",
-    ),
-    k(636, "RegAllocPrecolorReuse", BOOL, Default::Bool(true), "seed 000 (+1593): pre-colour reuse (name is radbg's)"),
+    )
+    .inert("spill — seed 000 state +1512", "the value is shown in the state pane; nothing in radbg's allocator reads it"),
+    k(636, "RegAllocPrecolorReuse", BOOL, Default::Bool(true), "seed 000 (+1593): pre-colour reuse (name is radbg's)")
+    .inert("pre-colouring — seed 000 state +1593", "the value is shown in the state pane; nothing in radbg's allocator reads it"),
     k(
         638,
         "RegAllocNoRetargetPrefs",
         BOOL,
         Default::Bool(false),
         "seed 000/003: when set, SPILL attempts keep the target at the budget instead of lowering it to used-1",
-    ),
+    )
+    .live("retry loop: the SPILL attempts' target — seeds 000/003 'Retry loop'"),
     k(
         639,
         "RegAllocNumNonSpillTrials",
         int(0, 64),
         Default::Int(4),
         "seed 000/003: number of SPILL attempts after the NOSPILL attempt (the seeds disagree whether 638 or 639 bounds the loop; radbg uses 639)",
-    ),
+    )
+    .live("retry loop: number of SPILL attempts — seeds 000/003 'Retry loop'"),
     k(
         646,
         "RegAllocPrefMacOperands",
         int(0, 3),
         Default::Int(0),
         "seed 000: MAC operand preference 1=read, 2=write, 3=both; pre-assigns operands of eligible opcodes",
-    ),
-    k(649, "RegAllocAbiCompat", BOOL, Default::Bool(true), "seed 000 (+1594): ABI compatibility (name is radbg's)"),
+    )
+    .live("pre-allocation — seed 000 'Pre-Allocation'"),
+    k(649, "RegAllocAbiCompat", BOOL, Default::Bool(true), "seed 000 (+1594): ABI compatibility (name is radbg's)")
+    .inert("ABI — seed 000 state +1594", "the value is shown in the state pane; nothing in radbg's allocator reads it"),
     k(
         680,
         "RegAllocSpillCostMultiplier",
         float(0.0, 1e6),
         Default::Float(4.0),
         "seed 000 (+1548): spill cost multiplier, scaled by --register-usage-level; also the save-chain bound of seed 001",
-    ),
+    )
+    .live("spill cost (+1548, scaled by --register-usage-level) — seed 000 state; seed 001 save-chain bound"),
     k(
         682,
         "RegAllocEpochAware",
         BOOL,
         Default::Bool(false),
         "seed 000 (+1588): epoch-aware allocation (name is radbg's)",
+    )
+    .inert(
+        "mode flag +1588 — seed 000 'Allocator State Object Layout'",
+        "shown in the state pane; forced on for more than one block (seed 000), and nothing in radbg's allocator reads it",
     ),
     k(
         683,
@@ -275,6 +370,10 @@ pub static CATALOGUE: &[KnobInfo] = &[
         BOOL,
         Default::Bool(false),
         "seed 000 (+1589): paired-register allocation mode (name is radbg's)",
+    )
+    .inert(
+        "mode flag +1589 (allocation mode 6, CSSA paired) — seed 000",
+        "it selects the CSSA-paired mode of a function with PHIs, and such a function has more than one block, where seed 000 forces the flag on anyway",
     ),
     k(
         684,
@@ -282,6 +381,9 @@ pub static CATALOGUE: &[KnobInfo] = &[
         int(0, 1 << 30),
         Default::Int(50),
         "seed 000: the fat-point scan skips slots whose primary cost exceeds this",
+    )
+    .live(
+        "fat-point scan: discard threshold, compared with the interval interference of seed 000's type 7 — only with radbg.IntervalInterference=1 (off by default: two more failed allocations on the dev gate)",
     ),
     k(
         934,
@@ -289,139 +391,201 @@ pub static CATALOGUE: &[KnobInfo] = &[
         BOOL,
         Default::Bool(false),
         "seed 000: selects the new LICM routine",
-    ),
+    )
+    .inert("pre-pass loop-invariant hoisting — seed 000 'Knobs'", "radbg has no hoisting pass"),
     r(
         "radbg.LoopWeight",
         int(1, 1000),
         Default::Int(8),
         "block frequency of a loop body relative to its preheader: freq = LoopWeight^depth (seeds give no scheme)",
-    ),
-    r("radbg.SpillWeight", float(0.0, 1e6), Default::Float(15.0), "seed 003: base spill cost weight per reference"),
+    )
+    .live("cfg: block frequencies (spill costs, guidance) — radbg's scheme, seeds give none"),
+    r("radbg.SpillWeight", float(0.0, 1e6), Default::Float(15.0), "seed 003: base spill cost weight per reference")
+    .live("spill cost: 15.0 per reference — seed 003 'Cost model'"),
     r(
         "radbg.SpillWeightHighPressure",
         float(0.0, 1e6),
         Default::Float(3.0),
         "seed 003: spill weight for a class under high pressure (+893 flag)",
-    ),
+    )
+    .live("spill cost of a high-pressure class (+893) — seed 003 'Cost model'"),
+    r(
+        "radbg.CallCostSeed001",
+        BOOL,
+        Default::Bool(false),
+        "seed 001 (adjust_spill_cost_for_abi): charge only a CALL's own definitions wider than one register instead of every vreg live across the call (radbg's default, a documented departure)",
+    )
+    .live("spill cost at CALLs — seed 001 'Scratch Data Registers'"),
     r(
         "radbg.BitSpill",
         BOOL,
         Default::Bool(true),
         "seed 003 (instruction type 10, bit-spill): predicates beyond the P file live in general registers (P2R after each def, ISETP.NE before each read) instead of local memory",
-    ),
+    )
+    .live("before the first class: predicates beyond the P file — seed 003 instruction type 10"),
     r(
         "radbg.TensorRegs",
         int(0, 256),
         Default::Int(0),
         "size of the tensor/accumulator file (class 6); 0 = per-arch default (the seed says 'per-arch' without numbers)",
-    ),
-    r("RegTgtCoeffA", float(0.0, 1.0), Default::Float(0.2), "seed 000 (+1632): budget-fraction coefficient A"),
-    r("RegTgtCoeffB", float(0.0, 1.0), Default::Float(1.0), "seed 000 (+1640): budget-fraction coefficient B"),
-    r("RegTgtCoeffC", float(0.0, 1.0), Default::Float(0.3), "seed 000 (+1648): budget-fraction coefficient C"),
+    )
+    .live("budget: size of class 6 — seed 000 register classes"),
+    r("RegTgtCoeffA", float(0.0, 1.0), Default::Float(0.2), "seed 000 (+1632): budget-fraction coefficient A")
+    .inert("budget-fraction model +1632 — seed 000 'Piecewise Budget Fraction Evaluation'", "the model is evaluated and shown in the state pane, but radbg's spill trigger is the register count, not this fraction"),
+    r("RegTgtCoeffB", float(0.0, 1.0), Default::Float(1.0), "seed 000 (+1640): budget-fraction coefficient B")
+    .inert("budget-fraction model +1640 — seed 000 'Piecewise Budget Fraction Evaluation'", "the model is evaluated and shown in the state pane, but radbg's spill trigger is the register count, not this fraction"),
+    r("RegTgtCoeffC", float(0.0, 1.0), Default::Float(0.3), "seed 000 (+1648): budget-fraction coefficient C")
+    .inert("budget-fraction model +1648 — seed 000 'Piecewise Budget Fraction Evaluation'", "the model is evaluated and shown in the state pane, but radbg's spill trigger is the register count, not this fraction"),
     r(
         "RegTgtMaxThreads",
         int(1, 4096),
         Default::Int(119),
         "seed 000 (+1624): max threads per block of the budget model",
-    ),
+    )
+    .inert("budget-fraction model +1624 — seed 000 'Piecewise Budget Fraction Evaluation'", "the model is evaluated and shown in the state pane, but radbg's spill trigger is the register count, not this fraction"),
     r(
         "RegTgtPressureThreshold",
         int(1, 4096),
         Default::Int(160),
         "seed 000 (+1628): pressure threshold of the budget model",
-    ),
+    )
+    .inert("budget-fraction model +1628 — seed 000 'Piecewise Budget Fraction Evaluation'", "the model is evaluated and shown in the state pane, but radbg's spill trigger is the register count, not this fraction"),
     r(
         "radbg.BriggsK",
         int(0, 255),
         Default::Int(0),
         "seed 002: colours per register file of the Chaitin-Briggs allocator; 0 = the seed's per-architecture table (K=15 on SM 70-100), lowered by the budget",
-    ),
+    )
+    .live("Chaitin-Briggs allocator (--allocator briggs) — seed 002"),
     r(
         "radbg.BriggsKTheoretical",
         BOOL,
         Default::Bool(false),
         "seed 002 (doubtful K=15 on SM 90+): take the table's theoretical maximum (16, or 21 from SM 90) instead of its actual K",
-    ),
+    )
+    .live("Chaitin-Briggs allocator (--allocator briggs) — seed 002"),
     r(
         "radbg.BriggsCoalesceFactor",
         float(0.01, 100.0),
         Default::Float(0.8),
         "seed 002: COALESCE_FACTOR (0xCCCCCCCCCCCCCCCD) in priority = spill_cost / (degree x factor)",
-    ),
+    )
+    .live("Chaitin-Briggs allocator (--allocator briggs) — seed 002"),
     r(
         "radbg.BriggsLoopDepthBase",
         float(1.0, 100.0),
         Default::Float(1.5),
         "seed 002: LOOP_DEPTH_BASE of the spill cost's loop multiplier base^depth",
-    ),
+    )
+    .live("Chaitin-Briggs allocator (--allocator briggs) — seed 002"),
     r(
         "radbg.BriggsMemLatency",
         float(0.0, 1000.0),
         Default::Float(0.0),
         "seed 002: memory latency of the spill cost in cycles; 0 = estimate from the working set (4 L1, 10 L2, 40/100 beyond)",
-    ),
+    )
+    .live("Chaitin-Briggs allocator (--allocator briggs) — seed 002"),
     r(
         "radbg.BriggsBackEdgeProb",
         float(0.0, 0.999),
         Default::Float(0.9),
         "seed 002: loop back-edge probability of the block frequencies; a loop body runs 1/(1-p) times its preheader",
-    ),
+    )
+    .live("Chaitin-Briggs allocator (--allocator briggs) — seed 002"),
     r(
         "radbg.BriggsUniformCostFactor",
         float(0.0, 100.0),
         Default::Float(1.5),
         "seed 002: spill cost multiplier of uniform registers",
-    ),
+    )
+    .live("Chaitin-Briggs allocator (--allocator briggs) — seed 002"),
     r(
         "radbg.BriggsCoalesceRounds",
         int(0, 1000),
         Default::Int(10),
         "seed 002: MAX_COALESCE_ITERATIONS, rounds of iterated conservative coalescing",
-    ),
+    )
+    .live("Chaitin-Briggs allocator (--allocator briggs) — seed 002"),
     r(
         "radbg.BriggsGeorge",
         BOOL,
         Default::Bool(false),
         "seed 002: also accept coalesces by George's test when Briggs's refuses (the seed: 'likely NOT used')",
-    ),
+    )
+    .live("Chaitin-Briggs allocator (--allocator briggs) — seed 002"),
     r(
         "radbg.BriggsBankEdges",
         BOOL,
         Default::Bool(false),
         "seed 002: add the bank-conflict edges of same_memory_bank (vreg ids equal modulo 32) - doubtful, off by default",
-    ),
+    )
+    .live("Chaitin-Briggs allocator (--allocator briggs) — seed 002"),
     r(
         "radbg.BriggsMaxIterations",
         int(1, 1000),
         Default::Int(12),
         "seed 002: build-colour-spill iterations before the Chaitin-Briggs allocator gives up (the seed's maximum seen is 12)",
-    ),
+    )
+    .live("Chaitin-Briggs allocator (--allocator briggs) — seed 002"),
     r(
         "radbg.BriggsLazyReload",
         BOOL,
         Default::Bool(true),
         "seed 002: lazy reload - reuse a reloaded value within its block instead of reloading before every use",
-    ),
-    r("radbg.BriggsRemat", BOOL, Default::Bool(true), "seed 002: rematerialize constants where cheaper than a reload"),
+    )
+    .live("Chaitin-Briggs allocator (--allocator briggs) — seed 002"),
+    r("radbg.BriggsRemat", BOOL, Default::Bool(true), "seed 002: rematerialize constants where cheaper than a reload")
+    .live("Chaitin-Briggs allocator (--allocator briggs) — seed 002"),
     r(
         "radbg.BriggsSlotCoalescing",
         BOOL,
         Default::Bool(true),
         "seed 002: spill-slot coalescing - share slots between spilled vregs whose live ranges do not overlap",
-    ),
+    )
+    .live("Chaitin-Briggs allocator (--allocator briggs) — seed 002"),
     r(
         "radbg.IntervalInterference",
         int(0, 2),
         Default::Int(0),
         "seed 000 (type 7 'Range: interference over an interval'): slots held inside a vreg's live-range holes weigh on its primary histogram; 0 off (default: on, the dev gate has 2 more failed allocations at 32), 1 compared with knob 684 (discard), 2 also minimised (the seed's cost = primary)",
-    ),
+    )
+    .live("fat-point histogram fill: interval interference (type 7) on the primary histogram — seed 000"),
     r(
         "radbg.SixLists",
         int(0, 7),
         Default::Int(0),
         "seed 000 six lists, bit per rule: 1 High = spill cost x (+1548)/4 over +768 (else interference over budget), 2 Low lists by cost/interference ratio (else first position), 4 stack popped in reverse (else from the bottom)",
-    ),
+    )
+    .live("simplify-select order: the six lists and the stack — seed 000 'Six lists'"),
 ];
+
+/// State-object fields (seed 000 byte offsets, inclusive ranges) that radbg fills in
+/// from a knob and shows, but that nothing in its model reads, because the knob is not
+/// modelled (issue 24: the state pane marks them instead of showing them as live).
+pub const UNREAD_STATE_FIELDS: &[(u32, u32, &str)] = &[
+    (1512, 1512, "RegAllocSpillInstCount"),
+    (1540, 1540, "RegAllocSecondaryBudget"),
+    (1544, 1544, "RegAllocTertiaryBudget"),
+    (1593, 1593, "RegAllocPrecolorReuse"),
+    (1594, 1594, "RegAllocAbiCompat"),
+    // The budget-fraction model: +1624 max threads .. +1736 the linear model's slope.
+    (1624, 1743, "RegTgtCoeffA"),
+];
+
+/// Why the state field at `offset` is shown but not read, or `None` when radbg's model
+/// reads it (or does not model it at all: those show "(not modelled)").
+pub fn unread_state_field(offset: u32) -> Option<String> {
+    let (_, _, knob) = UNREAD_STATE_FIELDS.iter().find(|(lo, hi, _)| (*lo..=*hi).contains(&offset))?;
+    let info = CATALOGUE.iter().find(|k| k.name == *knob)?;
+    if info.modelled() {
+        return None;
+    }
+    Some(if offset >= 1624 {
+        "shown, not read: the budget-fraction model is not modelled".to_string()
+    } else {
+        format!("shown, not read: knob {} is not modelled", info.label())
+    })
+}
 
 /// Finds a catalogue entry by name (exact) or index.
 pub fn find(key: &KnobKey) -> Option<&'static KnobInfo> {
@@ -721,5 +885,35 @@ mod tests {
         );
         k.set_str("680=2").unwrap();
         assert_eq!(k.float(SPILL_COST_MULT), 2.0);
+    }
+
+    #[test]
+    fn every_knob_says_whether_and_where_it_acts() {
+        for k in CATALOGUE {
+            assert!(!k.acts.is_empty(), "knob {} does not say where it acts", k.name);
+            match k.model {
+                Model::Modelled => assert!(k.not_modelled_note().is_none()),
+                Model::NotModelled(why) => {
+                    assert!(!why.is_empty());
+                    let note = k.not_modelled_note().unwrap_or_default();
+                    assert!(note.contains("not modelled") && note.contains(k.name), "{note}");
+                }
+            }
+        }
+        let hoist = find_str("381").expect("catalogued");
+        assert!(!hoist.modelled());
+        assert!(find_str("684").expect("catalogued").modelled());
+        assert_eq!(find_str("629").expect("catalogued").range(), "0..=2");
+    }
+
+    #[test]
+    fn unread_state_fields_are_those_of_unmodelled_knobs() {
+        assert!(unread_state_field(1512).is_some_and(|n| n.contains("635")));
+        assert!(unread_state_field(1700).is_some_and(|n| n.contains("budget-fraction")));
+        assert_eq!(unread_state_field(1548), None);
+        assert_eq!(unread_state_field(1524), None);
+        for (_, _, knob) in UNREAD_STATE_FIELDS {
+            assert!(CATALOGUE.iter().any(|k| k.name == *knob && !k.modelled()), "{knob}");
+        }
     }
 }

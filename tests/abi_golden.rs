@@ -50,6 +50,7 @@ fn all_checks(m: &Module) -> Vec<AbiCheck> {
         }
         out.extend(check_convergent(m, i));
         out.extend(check_reserved_smem(m, i));
+        out.extend(radbg::abi::check_relative_calls(m, i));
     }
     out
 }
@@ -71,6 +72,7 @@ fn session_reports_match_and_trigger_their_code() {
                 failed.iter().filter(|c| c.message.starts_with("Registers 0-3 are reserved")).count() == 2
             }
             "multicall" => failed.iter().any(|c| c.message.starts_with("Multiple functions calls")),
+            "param_retaddr" => failed.iter().any(|c| c.message.starts_with("Parameter registers from R")),
             code => {
                 let code: u32 = code.parse().unwrap_or_else(|_| panic!("session {stem}: unexpected name"));
                 failed.iter().any(|c| c.code == code)

@@ -58,6 +58,13 @@ pub const RESERVED_R0_R3: Diag = d(0, "allocator", "Registers 0-3 are reserved b
 pub const MULTIPLE_CALLS: Diag =
     d(0, "sub_19C6400", "Multiple functions calls within the allowConvAlloc convergent boundary");
 
+/// Un-numbered: the return-address register validated against the parameter ranges
+/// (seed 001, "Return Address Register": "fires when parameter and return address
+/// ranges collide"). The seed names no emitter; radbg runs it in the validator
+/// (sub_19CDFF0) on the computed path, the one path where 7004 does not look.
+pub const PARAM_RETADDR_OVERLAP: Diag =
+    d(0, "sub_19CDFF0", "Parameter registers from R%d to R%d overlap with return address register R%d to R%d");
+
 /// Every entry, numbered ones by code, then the un-numbered ones.
 pub const CATALOG: &[&Diag] = &[
     &W7001,
@@ -81,6 +88,7 @@ pub const CATALOG: &[&Diag] = &[
     &SIZE_ERROR,
     &RESERVED_R0_R3,
     &MULTIPLE_CALLS,
+    &PARAM_RETADDR_OVERLAP,
 ];
 
 /// The hex id ptxas's context-attached emitter uses: `0x1B59 + (code - 7001)`

@@ -23,6 +23,7 @@
 //! propagate_limits(m: &Module, sm: &Sm, declared: &[Option<u32>]) -> Vec<Option<u32>>
 //! check_convergent(m: &Module, func: usize) -> Vec<AbiCheck>
 //! check_reserved_smem(m: &Module, func: usize) -> Vec<AbiCheck>
+//! check_relative_calls(m: &Module, func: usize) -> Vec<AbiCheck>   // 7010 at CALL.REL
 //! lower_calls(m: &mut Module, results: &[Option<AbiResult>]) -> Vec<LoweredCall>
 //! report(m: &Module, sm: &Sm) -> String
 //! report::check_line(c: &AbiCheck) -> String          // one printed check
@@ -63,6 +64,7 @@ pub mod cost;
 pub mod limits;
 pub mod lower;
 pub mod params;
+pub mod relcall;
 pub mod report;
 pub mod retaddr;
 mod setup;
@@ -73,6 +75,7 @@ pub use cost::{CallCost, CallCostParams, CallOperand, CostPath, call_site_cost, 
 pub use limits::propagate_limits;
 pub use lower::{LoweredCall, lower_calls};
 pub use params::Placement;
+pub use relcall::check_relative_calls;
 pub use report::report;
 pub use retaddr::RetAddrPlacement;
 pub use setup::{apply_pins, setup};
@@ -101,6 +104,8 @@ pub mod step {
     pub const COROUTINE: &str = "coroutine";
     pub const CONVERGENT: &str = "convergent";
     pub const RESERVED_SMEM: &str = "reserved-smem";
+    /// Warning 7010 at a relative call (sub_13B6DF0, outside the master setup).
+    pub const RELATIVE_CALL: &str = "relative-call";
     /// The seven steps of the master setup, in order.
     pub const ORDER: [&str; 7] =
         [REGCOUNT, RESERVATION, RETADDR_SETUP, PARAMS, RESERVED_VS_RETADDR, RETADDR_VALIDATE, COROUTINE];

@@ -130,7 +130,11 @@ pub fn report(m: &Module, sm: &Sm) -> String {
     let mut out = String::new();
     let (mut functions, mut warnings) = (0usize, 0usize);
     for (i, f) in m.functions.iter().enumerate() {
-        let extra: Vec<AbiCheck> = check_convergent(m, i).into_iter().chain(check_reserved_smem(m, i)).collect();
+        let extra: Vec<AbiCheck> = check_convergent(m, i)
+            .into_iter()
+            .chain(check_reserved_smem(m, i))
+            .chain(crate::abi::check_relative_calls(m, i))
+            .collect();
         let res = f.abi.as_ref().map(|_| setup(m, i, &AbiInput { maxreg: limits[i], sm: sm.clone() }));
         if res.is_none() && extra.iter().all(|c| c.passed) {
             continue;

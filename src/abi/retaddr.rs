@@ -165,10 +165,10 @@ impl Plan {
 /// Step 3, sub_19D1720: 7006 (mutual exclusion) and 7012 (the return address
 /// classified as scratch). `scratch` is the spec's explicit scratch registers of the
 /// return address's file; the seed gates 7012 on "preserved classification active",
-/// which an explicit scratch set implies in Ori IR. The seed says ptxas always
-/// prints 7012 with the argument 1 (its id for the return-address register); radbg
-/// prints the register number, one record per register of the pair in the set, so
-/// the message names the register.
+/// which an explicit scratch set implies in Ori IR. Seed 001: "The 7012 check fires
+/// when [...] both set, always with argument 1 (the return address register)": radbg
+/// prints `1 register should not be classified as scratch`, once, whichever halves of
+/// the pair are in the set; the record's registers and detail name them.
 pub fn setup_checks(plan: &Plan, ra: u32, scratch: &[u16]) -> Vec<AbiCheck> {
     let mut out = Vec::new();
     let c = AbiCheck::new(&catalog::W7006, step::RETADDR_SETUP, "retaddr-before-params")
@@ -183,25 +183,25 @@ pub fn setup_checks(plan: &Plan, ra: u32, scratch: &[u16]) -> Vec<AbiCheck> {
     });
     let pair = [ra, ra.saturating_add(1)];
     let hits: Vec<u32> = pair.iter().copied().filter(|&r| scratch.iter().any(|&s| s as u32 == r)).collect();
-    if hits.is_empty() {
-        out.push(
-            AbiCheck::new(&catalog::W7012, step::RETADDR_SETUP, "scratch")
-                .msg(&catalog::W7012, &[Arg::Int(ra as i64)])
-                .regs(pair.iter().map(|&r| (plan.file, r as u16)))
-                .detail(format!("return address {} is not in a scratch set", name(plan.file, ra))),
-        );
-    }
-    for r in hits {
-        out.push(
-            AbiCheck::new(&catalog::W7012, step::RETADDR_SETUP, "scratch")
-                .msg(&catalog::W7012, &[Arg::Int(r as i64)])
-                .fail(true)
-                .regs([(plan.file, r as u16)])
-                .detail(format!("{} holds the return address but is listed as scratch", name(plan.file, r))),
-        );
-    }
+    let c = AbiCheck::new(&catalog::W7012, step::RETADDR_SETUP, "scratch").msg(&catalog::W7012, &[W7012_ARG.into()]);
+    out.push(if hits.is_empty() {
+        c.regs(pair.iter().map(|&r| (plan.file, r as u16)))
+            .detail(format!("return address {} is not in a scratch set", name(plan.file, ra)))
+    } else {
+        let names: Vec<String> = hits.iter().map(|&r| name(plan.file, r)).collect();
+        c.fail(true).regs(hits.iter().map(|&r| (plan.file, r as u16))).detail(format!(
+            "{} {} the return address but {} listed as scratch",
+            names.join(" and "),
+            if hits.len() > 1 { "hold" } else { "holds" },
+            if hits.len() > 1 { "are" } else { "is" }
+        ))
+    });
     out
 }
+
+/// The argument ptxas always prints in 7012 (seed 001: "always with argument 1 (the
+/// return address register)").
+pub const W7012_ARG: i64 = 1;
 
 /// `R20`, `UR4`.
 pub fn name(file: RegFile, r: u32) -> String {
@@ -325,6 +325,33 @@ pub fn validate(f: &Facts) -> Vec<AbiCheck> {
             out.push(c7005());
             out.push(c7008());
             out.push(c7001());
+            // Seed 001, "Return Address Register": "Parameter registers from R%d to R%d
+            // overlap with return address register R%d to R%d" fires when the ranges
+            // collide. Only here can they: every other R-file return address is
+            // withheld from the parameter allocator, and a computed one without a
+            // register is placed after the parameters; `computed Rn` is taken as given.
+            let c = new(&catalog::PARAM_RETADDR_OVERLAP, "retaddr");
+            out.push(match param_span(f.params) {
+                Some((lo, hi)) => {
+                    let bad = f.file == RegFile::R && ra <= hi && ra.saturating_add(1) >= lo;
+                    c.msg(
+                        &catalog::PARAM_RETADDR_OVERLAP,
+                        &[
+                            Arg::Int(lo as i64),
+                            Arg::Int(hi as i64),
+                            Arg::Int(ra as i64),
+                            Arg::Int(ra.saturating_add(1) as i64),
+                        ],
+                    )
+                    .fail(bad)
+                    .detail(format!(
+                        "parameters R{lo}..R{hi} {} the return address R{ra}:R{}",
+                        if bad { "overlap" } else { "lie clear of" },
+                        ra.saturating_add(1)
+                    ))
+                }
+                None => c.detail("no parameter in registers"),
+            });
         }
         RetAddrPlacement::Fixed | RetAddrPlacement::BeforeParams => {
             out.push(c7005());

@@ -317,22 +317,20 @@ fn coroutine_checks(f: &Function, spec: &AbiSpec, ra_file: RegFile, ra: u32) -> 
     }
     let suspend = classify::explicit_regs(&spec.suspend_scratch, ra_file);
     let hits: Vec<u32> = [ra, ra.saturating_add(1)].into_iter().filter(|r| suspend.contains(&clamp16(*r))).collect();
-    if hits.is_empty() {
-        out.push(
-            c7012()
-                .msg(&catalog::W7012, &[Arg::Int(ra as i64)])
-                .detail(format!("return address {} survives SUSPEND", retaddr::name(ra_file, ra))),
-        );
-    }
-    for r in hits {
-        out.push(
-            c7012()
-                .msg(&catalog::W7012, &[Arg::Int(r as i64)])
-                .fail(true)
-                .regs([(ra_file, clamp16(r))])
-                .detail(format!("{} holds the return address but is scratch at SUSPEND", retaddr::name(ra_file, r))),
-        );
-    }
+    // 7012 prints argument 1 whatever the register (seed 001, sub_19D1720; radbg does
+    // the same on this path): one record, the registers in its detail.
+    let c = c7012().msg(&catalog::W7012, &[Arg::Int(retaddr::W7012_ARG)]);
+    out.push(if hits.is_empty() {
+        c.detail(format!("return address {} survives SUSPEND", retaddr::name(ra_file, ra)))
+    } else {
+        let names: Vec<String> = hits.iter().map(|&r| retaddr::name(ra_file, r)).collect();
+        c.fail(true).regs(hits.iter().map(|&r| (ra_file, clamp16(r)))).detail(format!(
+            "{} {} the return address but {} scratch at SUSPEND",
+            names.join(" and "),
+            if hits.len() > 1 { "hold" } else { "holds" },
+            if hits.len() > 1 { "are" } else { "is" }
+        ))
+    });
     out
 }
 

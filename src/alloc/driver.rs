@@ -195,6 +195,9 @@ impl FunctionAlloc {
             state.paired_mode = true;
             state.smem_spill = state.smem_spill || !config.uses_abi;
         }
+        // Seed 003: "Smem spilling should not be enabled when functions use abi" — nor
+        // in a function that makes a call (`spill::smem_allowed`).
+        state.smem_spill = spill::smem_allowed(state.smem_spill, config.uses_abi, &func);
         let has_phi = func.blocks.iter().flat_map(|b| &b.insts).any(|i| i.info().is(props::PHI));
         if has_phi {
             state.mode = if state.paired_mode { AllocMode::CssaPaired } else { AllocMode::Cssa };
@@ -803,7 +806,7 @@ fn costs(f: &Function, a: &Analysis, params: &FatPointParams, state: &AllocState
         let class = f.vreg(v).class.id() as usize;
         if state.classes.get(class).is_some_and(|c| c.high_pressure) { high } else { base }
     };
-    Costs::compute(f, &a.ranges, &a.cfg.freq, &weight)
+    Costs::compute_with(f, &a.ranges, &a.cfg.freq, &weight, params.call_rule)
 }
 
 /// Interference estimate per vreg: highest file pressure over its positions.

@@ -55,6 +55,8 @@ pub struct FatPointParams {
     pub bit_spill: bool,
     /// Knob 646 (RegAllocPrefMacOperands): > 0 enables the pre-allocation pass.
     pub pref_mac_operands: i64,
+    /// The caller-save rule at calls (`radbg.CallCostSeed001`: seed 001's, else radbg's).
+    pub call_rule: crate::alloc::cost::CallRule,
 }
 
 impl FatPointParams {
@@ -77,6 +79,7 @@ impl FatPointParams {
             est_loop_iters_set: !k.str(knobs::EST_LOOP_ITERS).is_empty(),
             bit_spill: k.bool("radbg.BitSpill"),
             pref_mac_operands: k.int(knobs::PREF_MAC_OPERANDS),
+            call_rule: crate::alloc::cost::CallRule::from_knobs(k),
         }
     }
 }

@@ -212,7 +212,8 @@ impl AllocRun {
             AllocRun::FatPoint(a) => Cow::Borrowed(a.analysis.as_ref()),
             AllocRun::Briggs(b) => {
                 let state = crate::alloc::state::AllocState::new(&b.config().knobs, b.config().total_threads);
-                Cow::Owned(crate::alloc::driver::analyse(b.func(), b.config(), &state))
+                let params = crate::alloc::params::FatPointParams::from_knobs(&b.config().knobs);
+                Cow::Owned(crate::alloc::driver::analyse(b.func(), b.config(), &params, &state))
             }
         };
         Placement { run: self, func: self.func(), config: self.config(), analysis }

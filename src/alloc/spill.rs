@@ -10,6 +10,34 @@
 
 use crate::ir::{Function, Inst, MemRef, Opcode, Operand, VReg, VRegId, vflags};
 
+/// Seed 003, "SMEM Spilling", hard restriction (asserted twice in sub_9539C0), verbatim.
+pub const SMEM_ABI_ASSERTION: &str = "Smem spilling should not be enabled when functions use abi.";
+
+/// Whether SMEM spilling may be on for function `f`: `requested` (compile mode 5, or
+/// knob 619) unless the function uses the ABI. Seed 003: "Smem spilling should not be
+/// enabled when functions use abi. [...] Functions using the GPU calling convention
+/// require a stable stack frame in local memory"; activation condition 4, "the function
+/// does not use ABI calling conventions". radbg reads "uses abi" as: the function has an
+/// engaged ABI (a `.func` with its calling convention, `uses_abi`) or makes a call (its
+/// callee's convention governs the frame around the CALL). Where ptxas asserts, radbg
+/// keeps the function's spills in local memory and says so (`smem_refusal`).
+pub fn smem_allowed(requested: bool, uses_abi: bool, f: &Function) -> bool {
+    requested && !uses_abi && !makes_call(f)
+}
+
+/// Why SMEM spilling was refused for `f`, or `None` when it was not requested or is allowed.
+pub fn smem_refusal(requested: bool, uses_abi: bool, f: &Function) -> Option<String> {
+    if !requested || smem_allowed(requested, uses_abi, f) {
+        return None;
+    }
+    let how = if uses_abi { "follows the calling convention" } else { "makes a call" };
+    Some(format!("SMEM spilling off for {}: it {how} (seed 003: \"{SMEM_ABI_ASSERTION}\")", f.name))
+}
+
+fn makes_call(f: &Function) -> bool {
+    f.blocks.iter().flat_map(|b| &b.insts).any(|i| i.info().is(crate::ir::opcode::props::CALL))
+}
+
 /// The slot-pool configuration of sub_939BD0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SlotConfig {

@@ -48,6 +48,98 @@ impl FunctionStats {
     }
 }
 
+/// Seed 003's statistics object, the spill counters at DWORDs [12]..[20] ("Spill
+/// Statistics"), which sub_A3A7E0 prints as two `#` lines ([`SpillStats::lines`]).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct SpillStats {
+    /// radbg's estimate: the sum over instructions of their latency times their block's
+    /// frequency (the seed gives the field, not ptxas's estimate; radbg takes the list
+    /// scheduler's per-instruction latencies, `prepass::list::latency`).
+    pub est_latency: u64,
+    /// [12] LSpillB / [13] LRefillB: local-memory spill store / reload bytes.
+    pub lspill_b: u32,
+    pub lrefill_b: u32,
+    /// [15] SSpillB / [14] SRefillB: shared-memory spill store / reload bytes.
+    pub sspill_b: u32,
+    pub srefill_b: u32,
+    /// [16] LowLmemSpillSize: radbg reads "low bound" as the local spill slots' bytes
+    /// without alignment padding.
+    pub low_lmem_spill_size: u32,
+    /// [17] FrameLmemSpillSize: the local spill area of the frame, padding included.
+    pub frame_lmem_spill_size: u32,
+    /// [18] LNonSpillB / [19] LNonRefillB: bytes the program itself stores to and loads
+    /// from local memory (STL/LDL without `.SPILL`).
+    pub lnonspill_b: u32,
+    pub lnonrefill_b: u32,
+    /// [20] NonSpillSize: the `.local` variables' bytes.
+    pub nonspill_size: u32,
+}
+
+impl SpillStats {
+    /// The counters of function `f` after spill code: `freq` its block frequencies,
+    /// `latency` the per-instruction latency, `slots` the spilled vregs' local slot
+    /// bytes, `frame` the local spill area, `nonspill_size` the `.local` variables' bytes.
+    pub fn of(
+        f: &Function,
+        freq: &[f64],
+        latency: &dyn Fn(&crate::ir::Inst) -> u32,
+        slots: &[u32],
+        frame: u32,
+        nonspill_size: u32,
+    ) -> SpillStats {
+        let mut s = SpillStats {
+            low_lmem_spill_size: slots.iter().sum(),
+            frame_lmem_spill_size: frame,
+            nonspill_size,
+            ..SpillStats::default()
+        };
+        let mut latency_sum = 0.0f64;
+        for (b, block) in f.blocks.iter().enumerate() {
+            let fr = freq.get(b).copied().unwrap_or(1.0);
+            for inst in &block.insts {
+                latency_sum += latency(inst) as f64 * fr;
+                let bytes = |ops: &[crate::ir::Operand]| {
+                    ops.iter().filter_map(|o| o.as_vreg()).map(|r| f.vreg(r.vreg).width as u32 * 4).sum::<u32>()
+                };
+                let spill = inst.has_mod("SPILL");
+                let counter = match (inst.op.mnemonic(), spill) {
+                    ("STL", true) => &mut s.lspill_b,
+                    ("LDL", true) => &mut s.lrefill_b,
+                    ("STS", true) => &mut s.sspill_b,
+                    ("LDS", true) => &mut s.srefill_b,
+                    ("STL", false) => &mut s.lnonspill_b,
+                    ("LDL", false) => &mut s.lnonrefill_b,
+                    _ => continue,
+                };
+                *counter += if inst.ndefs == 0 { bytes(inst.uses()) } else { bytes(inst.defs()) };
+            }
+        }
+        s.est_latency = latency_sum.round().clamp(0.0, u64::MAX as f64) as u64;
+        s
+    }
+
+    /// The two lines of sub_A3A7E0, with the seed's format strings (seed 003, "Format
+    /// strings"; the seed wraps the first after `[SSpillB=%d],`, radbg prints it whole).
+    pub fn lines(&self) -> [String; 2] {
+        [
+            format!(
+                "# [est latency = {}] [LSpillB={}] [LRefillB={}], [SSpillB={}], [SRefillB={}], [LowLmemSpillSize={}] [FrameLmemSpillSize={}]",
+                self.est_latency,
+                self.lspill_b,
+                self.lrefill_b,
+                self.sspill_b,
+                self.srefill_b,
+                self.low_lmem_spill_size,
+                self.frame_lmem_spill_size
+            ),
+            format!(
+                "# [LNonSpillB={}] [LNonRefillB={}], [NonSpillSize={}]",
+                self.lnonspill_b, self.lnonrefill_b, self.nonspill_size
+            ),
+        ]
+    }
+}
+
 /// General registers a function uses: one past the highest R register any vreg or
 /// physical operand occupies.
 pub fn registers_used(f: &Function, slot_of: &dyn Fn(crate::ir::VRegId) -> Option<u16>) -> u32 {

@@ -258,6 +258,12 @@ pub fn load_for_pipeline(
 pub fn run_options(args: &PipelineArgs) -> RunOptions {
     let mut opts = RunOptions::default();
     for s in args.settings() {
+        // Issue 24: a knob radbg does not model is accepted with a note, never silently.
+        if let Setting::Knob(k) = &s
+            && let Some(n) = k.info.not_modelled_note()
+        {
+            eprintln!("radbg: note: --knob {k}: {n}");
+        }
         opts.apply(&s);
     }
     opts

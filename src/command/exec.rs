@@ -693,6 +693,11 @@ impl Session {
 
     /// `set`: what [`Session::apply`] does, reported.
     fn set(&mut self, s: &Setting) -> Result<Output, String> {
+        // Issue 24: a knob radbg does not model is accepted with a note, never silently.
+        let knob_note = match s {
+            Setting::Knob(k) => k.info.not_modelled_note(),
+            _ => None,
+        };
         self.dbg()?;
         let label = s.label();
         let Some((from, note)) = self.apply(s) else {
@@ -704,6 +709,10 @@ impl Session {
         if let Some(n) = note {
             o.text = format!("{}\nnote: {n}", o.text);
             o.json["note"] = json!(n);
+        }
+        if let Some(n) = knob_note {
+            o.text = format!("{}\nnote: {n}", o.text);
+            o.json["not_modelled"] = json!(n);
         }
         o.json["set"] = json!(label);
         Ok(o)

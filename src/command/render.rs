@@ -42,6 +42,9 @@ pub fn help(topic: Option<&str>) -> Output {
                 let _ = writeln!(s, "aliases: {}", c.aliases.join(", "));
             }
             let _ = write!(s, "examples:\n  {}", c.examples.join("\n  "));
+            if c.name == "set" {
+                let _ = write!(s, "\n\n{}", knob_catalogue());
+            }
             out(s, json!({"command": c.name, "synopsis": c.synopsis, "help": c.help, "examples": c.examples}))
         }
         None => {
@@ -408,9 +411,16 @@ pub fn state(d: &Debugger, only: Option<u32>) -> Output {
         let changed = f.value.is_some()
             && d.cursor() > 0
             && before.iter().find(|b| b.0 == f.offset).map(|b| &b.1) != f.value.as_ref();
+        // Issue 24: a value filled in from an unmodelled knob is marked, not shown as live.
+        let unread = f.value.as_ref().and(crate::knobs::unread_state_field(f.offset));
+        let v = match &unread {
+            Some(n) => format!("{v}  ({n})"),
+            None => v,
+        };
         let _ =
             writeln!(s, "{}+{:<5} {:>2}B  {:<46} {}", if changed { "*" } else { " " }, f.offset, f.width, f.name, v);
-        j.push(json!({"offset": f.offset, "width": f.width, "name": f.name, "value": f.value, "changed": changed}));
+        j.push(json!({"offset": f.offset, "width": f.width, "name": f.name, "value": f.value, "changed": changed,
+            "modelled": f.value.is_some() && unread.is_none(), "unread": unread}));
     }
     if s.is_empty() {
         s = format!("no field at +{}", only.unwrap_or(0));
@@ -473,15 +483,44 @@ pub fn abi(d: &Debugger, fi: usize) -> Output {
 pub fn stats(d: &Debugger) -> Output {
     let m = d.machine();
     let mut lines = Vec::new();
-    for r in &m.funcs {
+    for (fi, r) in m.funcs.iter().enumerate() {
         if let Some(st) = &r.stats {
             lines.extend(st.lines(&m.module.sm.to_string(), m.module.options.warn_on_spills));
+            // Seed 003's statistics lines (sub_A3A7E0), after the function's `-v` lines.
+            if let (Some(a), Some(f)) = (r.alloc.as_deref().and_then(|a| a.fatpoint()), m.module.functions.get(fi))
+                && a.failure.is_none()
+            {
+                lines.extend(spill_stats(m, a, f).lines());
+                let requested = a.config.smem_spill || a.config.knobs.bool(crate::knobs::SMEM_SPILL);
+                if let Some(n) = crate::alloc::spill::smem_refusal(requested, a.config.uses_abi, &a.func) {
+                    lines.push(format!("note: {n}"));
+                }
+            }
         }
     }
     if lines.is_empty() {
         return out("no statistics yet (they come after each function's allocation)".into(), json!({"lines": []}));
     }
     out(lines.join("\n"), json!({"lines": lines}))
+}
+
+/// Seed 003's spill counters of a finished allocation.
+fn spill_stats(
+    m: &crate::engine::Machine,
+    a: &crate::alloc::FunctionAlloc,
+    f: &crate::ir::Function,
+) -> crate::alloc::stats::SpillStats {
+    let slots: Vec<u32> =
+        a.spills.iter().filter(|s| s.mem == crate::alloc::spill::SpillMem::Local).map(|s| s.bytes).collect();
+    let (local, _) = crate::alloc::stats::local_vars(&m.module.globals, f);
+    crate::alloc::stats::SpillStats::of(
+        &a.func,
+        &a.analysis.cfg.freq,
+        &crate::prepass::list::latency,
+        &slots,
+        a.pool_local.frame(),
+        u32::try_from(local).unwrap_or(u32::MAX),
+    )
 }
 
 pub fn knobs(k: &Knobs, all: bool) -> Output {
@@ -491,21 +530,43 @@ pub fn knobs(k: &Knobs, all: bool) -> Output {
         if !all && !set {
             continue;
         }
-        let idx = info.index.map(|i| i.to_string()).unwrap_or_else(|| "-".into());
-        let _ = writeln!(
-            s,
-            "{}{idx:>4} {:<40} {:<8} {}",
-            if set { "*" } else { " " },
-            info.name,
-            crate::knobs::show(&v),
-            info.ty.name()
-        );
-        j.push(json!({"index": info.index, "name": info.name, "value": crate::knobs::show(&v), "set": set}));
+        let _ = writeln!(s, "{}{}", if set { "*" } else { " " }, knob_line(info, &crate::knobs::show(&v)));
+        j.push(json!({"index": info.index, "name": info.name, "value": crate::knobs::show(&v), "set": set,
+            "type": info.ty.name(), "range": info.range(), "modelled": info.modelled(), "acts": info.acts,
+            "not_modelled": match info.model { crate::knobs::Model::NotModelled(why) => Some(why), _ => None }}));
     }
     if s.is_empty() {
         s = "all knobs at their defaults ('knobs all' lists them)".into();
+    } else {
+        s = format!("{}\n{s}", knob_header());
     }
     out(s.trim_end().to_string(), json!({"knobs": j}))
+}
+
+/// The column heads of [`knob_line`] (behind the one-character `*` column).
+fn knob_header() -> String {
+    format!(" {:>4} {:<40} {:<8} {:<23} {:<5}  where it acts", "idx", "name", "value", "range", "model")
+}
+
+/// One catalogue row (issue 24): index, name, value, range, whether radbg models it,
+/// and where it acts (stage and seed section) — for an unmodelled knob, why not.
+fn knob_line(info: &crate::knobs::KnobInfo, value: &str) -> String {
+    let idx = info.index.map(|i| i.to_string()).unwrap_or_else(|| "-".into());
+    let (model, acts) = match info.model {
+        crate::knobs::Model::Modelled => ("yes", info.acts.to_string()),
+        crate::knobs::Model::NotModelled(why) => ("NO", format!("{} — not modelled: {why}", info.acts)),
+    };
+    format!("{idx:>4} {:<40} {value:<8} {:<23} {model:<5}  {acts}", info.name, info.range())
+}
+
+/// The catalogue for `help set`: every knob with its default.
+fn knob_catalogue() -> String {
+    let mut s = format!("knobs ('NO' = accepted, not modelled by radbg, changes nothing):\n{}", knob_header());
+    for info in crate::knobs::CATALOGUE {
+        let d = crate::knobs::Knobs::new().all().into_iter().find(|(i, _, _)| i.name == info.name).map(|x| x.1);
+        let _ = write!(s, "\n {}", knob_line(info, &d.map(|v| crate::knobs::show(&v)).unwrap_or_default()));
+    }
+    s
 }
 
 fn unified(a: &str, b: &str, la: &str, lb: &str) -> String {

@@ -152,6 +152,7 @@ pub fn abi_step(m: &mut Machine) -> Option<Event> {
             let mut res = abi::setup(&m.module, fi, &input);
             res.checks.extend(abi::check_convergent(&m.module, fi));
             res.checks.extend(abi::check_reserved_smem(&m.module, fi));
+            res.checks.extend(abi::check_relative_calls(&m.module, fi));
             m.funcs[fi].abi = Some(Arc::new(res));
         }
         let res = m.funcs[fi].abi.clone().expect("abi result");

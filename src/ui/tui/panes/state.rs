@@ -28,6 +28,7 @@ pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
     let before = app.cache.state_before(d);
     let d = app.session.dbg.as_ref().expect("checked");
     let mut changed = 0;
+    let mut unread = 0;
     let mut out = Vec::new();
     // Names take what the values leave (values are short: flags, counts, a cost).
     let vw = table.iter().filter_map(|f| f.value.as_deref()).map(|v| v.chars().count()).max().unwrap_or(0).clamp(3, 12);
@@ -36,19 +37,30 @@ pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
         let v = f.value.as_deref().unwrap_or("");
         let ch = d.cursor() > 0 && before.iter().find(|b| b.0 == f.offset).map(|b| b.1.as_str()) != Some(v);
         changed += usize::from(ch);
-        let style = if ch { th.changed } else { th.text };
+        // Issue 24: a value filled in from an unmodelled knob is dimmed and marked.
+        let read = crate::knobs::unread_state_field(f.offset).is_none();
+        unread += usize::from(!read);
+        let style = if ch {
+            th.changed
+        } else if read {
+            th.text
+        } else {
+            th.dim
+        };
         out.push(Line::from(vec![
             Span::styled(if ch { "*" } else { " " }, th.changed),
             Span::styled(format!("+{:<5} ", f.offset), th.dim),
             Span::styled(format!("{:<nw$} ", clip(f.name, nw)), style),
-            Span::styled(v.to_string(), style),
+            Span::styled(if read { v.to_string() } else { format!("{v} (unread)") }, style),
         ]));
     }
     let unmodelled = table.len() - out.len();
     out.insert(
         0,
         Line::from(Span::styled(
-            format!("{changed} changed by this event · {unmodelled} fields not modelled ('state' lists all)"),
+            format!(
+                "{changed} changed by this event · {unmodelled} not modelled · {unread} unread ('state' lists all)"
+            ),
             th.dim,
         )),
     );
