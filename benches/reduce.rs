@@ -10,17 +10,21 @@
 //!   `registers > N` (`REDUCE_BENCH_REGS`, default 40) under a 300 s budget (goal: a
 //!   result in <= 5 minutes).
 //!
-//! Measured 2026-11-26 (release, 2 cores shared with five other builds, load ~17; the
+//! - `gate`: the dev part of the real-kernel gate (see [`gate`]).
+//!
+//! Measured 2026-11-26 (release, 2 cores shared with five other builds, load 8-17; the
 //! CPU seconds are the fairer figure): corpus — 13 of 48 kernels depart by > 10 %,
 //! median 3.3 % of their instructions left, 13/13 at <= 50 instructions, slowest 60 s
-//! wall (budget reached at 43 of 514 instructions) / 16.5 s CPU; huge — 99 499 -> 43
-//! instructions keeping `registers > 48` in 95 s wall / 21 s CPU. On a sample of the
-//! real-kernel gate (11 departing kernels and one checker fault): median 0.5 %, 12 of 13
-//! at <= 50 instructions, all within 36 s but a 130 385-instruction file of hundreds of
-//! kernels (0.8 % left when the 60 s budget ran out).
+//! wall / 16.5 s CPU. huge — 99 499 -> 30 instructions keeping `registers > 48` in 29 s
+//! wall / 21 s CPU, 451 tests (before the loop and width passes: 43 instructions in 95 s).
+//! gate (dev part: 252 cases of a file, sm and budget; every 11th reduced, 23, all of
+//! them departures) — median 0.4 % of the input, 21 of 23 at <= 50 instructions,
+//! 22 of 23 within 60 s; the slowest a 156 609-instruction file at `--maxrregcount 64`
+//! (76.8 s wall, 3.6 % left: ptxas and radbg on the whole file before the first cut).
 //!
-//! Both need the corpus build (ptxas 13.0.88 and the PTX) and skip, saying so, without
-//! it. `cargo bench --bench reduce -- corpus` or `-- huge` runs one; `REDUCE_BENCH_ONLY`
+//! All need the corpus build (ptxas 13.0.88 and the PTX; `gate` the gate set too) and
+//! skip, saying so, without it. `cargo bench --bench reduce -- corpus`, `-- gate` or
+//! `-- huge` runs one; `REDUCE_BENCH_ONLY`
 //! limits the corpus to files whose name contains it.
 
 use std::path::PathBuf;
@@ -126,8 +130,9 @@ fn process_cpu_seconds() -> Option<f64> {
 /// one case per file and budget, the first of a checker fault (`checker-fault`), a failed
 /// allocation where ptxas compiled the function (`fails`), a departure from ptxas's
 /// register count by more than 10 % (`differs-from-ptxas > 10 %`), each reduced under a
-/// 60 s budget at the file's sm and budget. `REDUCE_BENCH_MAX` (default 30) caps the
-/// cases, taken evenly over the sorted list so every source keeps a chance.
+/// 60 s budget at the file's sm and budget. Every fault and failure is reduced; the
+/// departures are sampled evenly over the sorted list up to `REDUCE_BENCH_MAX` cases in
+/// all (default 30), so every source keeps a chance.
 fn gate() {
     use radbg::fidelity::gate;
     let Some(dir) = gate::default_gate().filter(|d| d.join("oracle.json").exists()) else {
@@ -186,11 +191,16 @@ fn gate() {
         }
     }
     let max: usize = std::env::var("REDUCE_BENCH_MAX").ok().and_then(|s| s.parse().ok()).unwrap_or(30);
-    let all: Vec<_> = cases.into_iter().collect();
-    let step = all.len().div_ceil(max.max(1)).max(1);
-    println!("gate: {} cases (file, sm, budget), every {step}th reduced", all.len());
+    // Every checker fault and failed allocation; the departures sampled evenly into the rest.
+    let (faults, departs): (Vec<_>, Vec<_>) = cases.into_iter().partition(|c| c.1.0 < 2);
+    let step = departs.len().div_ceil(max.saturating_sub(faults.len()).max(1)).max(1);
+    println!(
+        "gate: {} faults or failures, {} departures (file, sm, budget); every {step}th departure reduced",
+        faults.len(),
+        departs.len()
+    );
     let mut rows = Vec::new();
-    for ((file, sm, budget), (kind, func, pred)) in all.into_iter().step_by(step) {
+    for ((file, sm, budget), (kind, func, pred)) in faults.into_iter().chain(departs.into_iter().step_by(step)) {
         let path = dir.join("ptx").join(&file);
         let Ok(text) = std::fs::read_to_string(&path) else { continue };
         let mut opts = RunOptions { imported: true, maxrregcount: budget, ..RunOptions::default() };
