@@ -21,6 +21,11 @@
 //! them departures) — median 0.4 % of the input, 21 of 23 at <= 50 instructions,
 //! 22 of 23 within 60 s; the slowest a 156 609-instruction file at `--maxrregcount 64`
 //! (76.8 s wall, 3.6 % left: ptxas and radbg on the whole file before the first cut).
+//! The gate's 10 failed allocations (no checker fault at these settings) with `fails`:
+//! median 0.2 %, 8 of 10 at <= 50 instructions (354 569 -> 14 in 40 s, 151 018 -> 41 in
+//! 6 s), 8 of 10 within 60 s; the two others are one 42 953-instruction kernel (sm_80
+//! and sm_90 at 32 registers) that fails only whole-ish: 54 % and 75 % left when the
+//! budget ran out after 19 and 13 tests of about 3 s each.
 //!
 //! All need the corpus build (ptxas 13.0.88 and the PTX; `gate` the gate set too) and
 //! skip, saying so, without it. `cargo bench --bench reduce -- corpus`, `-- gate` or
