@@ -10,17 +10,26 @@
 //!   `registers > N` (`REDUCE_BENCH_REGS`, default 40) under a 300 s budget (goal: a
 //!   result in <= 5 minutes).
 //!
-//! Measured 2026-11-26 (release, 2 cores shared with five other builds, load ~17; the
+//! - `gate`: the dev part of the real-kernel gate (see [`gate`]).
+//!
+//! Measured 2026-11-26 (release, 2 cores shared with five other builds, load 8-17; the
 //! CPU seconds are the fairer figure): corpus — 13 of 48 kernels depart by > 10 %,
 //! median 3.3 % of their instructions left, 13/13 at <= 50 instructions, slowest 60 s
-//! wall (budget reached at 43 of 514 instructions) / 16.5 s CPU; huge — 99 499 -> 43
-//! instructions keeping `registers > 48` in 95 s wall / 21 s CPU. On a sample of the
-//! real-kernel gate (11 departing kernels and one checker fault): median 0.5 %, 12 of 13
-//! at <= 50 instructions, all within 36 s but a 130 385-instruction file of hundreds of
-//! kernels (0.8 % left when the 60 s budget ran out).
+//! wall / 16.5 s CPU. huge — 99 499 -> 30 instructions keeping `registers > 48` in 29 s
+//! wall / 21 s CPU, 451 tests (before the loop and width passes: 43 instructions in 95 s).
+//! gate (dev part: 252 cases of a file, sm and budget; every 11th reduced, 23, all of
+//! them departures) — median 0.4 % of the input, 21 of 23 at <= 50 instructions,
+//! 22 of 23 within 60 s; the slowest a 156 609-instruction file at `--maxrregcount 64`
+//! (76.8 s wall, 3.6 % left: ptxas and radbg on the whole file before the first cut).
+//! The gate's 10 failed allocations (no checker fault at these settings) with `fails`:
+//! median 0.2 %, 8 of 10 at <= 50 instructions (354 569 -> 14 in 40 s, 151 018 -> 41 in
+//! 6 s), 8 of 10 within 60 s; the two others are one 42 953-instruction kernel (sm_80
+//! and sm_90 at 32 registers) that fails only whole-ish: 54 % and 75 % left when the
+//! budget ran out after 19 and 13 tests of about 3 s each.
 //!
-//! Both need the corpus build (ptxas 13.0.88 and the PTX) and skip, saying so, without
-//! it. `cargo bench --bench reduce -- corpus` or `-- huge` runs one; `REDUCE_BENCH_ONLY`
+//! All need the corpus build (ptxas 13.0.88 and the PTX; `gate` the gate set too) and
+//! skip, saying so, without it. `cargo bench --bench reduce -- corpus`, `-- gate` or
+//! `-- huge` runs one; `REDUCE_BENCH_ONLY`
 //! limits the corpus to files whose name contains it.
 
 use std::path::PathBuf;
@@ -112,11 +121,144 @@ fn huge() {
     }
 }
 
+/// CPU seconds of this process so far (user + system, from `/proc/self/stat`, at the
+/// usual 100 ticks a second).
+fn process_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
+/// The dev part of the real-kernel gate (`~/.cache/radbg-gate`, `tests/gate/split.tsv`):
+/// one case per file and budget, the first of a checker fault (`checker-fault`), a failed
+/// allocation where ptxas compiled the function (`fails`), a departure from ptxas's
+/// register count by more than 10 % (`differs-from-ptxas > 10 %`), each reduced under a
+/// 60 s budget at the file's sm and budget. Every fault and failure is reduced; the
+/// departures are sampled evenly over the sorted list up to `REDUCE_BENCH_MAX` cases in
+/// all (default 30), so every source keeps a chance.
+fn gate() {
+    use radbg::fidelity::gate;
+    let Some(dir) = gate::default_gate().filter(|d| d.join("oracle.json").exists()) else {
+        println!("gate: skipped (no ~/.cache/radbg-gate; run .ci/gate-ptx.sh)");
+        return;
+    };
+    let ptxas = match radbg::reduce::ptxas::find(None) {
+        Ok(p) => p,
+        Err(e) => {
+            println!("gate: skipped ({e})");
+            return;
+        }
+    };
+    let split = match gate::parse_split("tests/gate/split.tsv", gate::DEFAULT_SPLIT) {
+        Ok(s) => s,
+        Err(e) => {
+            println!("gate: {e}");
+            return;
+        }
+    };
+    let only = std::env::var("REDUCE_BENCH_ONLY").unwrap_or_default();
+    let t0 = Instant::now();
+    let parts = match gate::run(&dir, &split, gate::Which::Dev, &radbg::fidelity::Settings::default(), 2, &|f| {
+        f.contains(&only)
+    }) {
+        Ok(p) => p,
+        Err(e) => {
+            println!("gate: {e}");
+            return;
+        }
+    };
+    println!("gate: dev part run in {:.0} s", t0.elapsed().as_secs_f64());
+    // (file, sm, budget) -> (kind, function, predicate)
+    type Job = (String, String, Option<u32>);
+    let mut cases: std::collections::BTreeMap<Job, (u8, String, Predicate)> = std::collections::BTreeMap::new();
+    for p in &parts {
+        for r in &p.report.rows {
+            if r.missing {
+                continue;
+            }
+            let checks = if r.alloc_failed { r.faults.len().saturating_sub(1) } else { r.faults.len() };
+            let case = if checks > 0 {
+                Some((0, Predicate::CheckerFault))
+            } else if r.alloc_failed && r.ptxas_regs.is_some() {
+                Some((1, Predicate::Fails))
+            } else {
+                r.ptxas_regs
+                    .filter(|&p| (r.radbg_regs as f64 - p as f64).abs() > p as f64 * 0.10)
+                    .map(|_| (2, Predicate::DiffersFromPtxas { min_pct: Some(10.0), ptxas: ptxas.clone(), keep: None }))
+            };
+            let Some((kind, pred)) = case else { continue };
+            let key = (r.file.clone(), r.sm.clone(), r.budget);
+            if cases.get(&key).is_none_or(|c| c.0 > kind) {
+                cases.insert(key, (kind, r.function.clone(), pred));
+            }
+        }
+    }
+    let max: usize = std::env::var("REDUCE_BENCH_MAX").ok().and_then(|s| s.parse().ok()).unwrap_or(30);
+    // Every checker fault and failed allocation; the departures sampled evenly into the rest.
+    let (faults, departs): (Vec<_>, Vec<_>) = cases.into_iter().partition(|c| c.1.0 < 2);
+    let step = departs.len().div_ceil(max.saturating_sub(faults.len()).max(1)).max(1);
+    println!(
+        "gate: {} faults or failures, {} departures (file, sm, budget); every {step}th departure reduced",
+        faults.len(),
+        departs.len()
+    );
+    let mut rows = Vec::new();
+    for ((file, sm, budget), (kind, func, pred)) in faults.into_iter().chain(departs.into_iter().step_by(step)) {
+        let path = dir.join("ptx").join(&file);
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let mut opts = RunOptions { imported: true, maxrregcount: budget, ..RunOptions::default() };
+        opts.sm = radbg::ir::Sm::parse(&sm).ok();
+        let mut cfg = Config::new(opts);
+        cfg.timeout = Some(Duration::from_secs(60));
+        let what = ["checker-fault", "fails", "differs>10%"][kind as usize];
+        let s = Instant::now();
+        let c0 = process_cpu_seconds();
+        match radbg::reduce::reduce(Format::Ptx, &text, &pred, &cfg, &mut |_| {}) {
+            Ok(o) => {
+                let cpu = process_cpu_seconds().zip(c0).map_or(0.0, |(a, b)| a - b);
+                let share = o.insts as f64 * 100.0 / o.start_insts.max(1) as f64;
+                println!(
+                    "{:60} {what:13} {:6} -> {:4} ({share:5.1} %) {:5.1} s wall {:5.1} s cpu {:5} tests{}",
+                    format!("{file} {sm} {} {func}", budget.map_or("-".into(), |b| b.to_string())),
+                    o.start_insts,
+                    o.insts,
+                    s.elapsed().as_secs_f64(),
+                    cpu,
+                    o.tests,
+                    if o.timed_out { " (time budget)" } else { "" }
+                );
+                rows.push((share, o.insts, s.elapsed()));
+            }
+            Err(e) => println!("{file} {sm} {func} {what}: skipped: {}", e.lines().next().unwrap_or("")),
+        }
+    }
+    if rows.is_empty() {
+        println!("gate: nothing reduced");
+        return;
+    }
+    let mut shares: Vec<f64> = rows.iter().map(|r| r.0).collect();
+    shares.sort_by(f64::total_cmp);
+    let median = shares[shares.len() / 2];
+    let small = rows.iter().filter(|r| r.1 <= 50).count();
+    let within = rows.iter().filter(|r| r.2 <= Duration::from_secs(61)).count();
+    println!(
+        "gate: {} reduced; median {median:.1} % of the input (goal <= 5 %); {small} of {} at <= 50 instructions (goal: half); {within} of {} within 60 s",
+        rows.len(),
+        rows.len(),
+        rows.len()
+    );
+}
+
 fn main() {
     let which: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let want = |w: &str| which.is_empty() || which.iter().any(|a| a == w);
     if want("corpus") {
         corpus();
+    }
+    if want("gate") {
+        gate();
     }
     if want("huge") {
         huge();

@@ -226,3 +226,160 @@ fn a_kernel_that_does_not_show_the_predicate_is_refused() {
     .expect_err("the checker passes");
     assert_eq!(e, "the input does not show 'checker-fault': nothing to reduce");
 }
+
+/// A predicate on the imported module's printed Ori IR: some line holds `needle`.
+fn printed_has(needle: &'static str) -> Predicate {
+    Predicate::External {
+        label: format!("has {needle}"),
+        eval: std::sync::Arc::new(move |m, _, _| Ok(radbg::ir::print::print_module(m).contains(needle))),
+    }
+}
+
+fn reduce_with(format: Format, text: &str, p: &Predicate) -> Outcome {
+    let o = radbg::reduce::reduce(format, text, p, &cfg(RunOptions::default(), 2), &mut |_| {}).expect("reduces");
+    let loaded = subject::load(format, &o.text).unwrap_or_else(|e| panic!("the result does not load: {e}"));
+    let run = RunOptions { imported: format == Format::Ptx, ..RunOptions::default() };
+    assert!(predicate::eval(p, &o.text, &loaded.module, &run).expect("evaluates"), "lost on\n{}", o.text);
+    o
+}
+
+/// Vector loads and double-precision arithmetic: what the width passes simplify.
+const WIDE: &str = "\
+.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry wide(
+\t.param .u64 wide_p
+)
+{
+\t.reg .f32 \t%f<10>;
+\t.reg .f64 \t%fd<16>;
+\t.reg .b64 \t%rd<3>;
+
+\tld.param.u64 \t%rd1, [wide_p];
+\tcvta.to.global.u64 \t%rd2, %rd1;
+\tld.global.v4.f32 \t{%f1, %f2, %f3, %f4}, [%rd2];
+\tld.global.v4.f32 \t{%f5, %f6, %f7, %f8}, [%rd2+16];
+\tcvt.f64.f32 \t%fd1, %f1;
+\tcvt.f64.f32 \t%fd2, %f2;
+\tcvt.f64.f32 \t%fd3, %f3;
+\tcvt.f64.f32 \t%fd4, %f4;
+\tcvt.f64.f32 \t%fd5, %f5;
+\tcvt.f64.f32 \t%fd6, %f6;
+\tcvt.f64.f32 \t%fd7, %f7;
+\tcvt.f64.f32 \t%fd8, %f8;
+\tfma.rn.f64 \t%fd9, %fd2, %fd1, 0d3FF0000000000000;
+\tfma.rn.f64 \t%fd10, %fd3, %fd9, 0d3FF0000000000000;
+\tfma.rn.f64 \t%fd11, %fd4, %fd10, 0d3FF0000000000000;
+\tfma.rn.f64 \t%fd12, %fd5, %fd11, 0d3FF0000000000000;
+\tfma.rn.f64 \t%fd13, %fd6, %fd12, 0d3FF0000000000000;
+\tfma.rn.f64 \t%fd14, %fd7, %fd13, 0d3FF0000000000000;
+\tfma.rn.f64 \t%fd15, %fd8, %fd14, 0d3FF0000000000000;
+\tcvt.rn.f32.f64 \t%f9, %fd15;
+\tst.global.f32 \t[%rd2], %f9;
+\tret;
+}
+";
+
+#[test]
+fn a_vector_load_becomes_scalar() {
+    // Any global load will do: the two .v4 loads end as one scalar load.
+    let o = reduce_with(Format::Ptx, WIDE, &printed_has("LDG"));
+    assert_eq!(o.insts, 1, "{}", o.text);
+    assert!(o.text.contains("\tld.global.f32 \t%f"), "{}", o.text);
+    assert!(!o.text.contains(".v4") && !o.text.contains(".v2"), "{}", o.text);
+}
+
+#[test]
+fn double_arithmetic_becomes_single() {
+    // Any fused multiply-add will do: the .f64 family and its FMA end 32-bit.
+    let o = reduce_with(Format::Ptx, WIDE, &printed_has("FMA"));
+    assert_eq!(o.insts, 1, "{}", o.text);
+    assert!(o.text.contains("\tfma.rn.f32 \t%fd"), "{}", o.text);
+    assert!(o.text.contains(".reg .f32 \t%fd<"), "{}", o.text);
+    assert!(!o.text.contains("f64") && !o.text.contains("0d"), "{}", o.text);
+}
+
+/// A wide register loaded whole and read by components (Ori IR).
+const WIDE_ORI: &str = "\
+.target sm_90
+.entry widths {
+  .reg .R %r<2>
+  .reg .R.x2 %rd<1>
+  .reg .R.x4 %q
+BB0:
+  %rd0 = LDC.64 c[0x0][0x160]
+  %q = LDG.E.128 [%rd0]
+  %r0 = IADD3 %q.0, %q.1, %q.2
+  %r1 = IADD3 %r0, %q.3, RZ
+  STG.E [%rd0], %r1
+  EXIT
+}
+";
+
+#[test]
+fn a_quad_register_becomes_single() {
+    let o = reduce_with(Format::Ori, WIDE_ORI, &printed_has("LDG"));
+    // The load and the EXIT every Ori function ends with; the address pair narrows too.
+    assert_eq!(o.insts, 2, "{}", o.text);
+    assert!(o.text.contains(".reg .R %q\n"), "{}", o.text);
+    assert!(o.text.contains("LDG.E ["), "{}", o.text);
+    assert!(!o.text.contains(".x4") && !o.text.contains(".x2") && !o.text.contains(".128"), "{}", o.text);
+}
+
+/// A loop whose body is eight unrolled copies of (load, multiply-add, xor).
+const LOOP: &str = ".version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry loop(
+\t.param .u64 loop_p
+)
+{
+\t.reg .pred \t%p<2>;
+\t.reg .b32 \t%r<60>;
+\t.reg .b64 \t%rd<3>;
+
+\tld.param.u64 \t%rd1, [loop_p];
+\tcvta.to.global.u64 \t%rd2, %rd1;
+\tmov.u32 \t%r1, %tid.x;
+\tmov.u32 \t%r2, 0;
+$L__BB0_1:
+\tld.global.u32 \t%r3, [%rd2+0];
+\tmad.lo.s32 \t%r4, %r3, %r1, %r2;
+\txor.b32 \t%r5, %r4, %r3;
+\tld.global.u32 \t%r6, [%rd2+4];
+\tmad.lo.s32 \t%r7, %r6, %r5, %r2;
+\txor.b32 \t%r8, %r7, %r6;
+\tld.global.u32 \t%r9, [%rd2+8];
+\tmad.lo.s32 \t%r10, %r9, %r8, %r2;
+\txor.b32 \t%r11, %r10, %r9;
+\tld.global.u32 \t%r12, [%rd2+12];
+\tmad.lo.s32 \t%r13, %r12, %r11, %r2;
+\txor.b32 \t%r14, %r13, %r12;
+\tld.global.u32 \t%r15, [%rd2+16];
+\tmad.lo.s32 \t%r16, %r15, %r14, %r2;
+\txor.b32 \t%r17, %r16, %r15;
+\tld.global.u32 \t%r18, [%rd2+20];
+\tmad.lo.s32 \t%r19, %r18, %r17, %r2;
+\txor.b32 \t%r20, %r19, %r18;
+\tld.global.u32 \t%r21, [%rd2+24];
+\tmad.lo.s32 \t%r22, %r21, %r20, %r2;
+\txor.b32 \t%r23, %r22, %r21;
+\tld.global.u32 \t%r24, [%rd2+28];
+\tmad.lo.s32 \t%r25, %r24, %r23, %r2;
+\txor.b32 \t%r26, %r25, %r24;
+\tadd.s32 \t%r2, %r2, %r26;
+\tsetp.lt.u32 \t%p1, %r2, 1000;
+\t@%p1 bra \t$L__BB0_1;
+\tst.global.u32 \t[%rd2], %r2;
+\tret;
+}
+";
+
+#[test]
+fn a_loop_is_made_straight_and_its_copies_go_whole() {
+    let o = reduce_to(Format::Ptx, LOOP, "registers > 12", RunOptions::default(), 6);
+    assert!(!o.text.contains("bra") && !o.text.contains("setp") && !o.text.contains("$L__"), "{}", o.text);
+}

@@ -9,7 +9,9 @@
 //! - `predicate`: the built-in predicates, evaluated with the pipeline stopped as soon
 //!   as the answer is known; `ptxas`: the real ptxas for `differs-from-ptxas`.
 //! - `subject`: Ori IR or PTX, and loading a candidate through the ordinary loaders.
-//! - `pass`, `ori_passes`, `ptx_passes`: what can be removed or simplified.
+//! - `pass`, `ori_passes`, `ptx_passes`: what can be removed or simplified;
+//!   `ptx_loops` (back edges, unrolled copies) and `ptx_types` (vector and register
+//!   widths) for PTX.
 //! - `search`: delta debugging over the passes, parallel and deterministic.
 //! - `progress`: the progress line and the summary.
 
@@ -17,7 +19,9 @@ pub mod ori_passes;
 pub mod pass;
 pub mod predicate;
 pub mod progress;
+pub mod ptx_loops;
 pub mod ptx_passes;
+pub mod ptx_types;
 pub mod ptxas;
 pub mod search;
 pub mod subject;

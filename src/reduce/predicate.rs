@@ -265,6 +265,14 @@ fn departs(
 /// most (the search first tries it alone). Other predicates come back unchanged.
 pub fn calibrate(pred: &Predicate, text: &str, module: &Module, opts: &RunOptions) -> Calibrated {
     let none = |p: &Predicate, holds| Calibrated { pred: p.clone(), holds, focus: None };
+    if is_per_function(pred) {
+        // One run on the whole input answers and names the function that decided it.
+        // A panic answers "does not show it", as it does for every candidate.
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decided_in(pred, module, opts)));
+        let (holds, func) = run.unwrap_or((false, None));
+        let focus = func.and_then(|fi| module.functions.get(fi)).map(|f| f.name.to_string());
+        return Calibrated { pred: pred.clone(), holds: Some(holds), focus: focus.filter(|_| holds) };
+    }
     let Predicate::DiffersFromPtxas { min_pct, ptxas, keep: None } = pred else { return none(pred, None) };
     let sm = opts.sm.clone().unwrap_or_else(|| module.sm.clone()).to_string();
     let Ok(ours) = figures(module, opts) else { return none(pred, None) };
@@ -317,18 +325,38 @@ fn figures(module: &Module, opts: &RunOptions) -> Result<Figures, String> {
         .collect())
 }
 
+/// The predicates one function's run decides (so the search can try that function alone
+/// first, the way `differs-from-ptxas` focuses on the function that departs most).
+fn is_per_function(pred: &Predicate) -> bool {
+    matches!(
+        pred,
+        Predicate::Fails
+            | Predicate::CheckerFault
+            | Predicate::Spills
+            | Predicate::Registers(..)
+            | Predicate::Attempts(..)
+            | Predicate::Warning(_)
+    )
+}
+
 /// Runs the pipeline until `pred` is decided.
 fn run_builtin(pred: &Predicate, module: &Module, opts: &RunOptions) -> Result<bool, String> {
+    Ok(decided_in(pred, module, opts).0)
+}
+
+/// Runs the pipeline until `pred` is decided: the answer, and the function whose event
+/// decided it.
+fn decided_in(pred: &Predicate, module: &Module, opts: &RunOptions) -> (bool, Option<usize>) {
     let mut o = opts.clone();
     // Only `checker-fault` reads the checker; the others skip it (as a sweep row does).
     o.skip_check = !matches!(pred, Predicate::CheckerFault);
     let mut m = Machine::new(module.clone(), o);
     while let Some(ev) = m.step() {
         if let Some(v) = decide(pred, &m, ev.func, &ev.kind) {
-            return Ok(v);
+            return (v, ev.func);
         }
     }
-    Ok(false)
+    (false, None)
 }
 
 /// The answer after event `kind` when it settles the predicate (`Some(true)`), else

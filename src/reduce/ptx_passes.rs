@@ -37,18 +37,18 @@ fn to_line_end(text: &str, end: usize) -> usize {
 }
 
 /// Deletes `start..end` and, when the statement had its line to itself, the line.
-fn delete_stmt(text: &str, start: usize, end: usize) -> Edit {
+pub(crate) fn delete_stmt(text: &str, start: usize, end: usize) -> Edit {
     let line = text[..start].rfind('\n').map_or(0, |i| i + 1);
     let whole_line = text[line..start].trim().is_empty();
     let end2 = to_line_end(text, end);
     if whole_line && end2 != end { Edit::delete(line, end2) } else { Edit::delete(start, end) }
 }
 
-fn parse(text: &str) -> Option<PtxModule<'_>> {
+pub(crate) fn parse(text: &str) -> Option<PtxModule<'_>> {
     crate::ir::ptx::parse::parse_module(text).ok()
 }
 
-fn funcs<'m, 'a>(m: &'m PtxModule<'a>) -> impl Iterator<Item = &'m FuncDecl<'a>> {
+pub(crate) fn funcs<'m, 'a>(m: &'m PtxModule<'a>) -> impl Iterator<Item = &'m FuncDecl<'a>> {
     m.items.iter().filter_map(|it| match it {
         Item::Func(f) => Some(f.as_ref()),
         Item::Var(_) => None,
@@ -65,7 +65,7 @@ fn walk<'s, 'a>(stmts: &'s [Stmt<'a>], out: &mut Vec<&'s Stmt<'a>>) {
     }
 }
 
-fn stmts_of<'s, 'a>(f: &'s FuncDecl<'a>) -> Vec<&'s Stmt<'a>> {
+pub(crate) fn stmts_of<'s, 'a>(f: &'s FuncDecl<'a>) -> Vec<&'s Stmt<'a>> {
     let mut v = Vec::new();
     if let Some(b) = &f.body {
         walk(b, &mut v);
@@ -564,11 +564,15 @@ impl Pass for BlankLines {
 pub fn passes() -> Vec<Box<dyn Pass>> {
     vec![
         Box::new(Functions),
+        Box::new(crate::reduce::ptx_loops::BackEdges),
+        Box::new(crate::reduce::ptx_loops::UnrolledCopies),
         Box::new(Blocks),
         Box::new(Instructions),
         Box::new(Renumber),
         Box::new(Operands),
         Box::new(Instructions),
+        Box::new(crate::reduce::ptx_types::VectorWidths),
+        Box::new(crate::reduce::ptx_types::RegisterWidths),
         Box::new(Labels),
         Box::new(Params),
         Box::new(Declarations),

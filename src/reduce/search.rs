@@ -277,11 +277,15 @@ pub fn reduce(
         Format::Ptx => crate::reduce::ptx_passes::passes(),
     };
     let mut cur = text;
-    // The function that shows the predicate, alone: on a file of hundreds of kernels one
-    // test instead of halving the whole file through ptxas.
-    if format == Format::Ptx
-        && let Some(f) = &cal.focus
-        && let Some(t) = crate::reduce::ptx_passes::keep_only(&cur, f)
+    // The function that shows the predicate (the one whose run decided it, or that departs
+    // most from ptxas), alone: on a file of hundreds of kernels one test instead of
+    // halving the whole file.
+    let alone = |f: &str| match format {
+        Format::Ptx => crate::reduce::ptx_passes::keep_only(&cur, f),
+        Format::Ori => crate::reduce::ori_passes::keep_only(&cur, f),
+    };
+    if let Some(f) = &cal.focus
+        && let Some(t) = alone(f)
         && let Some((_, n)) = s.first_success(std::slice::from_ref(&t))
     {
         cur = t;
