@@ -63,12 +63,17 @@ struct Measured {
 }
 
 fn measure(program: &Path, args: &[&str]) -> Measured {
+    measure_env(program, args, &[])
+}
+
+/// [`measure`] with environment variables set for the child.
+fn measure_env(program: &Path, args: &[&str], env: &[(&str, &str)]) -> Measured {
     let time = Path::new("/usr/bin/time");
     let t = Instant::now();
     let out = if time.exists() {
-        Command::new(time).arg("-f").arg("RADBG_BENCH %M").arg(program).args(args).output()
+        Command::new(time).arg("-f").arg("RADBG_BENCH %M").arg(program).args(args).envs(env.iter().copied()).output()
     } else {
-        Command::new(program).args(args).output()
+        Command::new(program).args(args).envs(env.iter().copied()).output()
     };
     let wall = t.elapsed();
     match out {
@@ -96,6 +101,11 @@ fn show(m: &Measured) -> String {
 
 /// One row: radbg `run` and ptxas `-v` on the same file and budget.
 fn side_by_side(label: &str, file: &Path, budget: Option<u32>) {
+    side_by_side_env(label, file, budget, &[]);
+}
+
+/// [`side_by_side`] with environment variables set for radbg.
+fn side_by_side_env(label: &str, file: &Path, budget: Option<u32>, env: &[(&str, &str)]) {
     let radbg = Path::new(env!("CARGO_BIN_EXE_radbg"));
     let f = file.to_string_lossy().to_string();
     let b = budget.map(|b| b.to_string());
@@ -103,7 +113,7 @@ fn side_by_side(label: &str, file: &Path, budget: Option<u32>) {
     if let Some(b) = &b {
         args.extend(["--maxrregcount", b.as_str()]);
     }
-    let r = measure(radbg, &args);
+    let r = measure_env(radbg, &args, env);
     println!("  {label:<28} radbg {}", show(&r));
     match ptxas() {
         Some(p) => {
@@ -284,7 +294,14 @@ fn repeat() {
 fn many() {
     println!("many separate entries:");
     match many_entries(50_000_000).and_then(|(t, k)| write_input("many_50MB.ptx", &t).map(|p| (p, k))) {
-        Ok((p, k)) => side_by_side(&format!("50 MB, {k} entries"), &p, None),
+        Ok((p, k)) => {
+            // The loader's estimate (`ir::limits`, issue 28) counts every register of the
+            // module (about a million here) as if every function's pipeline data were
+            // resident at once; `run` allocates one call group at a time, so the budget is
+            // raised for this row (the import itself still holds the whole module's IR).
+            println!("  (radbg with RADBG_MAX_MEMORY=8G: the loader's estimate counts the whole module)");
+            side_by_side_env(&format!("50 MB, {k} entries"), &p, None, &[("RADBG_MAX_MEMORY", "8G")]);
+        }
         Err(e) => println!("  skipped: {e}"),
     }
 }

@@ -156,3 +156,30 @@ fn the_counter_counts() {
     let (w, n) = work_of(&scale_kernel(200), None);
     assert!(w as usize > n, "work {w} for {n} instructions");
 }
+
+/// `radbg run`'s way through a module of separate entries: one machine per call group
+/// (`engine::machine::GroupSplit`), each group's data freed before the next. The work
+/// must stay linear in the entries, and equal the whole-module run's (the same stages
+/// run on the same functions).
+#[test]
+fn many_entries_run_group_by_group_work_grows_linearly() {
+    use radbg::engine::machine::GroupSplit;
+    let streamed = |ptx: &str| -> (u64, usize) {
+        let loaded = radbg::load::import_ptx(&SourceFile::new("complexity.ptx", ptx)).expect("imports");
+        let insts = loaded.module.functions.iter().map(|f| f.inst_count()).sum();
+        let opts = RunOptions { imported: true, batch: true, ..RunOptions::default() };
+        radbg::work::take();
+        let split = GroupSplit::without_source_lines(loaded.module);
+        assert_eq!(split.len(), ptx.matches(".entry").count(), "one group per entry");
+        for (_, m) in split {
+            let mut mach = Machine::new(m, opts.clone());
+            while mach.step().is_some() {}
+            assert!(mach.funcs.iter().all(|f| f.stats.as_ref().is_some_and(|s| s.error.is_none())));
+        }
+        (radbg::work::take(), insts)
+    };
+    let small = streamed(&many_entries(60));
+    let large = streamed(&many_entries(120));
+    assert_eq!(small.0, work_of(&many_entries(60), None).0, "the same work as one machine for the module");
+    assert_linear("many entries, group by group", small, large);
+}

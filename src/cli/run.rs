@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::engine::{EventKind, Machine};
+use crate::engine::{self, EventKind, Machine};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -31,20 +31,78 @@ pub fn run(args: &Args) -> ExitCode {
     // Only statistics are read after the run; `--events` describes events with the
     // function's state, so it keeps everything.
     opts.batch = !args.events;
-    let mut m = Machine::new(module, opts);
-    let mut failed = false;
-    let mut lines: Vec<String> = Vec::new();
-    let mut attempts: Vec<serde_json::Value> = Vec::new();
-    let mut faults: Vec<String> = Vec::new();
-    let json = args.json;
-    let mut emit = |line: String| {
-        if json {
-            lines.push(line);
+    let mut out = Out { json: args.json, buffered: false, ..Out::default() };
+    let n = module.functions.len();
+    out.functions = vec![None; n];
+    let groups = if opts.batch { engine::machine::call_groups(&module).len() } else { 1 };
+    if groups <= 1 {
+        let ids: Vec<usize> = (0..n).collect();
+        run_machine(Machine::new(module, opts), &ids, args.events, &mut out);
+    } else {
+        // A module of independent functions (or groups of functions that call each
+        // other) runs one group at a time, each group's IR and working data freed before
+        // the next is built, so memory is bounded by the largest group, not the file
+        // (issue 25). The lines are put back in the whole module's order: the ABI
+        // stage's lines of every function first, then each function's allocation.
+        out.buffered = true;
+        for (ids, m) in engine::machine::GroupSplit::without_source_lines(module) {
+            run_machine(Machine::new(m, opts.clone()), &ids, false, &mut out);
+        }
+        out.lines.sort_by_key(|l| (l.0, l.1));
+        out.attempts.sort_by_key(|a| a.0);
+        out.faults.sort_by_key(|f| f.0);
+        if !out.json {
+            for (_, _, l) in &out.lines {
+                super::output::outln(l);
+            }
+        }
+    }
+    if out.json {
+        let functions: Vec<serde_json::Value> = out.functions.into_iter().flatten().collect();
+        let v = serde_json::json!({
+            "file": args.file.display().to_string(),
+            "ok": !out.failed,
+            "functions": functions,
+            "attempts": out.attempts.into_iter().map(|a| a.1).collect::<Vec<_>>(),
+            "checker": out.faults.into_iter().map(|f| f.1).collect::<Vec<_>>(),
+            "lines": out.lines.into_iter().map(|l| l.2).collect::<Vec<_>>(),
+        });
+        super::output::outln(&serde_json::to_string_pretty(&v).unwrap_or_default());
+    }
+    if out.failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+}
+
+/// What a run prints, gathered across the machines of a module's groups: each line with
+/// its phase (0: the ABI stage, 1: from the budget on) and its function's index in the
+/// whole module, so the lines of groups run one after another can be put in the order a
+/// run of the whole module gives.
+#[derive(Default)]
+struct Out {
+    json: bool,
+    /// Lines are kept for sorting (several groups) instead of printed as they come.
+    buffered: bool,
+    lines: Vec<(u8, usize, String)>,
+    attempts: Vec<(usize, serde_json::Value)>,
+    faults: Vec<(usize, String)>,
+    functions: Vec<Option<serde_json::Value>>,
+    failed: bool,
+}
+
+impl Out {
+    fn emit(&mut self, phase: u8, func: usize, line: String) {
+        if self.json || self.buffered {
+            self.lines.push((phase, func, line));
         } else {
             super::output::outln(&line);
         }
-    };
+    }
+}
+
+/// Runs one machine to the end; `ids` maps its function indices to the whole module's.
+fn run_machine(mut m: Machine, ids: &[usize], events: bool, out: &mut Out) {
+    let id = |f: Option<usize>| f.and_then(|i| ids.get(i).copied()).unwrap_or(0);
     while let Some(ev) = m.step() {
+        let fid = id(ev.func);
         if let EventKind::Alloc(crate::alloc::AllocEvent::AttemptEnd {
             class,
             attempt,
@@ -56,79 +114,70 @@ pub fn run(args: &Args) -> ExitCode {
         }) = &ev.kind
         {
             let f = ev.func.and_then(|i| m.module.functions.get(i)).map(|f| f.name.clone());
-            attempts.push(serde_json::json!({"function": f, "class": class.name(), "attempt": attempt,
-                "used": used, "target": target, "success": success, "line": line}));
+            out.attempts.push((
+                fid,
+                serde_json::json!({"function": f, "class": class.name(), "attempt": attempt,
+                "used": used, "target": target, "success": success, "line": line}),
+            ));
         }
-        if args.events {
-            emit(m.describe(&ev));
+        if events {
+            out.emit(1, fid, m.describe(&ev));
             continue;
         }
         match &ev.kind {
             EventKind::Budget { diagnostics, .. } => {
                 for d in diagnostics {
-                    emit(format!("ptxas info    : {d}"));
+                    out.emit(1, fid, format!("ptxas info    : {d}"));
                 }
             }
             EventKind::AbiCheck { code, passed: false, message, .. } => {
                 let f = ev.func.map(|i| m.module.functions[i].name.as_str()).unwrap_or("");
-                emit(format!("ptxas warning : ({code}) {message} [{f}]"));
+                out.emit(0, fid, format!("ptxas warning : ({code}) {message} [{f}]"));
             }
-            EventKind::AbiError { message } => emit(format!("ptxas error   : {message}")),
+            EventKind::AbiError { message } => out.emit(0, fid, format!("ptxas error   : {message}")),
             // Not a `-v` line: ptxas 13.0.88 prints no uninitialized-register warning (none
             // in the 655 ptxas logs of the real-kernel gate, nor on PTX that reads a
             // never-written register); radbg's finding is the uninit event and `why`.
             EventKind::Alloc(crate::alloc::AllocEvent::AttemptEnd { class, line, .. }) => {
-                emit(format!("{} {line}", class.name()));
+                out.emit(1, fid, format!("{} {line}", class.name()));
             }
             // Under --allocator briggs: one line per iteration, as the attempt lines above.
             EventKind::Briggs(
                 crate::alloc::briggs::BriggsEvent::IterationEnd { .. }
                 | crate::alloc::briggs::BriggsEvent::SpillCode { .. },
             ) => {
-                emit(m.describe(&ev));
+                out.emit(1, fid, m.describe(&ev));
             }
             EventKind::Check { errors } if !errors.is_empty() => {
-                failed = true;
+                out.failed = true;
                 for e in errors {
-                    faults.push(e.clone());
-                    emit(format!("radbg checker : {e}"));
+                    out.faults.push((fid, e.clone()));
+                    out.emit(1, fid, format!("radbg checker : {e}"));
                 }
             }
             EventKind::Stats { lines } => {
                 for l in lines {
-                    emit(l.clone());
+                    out.emit(1, fid, l.clone());
                 }
             }
             _ => {}
         }
     }
     if m.funcs.iter().any(|f| f.stats.as_ref().is_some_and(|s| s.error.is_some())) {
-        failed = true;
+        out.failed = true;
     }
-    if json {
-        let functions: Vec<serde_json::Value> = m
-            .funcs
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let name = m.module.functions.get(i).map(|f| f.name.clone()).unwrap_or_default();
-                match &r.stats {
-                    Some(s) => serde_json::json!({"name": name, "registers": s.registers, "barriers": s.barriers,
-                        "stack_frame": s.stack_frame, "spill_stores": s.spill_stores, "spill_loads": s.spill_loads,
-                        "error": s.error}),
-                    None => serde_json::json!({"name": name, "error": "not allocated"}),
-                }
-            })
-            .collect();
-        let v = serde_json::json!({
-            "file": args.file.display().to_string(),
-            "ok": !failed,
-            "functions": functions,
-            "attempts": attempts,
-            "checker": faults,
-            "lines": lines,
-        });
-        super::output::outln(&serde_json::to_string_pretty(&v).unwrap_or_default());
+    if out.json {
+        for (i, r) in m.funcs.iter().enumerate() {
+            let name = m.module.functions.get(i).map(|f| f.name.clone()).unwrap_or_default();
+            let v = match &r.stats {
+                Some(s) => serde_json::json!({"name": name, "registers": s.registers, "barriers": s.barriers,
+                    "stack_frame": s.stack_frame, "spill_stores": s.spill_stores, "spill_loads": s.spill_loads,
+                    "error": s.error}),
+                None => serde_json::json!({"name": name, "error": "not allocated"}),
+            };
+            if let Some(slot) = ids.get(i).and_then(|&g| out.functions.get_mut(g)) {
+                *slot = Some(v);
+            }
+        }
     }
-    if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
 }

@@ -87,12 +87,18 @@ impl Machine {
         let knobs = crate::engine::settings::knobs_in_force(&module.knobs, &opts);
         let n = module.functions.len();
         // A batch run keeps the loaded module's settings but not its functions: the
-        // prepasses then rewrite the one copy in place instead of cloning it.
+        // prepasses then rewrite the one copy in place instead of cloning it. Nor its
+        // source lines (read through `module`, never `source`): a module run group by
+        // group builds a machine per group, and this copy was most of its cost.
         let source = if opts.batch {
-            let functions = std::mem::take(&mut module.functions);
-            let header = Arc::new(module.clone());
-            module.functions = functions;
-            Some(header)
+            Some(Arc::new(Module {
+                sm: module.sm.clone(),
+                options: module.options.clone(),
+                knobs: module.knobs.clone(),
+                globals: module.globals.clone(),
+                functions: Vec::new(),
+                srcloc: Default::default(),
+            }))
         } else {
             None
         };
@@ -463,4 +469,160 @@ pub fn stats_of(m: &Module, fi: usize, alloc: Option<&AllocRun>) -> FunctionStat
         s.barriers = 0;
     }
     s
+}
+
+/// The functions of `m` that a batch run must keep together, each group in module
+/// order and the groups ordered by their first function: a function and every function
+/// it names (a call, a call prototype, an address taken, in an operand or a memory
+/// operand), transitively and in either direction. Nothing else crosses functions in
+/// the pipeline — the prepasses read only module-scope variables, and the ABI limits,
+/// setup, checks and lowering follow calls — so each group runs alone with the same
+/// events as in the whole module (issue 25: memory bounded by the largest group).
+pub fn call_groups(m: &Module) -> Vec<Vec<usize>> {
+    let n = m.functions.len();
+    let by_name: std::collections::HashMap<&str, usize> =
+        m.functions.iter().enumerate().map(|(i, f)| (f.name.as_str(), i)).collect();
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn root(p: &mut [usize], mut i: usize) -> usize {
+        while p[i] != i {
+            p[i] = p[p[i]];
+            i = p[i];
+        }
+        i
+    }
+    for (fi, f) in m.functions.iter().enumerate() {
+        for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+            for op in &inst.operands {
+                let name = match op {
+                    crate::ir::Operand::Sym(s) => Some(&**s),
+                    crate::ir::Operand::Mem(r) => r.sym.as_deref(),
+                    _ => None,
+                };
+                if let Some(&g) = name.and_then(|s| by_name.get(s)) {
+                    let (a, b) = (root(&mut parent, fi), root(&mut parent, g));
+                    // The smaller index is the root, so a group's root is its first function.
+                    parent[a.max(b)] = a.min(b);
+                }
+            }
+        }
+    }
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut slot = vec![usize::MAX; n];
+    for i in 0..n {
+        let r = root(&mut parent, i);
+        if slot[r] == usize::MAX {
+            slot[r] = groups.len();
+            groups.push(Vec::new());
+        }
+        groups[slot[r]].push(i);
+    }
+    groups
+}
+
+/// A module taken apart into the modules of its [`call_groups`], one at a time: each
+/// has the whole module's settings and module-scope variables and only its group's
+/// functions, moved (not copied) out, so a group's IR is freed with its run.
+pub struct GroupSplit {
+    header: Module,
+    functions: Vec<Option<crate::ir::Function>>,
+    groups: std::vec::IntoIter<Vec<usize>>,
+}
+
+impl GroupSplit {
+    pub fn new(mut module: Module) -> GroupSplit {
+        let groups = call_groups(&module);
+        let functions = std::mem::take(&mut module.functions).into_iter().map(Some).collect();
+        GroupSplit { header: module, functions, groups: groups.into_iter() }
+    }
+
+    /// Like [`GroupSplit::new`], the groups' modules without the PTX source lines
+    /// (`Module::srcloc`), for a run that never shows CUDA lines (`radbg run`): one copy
+    /// of the file's line table per group is most of the cost of a file of small entries.
+    pub fn without_source_lines(mut module: Module) -> GroupSplit {
+        module.srcloc = Default::default();
+        GroupSplit::new(module)
+    }
+
+    /// How many groups are left.
+    pub fn len(&self) -> usize {
+        self.groups.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.groups.len() == 0
+    }
+}
+
+impl Iterator for GroupSplit {
+    /// The group's function indices in the whole module, and its module.
+    type Item = (Vec<usize>, Module);
+
+    fn next(&mut self) -> Option<(Vec<usize>, Module)> {
+        let group = self.groups.next()?;
+        let mut m = self.header.clone();
+        m.functions = group.iter().filter_map(|&i| self.functions.get_mut(i).and_then(Option::take)).collect();
+        Some((group, m))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// `device_calls.ptx` (calls, an extern, a prototype) with independent entries and a
+    /// device function nobody calls after it.
+    fn module() -> Module {
+        let mut text = include_str!("../../tests/ptx/device_calls.ptx").to_string();
+        text.push_str(
+            "\n.func (.param .b32 func_retval0) lone(.param .b32 lone_param_0)\n{\n\t.reg .b32 \t%r<3>;\n\tld.param.b32 \t%r1, [lone_param_0];\n\tadd.s32 \t%r2, %r1, 1;\n\tst.param.b32 \t[func_retval0+0], %r2;\n\tret;\n}\n",
+        );
+        for k in 0..3 {
+            text.push_str(&format!(
+                "\n.visible .entry solo{k}(.param .u64 solo{k}_param_0)\n{{\n\t.reg .b32 \t%r<4>;\n\t.reg .b64 \t%rd<3>;\n\tld.param.u64 \t%rd1, [solo{k}_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n\tmov.u32 \t%r1, %tid.x;\n\tadd.s32 \t%r2, %r1, {k};\n\tst.global.u32 \t[%rd2], %r2;\n\tret;\n}}\n"
+            ));
+        }
+        crate::ir::ptx::import_text(&text).module.expect("imports")
+    }
+
+    /// Every function's events, by name, in order (events of no function left out: the
+    /// lowering summary counts the whole module's calls).
+    fn events(m: Module, out: &mut BTreeMap<String, Vec<String>>) {
+        let names: Vec<String> = m.functions.iter().map(|f| f.name.clone()).collect();
+        let opts = RunOptions { imported: true, batch: true, ..RunOptions::default() };
+        let mut mach = Machine::new(m, opts);
+        while let Some(ev) = mach.step() {
+            if let Some(fi) = ev.func {
+                out.entry(names[fi].clone()).or_default().push(format!("{:?}", ev.kind));
+            }
+        }
+    }
+
+    #[test]
+    fn groups_follow_calls_and_keep_module_order() {
+        let m = module();
+        let groups = call_groups(&m);
+        let names = |g: &Vec<usize>| g.iter().map(|&i| m.functions[i].name.as_str()).collect::<Vec<_>>();
+        let caller = groups.iter().find(|g| names(g).contains(&"caller")).expect("caller's group");
+        assert!(names(caller).contains(&"pair_sum") && names(caller).contains(&"vprintf"), "{:?}", names(caller));
+        for solo in ["lone", "solo0", "solo1", "solo2"] {
+            assert!(groups.iter().any(|g| names(g) == [solo]), "{solo} alone: {groups:?}");
+        }
+        assert!(groups.windows(2).all(|w| w[0][0] < w[1][0]) && groups.iter().all(|g| g.is_sorted()));
+        assert_eq!(groups.iter().map(Vec::len).sum::<usize>(), m.functions.len());
+    }
+
+    #[test]
+    fn a_module_run_group_by_group_gives_each_function_the_same_events() {
+        let mut whole = BTreeMap::new();
+        events(module(), &mut whole);
+        let mut split = BTreeMap::new();
+        let parts = GroupSplit::new(module());
+        assert!(parts.len() > 2);
+        for (_, m) in parts {
+            events(m, &mut split);
+        }
+        assert!(whole.len() >= 7, "{:?}", whole.keys());
+        assert_eq!(whole, split);
+    }
 }

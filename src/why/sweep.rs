@@ -117,17 +117,35 @@ pub fn run(
                     .is_ok_and(|k| k.restart_stage() > crate::engine::Stage::Prepass)
             }
         };
+    // On imported PTX only `sink` and `schedule` read the budget (`PassCtx::maxrregcount`);
+    // the passes before them run once for a budget sweep and each row starts at `sink`.
+    let budget_pass = crate::prepass::PASSES.iter().position(|p| p.name == "sink");
+    let shared_prepass = base.imported && matches!(axis, Axis::MaxRegCount) && budget_pass.is_some();
     let mut base = base.clone();
     base.skip_check = true;
-    let prefix = shared.then(|| {
+    let prefix = (shared || shared_prepass).then(|| {
         let mut m = crate::engine::Machine::new(module.clone(), base.clone());
-        while m.pos.stage < crate::engine::Stage::Abi && m.step().is_some() {}
+        if shared {
+            while m.pos.stage < crate::engine::Stage::Abi && m.step().is_some() {}
+        } else {
+            let first = budget_pass.unwrap_or(0);
+            while m.pos.stage == crate::engine::Stage::Prepass && m.pos.sub < first && m.step().is_some() {}
+        }
         m
     });
     let one = |v: i64| -> Result<Row, String> {
         let mut opts = base.clone();
-        let mut m = module.clone();
-        crate::why::whatif::apply(&what(v)?, &mut opts, &mut m, 0)?;
+        // Only the run options change on either axis (`whatif::apply` touches the module
+        // for launch bounds alone): the settings are enough, not a copy of the functions.
+        let mut header = Module {
+            sm: module.sm.clone(),
+            options: module.options.clone(),
+            knobs: module.knobs.clone(),
+            globals: Vec::new(),
+            functions: Vec::new(),
+            srcloc: Default::default(),
+        };
+        crate::why::whatif::apply(&what(v)?, &mut opts, &mut header, 0)?;
         // Only the finished machine is read: step it without keeping the event trace
         // (hundreds of MB at 100k instructions, allocated and freed per row).
         let mut mach = match &prefix {
@@ -136,7 +154,7 @@ pub fn run(
                 mach.retarget(&opts);
                 mach
             }
-            None => crate::engine::Machine::new(m, opts),
+            None => crate::engine::Machine::new(module.clone(), opts),
         };
         while mach.step().is_some() {}
         Ok(Row { value: v, funcs: figures(&mach) })
