@@ -56,6 +56,10 @@ fn script(file: &str, base: &Path) -> Result<Predicate, String> {
     }
     let name = file.to_string();
     let eval: predicate::External = Arc::new(move |m, imported, opts| {
+        // A candidate with no function left shows nothing (and the commands need one).
+        if m.functions.is_empty() {
+            return Ok(false);
+        }
         let mut s = session_on(m, imported, opts);
         Ok(crate::command::script::replay(&mut s, &name, &text, false).ok)
     });
@@ -73,6 +77,9 @@ fn expect(cond: &str) -> Result<Predicate, String> {
         _ => return Err(format!("'{cond}' is not one expect condition")),
     };
     let eval: predicate::External = Arc::new(move |m, imported, opts| {
+        if m.functions.is_empty() {
+            return Ok(false);
+        }
         let mut s = session_on(m, imported, opts);
         s.exec(&Command::Continue)?;
         // A condition that cannot be asked of this candidate (a vreg it no longer has)
@@ -136,5 +143,27 @@ pub fn default_output(name: &str) -> String {
     match p.parent().filter(|d| !d.as_os_str().is_empty()) {
         Some(d) => d.join(file).display().to_string(),
         None => file,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A candidate the passes emptied of functions shows nothing — and asking it must
+    /// not panic (the commands behind `expect` and scripts index the current function).
+    #[test]
+    fn a_candidate_without_functions_does_not_hold_and_does_not_panic() {
+        let empty = Module::default();
+        let dir = std::env::temp_dir().join(format!("radbg-reduce-empty-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        std::fs::write(dir.join("p.radbg"), "continue\nexpect %x == R1\n").expect("script");
+        for pred in [expect("%x == R1"), script("p.radbg", &dir)] {
+            let Ok(Predicate::External { eval, .. }) = pred else { panic!("an external predicate") };
+            let got =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| eval(&empty, false, &RunOptions::default())));
+            assert!(matches!(got, Ok(Ok(false))), "{got:?}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
