@@ -86,6 +86,9 @@ pub struct KnobInfo {
     /// Where it acts: radbg's stage and the seed section (for an unmodelled knob,
     /// where ptxas reads it according to the seed).
     pub acts: &'static str,
+    /// A knob this one acts only with (its name and the value that enables it), and why
+    /// that is off by default: setting this one without it gets a note, never silence.
+    pub needs: Option<(&'static str, i64, &'static str)>,
 }
 
 impl KnobInfo {
@@ -97,6 +100,12 @@ impl KnobInfo {
     }
 
     /// radbg does not model this knob: ptxas reads it at `acts`; `why` says what radbg lacks.
+    /// It acts only with knob `name` at `value` (off by default for the reason `why`).
+    const fn needs(mut self, name: &'static str, value: i64, why: &'static str) -> KnobInfo {
+        self.needs = Some((name, value, why));
+        self
+    }
+
     const fn inert(mut self, acts: &'static str, why: &'static str) -> KnobInfo {
         self.model = Model::NotModelled(why);
         self.acts = acts;
@@ -123,6 +132,15 @@ impl KnobInfo {
             Some(i) => format!("{i} {}", self.name),
             None => self.name.to_string(),
         }
+    }
+
+    /// The note a setting of this knob gets when the knob it needs is not set with it
+    /// (`enabled` says whether it is, among the knobs in force).
+    pub fn needs_note(&self, enabled: impl Fn(&'static str) -> i64) -> Option<String> {
+        let (name, value, why) = self.needs?;
+        (enabled(name) & value == 0).then(|| {
+            format!("knob {} acts only with {name}={value} ({why}); without it the value changes nothing", self.label())
+        })
     }
 
     /// The note a setting of an unmodelled knob gets (`set knob`, `--knob`, `knobs`),
@@ -158,11 +176,21 @@ impl Default {
 }
 
 const fn k(index: u32, name: &'static str, ty: KnobType, default: Default, effect: &'static str) -> KnobInfo {
-    KnobInfo { index: Some(index), name, ty, default, effect, radbg: false, model: Model::Modelled, acts: "" }
+    KnobInfo {
+        index: Some(index),
+        name,
+        ty,
+        default,
+        effect,
+        radbg: false,
+        model: Model::Modelled,
+        acts: "",
+        needs: None,
+    }
 }
 
 const fn r(name: &'static str, ty: KnobType, default: Default, effect: &'static str) -> KnobInfo {
-    KnobInfo { index: None, name, ty, default, effect, radbg: true, model: Model::Modelled, acts: "" }
+    KnobInfo { index: None, name, ty, default, effect, radbg: true, model: Model::Modelled, acts: "", needs: None }
 }
 
 const BOOL: KnobType = KnobType::Bool;
@@ -384,6 +412,11 @@ pub static CATALOGUE: &[KnobInfo] = &[
     )
     .live(
         "fat-point scan: discard threshold, compared with the interval interference of seed 000's type 7 — only with radbg.IntervalInterference=1 (off by default: two more failed allocations on the dev gate)",
+    )
+    .needs(
+        "radbg.IntervalInterference",
+        1,
+        "the interval interference of seed 000's type 7 it is compared with is off by default: two more failed allocations on the dev gate",
     ),
     k(
         934,
@@ -885,6 +918,15 @@ mod tests {
         );
         k.set_str("680=2").unwrap();
         assert_eq!(k.float(SPILL_COST_MULT), 2.0);
+    }
+
+    #[test]
+    fn the_discard_threshold_says_it_needs_interval_interference() {
+        let info = find_str("684").expect("684");
+        let off = info.needs_note(|_| 0).expect("a note without the enabler");
+        assert!(off.contains("radbg.IntervalInterference=1") && off.contains("changes nothing"), "{off}");
+        assert_eq!(info.needs_note(|n| if n == "radbg.IntervalInterference" { 1 } else { 0 }), None);
+        assert_eq!(find_str("639").expect("639").needs_note(|_| 0), None, "a knob that needs nothing");
     }
 
     #[test]

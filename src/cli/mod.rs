@@ -266,6 +266,15 @@ pub fn run_options(args: &PipelineArgs) -> RunOptions {
         }
         opts.apply(&s);
     }
+    // A knob that acts only with another one says so when that one is not set with it.
+    let knobs = crate::engine::settings::knobs_in_force(&[], &opts);
+    for s in args.settings() {
+        if let Setting::Knob(k) = &s
+            && let Some(n) = k.info.needs_note(|name| knobs.int(name))
+        {
+            eprintln!("radbg: note: --knob {k}: {n}");
+        }
+    }
     opts
 }
 

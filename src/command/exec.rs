@@ -704,6 +704,14 @@ impl Session {
             // A setting of the session, not of the run (`stop-on-error`): nothing re-runs.
             return Ok(Output::new(label.clone(), json!({ "set": label })));
         };
+        // A knob that acts only with another one says so when that one is off.
+        let knob_note = knob_note.or_else(|| match s {
+            Setting::Knob(k) => {
+                let d = self.dbg.as_ref()?;
+                k.info.needs_note(|n| d.machine().knobs.int(n))
+            }
+            _ => None,
+        });
         let mut o = self.position();
         o.text = format!("{label}: re-ran from stage {}\n{}", from.name(), o.text);
         if let Some(n) = note {
