@@ -203,6 +203,8 @@ pub struct NodeView {
     pub weight: u32,
     pub hard: bool,
     pub secondary: bool,
+    /// The same node's number in seed 000's table (`ty` is seed 004's), if it has one.
+    pub seed000: Option<&'static str>,
 }
 
 fn node_view(f: &Function, n: &Node, file: RegFile) -> NodeView {
@@ -217,6 +219,7 @@ fn node_view(f: &Function, n: &Node, file: RegFile) -> NodeView {
         weight: n.weight,
         hard: n.ty.is_hard(),
         secondary: n.ty.is_secondary(),
+        seed000: n.ty.seed000().map(|(num, _)| num),
     }
 }
 

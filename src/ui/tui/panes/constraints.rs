@@ -1,6 +1,6 @@
 //! The constraint-node pane (`query::constraints_of`) of the selected vreg, or of the
-//! one being allocated: type 0–15 with its name, target, weight, and whether the node
-//! is hard, soft or secondary. Under a Graph-family run (Chaitin-Briggs) it lists the
+//! one being allocated: type 0–15 (seed 004's number, with seed 000's beside it) with its
+//! name, target, weight, and whether the node is hard, soft or secondary. Under a Graph-family run (Chaitin-Briggs) it lists the
 //! current node's neighbours with their colours instead (`alloc::briggs::view::neighbours`).
 
 use ratatui::buffer::Buffer;
@@ -50,7 +50,8 @@ pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
         return;
     }
     let tw = nodes.iter().map(|n| n.target.chars().count()).max().unwrap_or(6).clamp(6, 14);
-    let mut out = vec![text(format!("ty {:<18} {:<tw$} {:>6} kind", "name", "target", "weight"), th.dim)];
+    // Two numberings (issue 24): `ty` is seed 004's type, `000` the same node in seed 000's table.
+    let mut out = vec![text(format!("ty 000 {:<18} {:<tw$} {:>6} kind", "name", "target", "weight"), th.dim)];
     for n in &nodes {
         let (kind, style) = if n.secondary {
             ("secondary", th.dim)
@@ -60,7 +61,7 @@ pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
             ("soft", th.text)
         };
         out.push(Line::from(vec![
-            Span::styled(format!("{:>2} {:<18} ", n.ty, clip(n.name, 18)), style),
+            Span::styled(format!("{:>2} {:>3} {:<18} ", n.ty, n.seed000.unwrap_or("-"), clip(n.name, 18)), style),
             Span::styled(format!("{:<tw$} ", clip(&n.target, tw)), th.assigned),
             Span::styled(format!("{:>6} {kind}", n.weight), style),
         ]));
