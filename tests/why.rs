@@ -418,6 +418,9 @@ fn why_registers_describes_a_briggs_run() {
             let rp = r.files.iter().find(|p| p.file == radbg::ir::RegFile::R).expect("an R peak");
             assert!(rp.peak <= b.registers, "{name}: peak {} above {} registers", rp.peak, b.registers);
             assert!(rp.live.iter().all(|v| v.reg.is_some()), "{name}: a vreg live at the peak has no register");
+            // `why fail` says what the Briggs run was, not "not allocated".
+            let x = why::fail::explain(&cx, fi, None);
+            assert!(!x.text.contains("not allocated") && x.text.contains("briggs allocator"), "{name}: {}", x.text);
         }
     }
 }

@@ -21,6 +21,20 @@ pub enum FailAnswer {
     /// The function has no allocation to explain.
     NotAllocated(NotAllocated),
     Allocated(FailReport),
+    /// Allocated by an allocator whose attempts `why fail` does not read (Chaitin-Briggs).
+    OtherAllocator(OtherAllocator),
+}
+
+/// `{"why": "fail", "function": .., "allocator": "briggs", "failed": .., "error": ..}`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "why", rename = "fail")]
+pub struct OtherAllocator {
+    pub function: String,
+    pub allocator: &'static str,
+    pub failed: bool,
+    pub error: Option<String>,
+    /// Its rounds (Briggs: build-and-colour iterations).
+    pub rounds: u32,
 }
 
 /// `{"why": "fail", "function": .., "allocated": false}`.
@@ -68,6 +82,30 @@ pub struct AttemptAnswer {
 
 pub fn explain(cx: &Ctx, fi: usize, class: Option<RegClass>) -> Explanation {
     let fname = &cx.m.module.functions[fi].name;
+    if let Some(run) = cx.run(fi)
+        && run.fatpoint().is_none()
+    {
+        // The attempts below are the fat-point allocator's; say what the run was instead of
+        // "not allocated".
+        let error = run.failure().map(str::to_string);
+        let kind = run.kind().name();
+        let verdict = match &error {
+            Some(e) => format!("it failed: {e}"),
+            None => "it did not fail".to_string(),
+        };
+        let text = format!(
+            "why fail: {fname} was allocated by the {kind} allocator in {} round(s); {verdict}\n  (`why fail` explains the fat-point allocator's attempts; `attempts` lists this run's iterations)\n",
+            run.rounds()
+        );
+        let answer = OtherAllocator {
+            function: fname.clone(),
+            allocator: kind,
+            failed: error.is_some(),
+            error,
+            rounds: run.rounds(),
+        };
+        return Explanation { text, answer: Answer::Fail(FailAnswer::OtherAllocator(answer)) };
+    }
     let Some(a) = cx.alloc(fi) else {
         let text = format!("why fail: {fname} was not allocated\n");
         let answer = NotAllocated { function: fname.clone(), allocated: false };

@@ -109,7 +109,7 @@ impl Answer {
             Answer::Registers(a) => &a.facts,
             Answer::Spill(a) => &a.facts,
             Answer::Fail(fail::FailAnswer::Allocated(a)) => &a.facts,
-            Answer::Fail(fail::FailAnswer::NotAllocated(_)) => &NONE,
+            Answer::Fail(fail::FailAnswer::NotAllocated(_) | fail::FailAnswer::OtherAllocator(_)) => &NONE,
             Answer::Launch(a) => &a.facts,
             Answer::Differ(a) => &a.facts,
             Answer::WhatIf(a) => &a.facts,
