@@ -23,6 +23,14 @@ struct ModelItems<T> {
     apply: fn(&mut Module, &[T]),
 }
 
+/// Removes the chosen (function, block, instruction) items, last first so the indices
+/// of the rest hold.
+fn remove_insts(m: &mut Module, chosen: &[(usize, usize, usize)]) {
+    for &(fi, bi, ii) in chosen.iter().rev() {
+        m.functions[fi].blocks[bi].insts.remove(ii);
+    }
+}
+
 impl<T> Items for ModelItems<T> {
     fn count(&self) -> usize {
         self.items.len()
@@ -157,15 +165,7 @@ impl Pass for Instructions {
                 items.extend((0..b.insts.len()).map(|ii| (fi, bi, ii)));
             }
         }
-        Some(Box::new(ModelItems {
-            module,
-            items,
-            apply: |m, chosen| {
-                for &(fi, bi, ii) in chosen.iter().rev() {
-                    m.functions[fi].blocks[bi].insts.remove(ii);
-                }
-            },
-        }))
+        Some(Box::new(ModelItems { module, items, apply: remove_insts }))
     }
 }
 
@@ -227,15 +227,7 @@ impl Pass for BackEdges {
                 }
             }
         }
-        Some(Box::new(ModelItems {
-            module,
-            items,
-            apply: |m, chosen| {
-                for &(fi, bi, ii) in chosen.iter().rev() {
-                    m.functions[fi].blocks[bi].insts.remove(ii);
-                }
-            },
-        }))
+        Some(Box::new(ModelItems { module, items, apply: remove_insts }))
     }
 }
 
