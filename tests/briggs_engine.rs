@@ -277,3 +277,21 @@ fn queries_answer_at_every_event() {
         let _ = s.exec(&parse_line("diff allocators").unwrap()[0]);
     }
 }
+
+/// After a Chaitin-Briggs run that inserted spill code, `live` and the Live pane answer
+/// for the IR it ended with (the machine keeps no liveness of its own; the engine solves
+/// it once at the end), not "no liveness at this point".
+#[test]
+fn liveness_after_a_briggs_run_with_spill_code() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions/briggs_k15.ori");
+    let loaded = radbg::load::load_path(&path).unwrap();
+    let mut d = Debugger::new(loaded.module, briggs());
+    d.run_to_end();
+    let m = d.machine();
+    let f = radbg::engine::query::func_ir(m, 0);
+    assert!(f.inst_count() > m.module.functions[0].inst_count(), "briggs_k15 spills under Briggs");
+    let live = radbg::engine::query::liveness_of(m, 0).expect("liveness of the final IR");
+    let curve = live.pressure_curve(f, radbg::ir::RegFile::R);
+    assert_eq!(curve.len(), f.layout().len() as usize, "one pressure per point of the final IR");
+    assert!(curve.iter().any(|&p| p > 0));
+}

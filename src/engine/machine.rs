@@ -41,6 +41,9 @@ pub struct FuncResult {
     pub alloc: Option<Arc<AllocRun>>,
     pub check_errors: Option<Vec<String>>,
     pub stats: Option<FunctionStats>,
+    /// The liveness of the IR an allocator that keeps none (Chaitin-Briggs) ended with,
+    /// once it has spill code: what the Live pane and `live` show after the run.
+    pub final_live: Option<Arc<Liveness>>,
 }
 
 impl FuncResult {
@@ -196,8 +199,13 @@ impl Machine {
         match self.run_of(fi) {
             Some(AllocRun::FatPoint(a)) => Some(&a.analysis.live),
             // The Briggs machine keeps no liveness of its own: the pipeline's answers while
-            // the IR is unchanged (no spill code yet).
-            Some(AllocRun::Briggs(b)) if b.func().inst_count() != self.module.functions[fi].inst_count() => None,
+            // the IR is unchanged (no spill code yet); once the run has finished with spill
+            // code, the liveness solved then for its final IR.
+            Some(AllocRun::Briggs(b)) if b.func().inst_count() != self.module.functions[fi].inst_count() => self
+                .funcs
+                .get(fi)
+                .and_then(|r| r.final_live.as_deref())
+                .filter(|_| self.cur.is_none() || self.pos.func != fi),
             _ => self.funcs.get(fi).and_then(|r| r.live.as_deref()),
         }
     }
@@ -362,6 +370,15 @@ impl Machine {
                         }
                         None => {
                             let done = self.cur.take().expect("allocation");
+                            if let AllocRun::Briggs(b) = &done
+                                && !self.opts.batch
+                                && b.func().inst_count() != self.module.functions[fi].inst_count()
+                            {
+                                let f = b.func();
+                                let c = cfg::build(f, cfg::loop_weight(&self.knobs));
+                                let live = liveness::compute(f, &c, &exit_live(&self.module, fi));
+                                self.funcs[fi].final_live = Some(Arc::new(live));
+                            }
                             self.funcs[fi].alloc = Some(Arc::new(done));
                             self.pos.stage = Stage::Check;
                         }
