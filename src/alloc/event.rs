@@ -120,6 +120,29 @@ pub struct Assign {
 }
 
 impl AllocEvent {
+    /// Scope level for `next` / `finish`: 1 = class, 2 = attempt, 3 = one vreg (the
+    /// Briggs events answer the same question with iterations, phases and nodes).
+    pub fn level(&self) -> u8 {
+        match self {
+            AllocEvent::Assign(_) | AllocEvent::Constraints { .. } => 3,
+            AllocEvent::ClassStart { .. } | AllocEvent::ClassEnd { .. } | AllocEvent::Finalize { .. } => 1,
+            _ => 2,
+        }
+    }
+
+    /// What identifies "the same moment" across two runs (`set` re-runs): class,
+    /// attempt, vreg.
+    pub fn event_key(&self) -> String {
+        match self {
+            AllocEvent::Assign(x) => format!("{} {} v{}", x.class.name(), x.attempt, x.vreg.0),
+            AllocEvent::Constraints { class, attempt, vreg, .. } => format!("{} {attempt} v{}", class.name(), vreg.0),
+            AllocEvent::AttemptStart { class, attempt, .. } | AllocEvent::AttemptEnd { class, attempt, .. } => {
+                format!("{} {attempt}", class.name())
+            }
+            other => other.class().map(|c| c.name().to_string()).unwrap_or_default(),
+        }
+    }
+
     pub fn class(&self) -> Option<RegClass> {
         match self {
             AllocEvent::ClassStart { class, .. }

@@ -2,8 +2,9 @@
 //! (seeds 000/003/004) or the Chaitin-Briggs machine (seed 002) and answers the questions
 //! every layer above asks of an allocation in allocator-neutral terms — step it, which
 //! register a vreg got, what was spilled, the `-v` figures, the checker's verdict, the
-//! assignment summary `diff runs` compares, a fingerprint for time-travel tests, and how
-//! an event nests for `next`/`finish`.
+//! assignment summary `diff runs` compares, a fingerprint for time-travel tests. (How
+//! each allocator's events nest for `next`/`finish` is theirs: `AllocEvent::level`,
+//! `BriggsEvent::level`.)
 //!
 //! Why an enum and not a trait object: the engine clones machines for checkpoints and
 //! matches on the allocator only where a view really is allocator-specific (the
@@ -320,39 +321,6 @@ impl AllocRun {
             }
             AllocRun::Briggs(b) => 8 * b.func().vregs.len(),
         }
-    }
-}
-
-impl RunEvent {
-    /// Scope level for `next` / `finish`: 1 = class (fat-point) or iteration (Briggs),
-    /// 2 = attempt or phase, 3 = one vreg or move.
-    pub fn level(&self) -> u8 {
-        match self {
-            RunEvent::FatPoint(a) => fatpoint_level(a),
-            RunEvent::Briggs(b) => b.level(),
-        }
-    }
-}
-
-/// Scope level of a fat-point event (see [`RunEvent::level`]).
-pub fn fatpoint_level(a: &AllocEvent) -> u8 {
-    match a {
-        AllocEvent::Assign(_) | AllocEvent::Constraints { .. } => 3,
-        AllocEvent::ClassStart { .. } | AllocEvent::ClassEnd { .. } | AllocEvent::Finalize { .. } => 1,
-        _ => 2,
-    }
-}
-
-/// What identifies "the same moment" of a fat-point run across two runs (`set` re-runs):
-/// class, attempt, vreg.
-pub fn fatpoint_event_key(a: &AllocEvent) -> String {
-    match a {
-        AllocEvent::Assign(x) => format!("{} {} v{}", x.class.name(), x.attempt, x.vreg.0),
-        AllocEvent::Constraints { class, attempt, vreg, .. } => format!("{} {attempt} v{}", class.name(), vreg.0),
-        AllocEvent::AttemptStart { class, attempt, .. } | AllocEvent::AttemptEnd { class, attempt, .. } => {
-            format!("{} {attempt}", class.name())
-        }
-        other => other.class().map(|c| c.name().to_string()).unwrap_or_default(),
     }
 }
 

@@ -95,7 +95,7 @@ pub struct FunctionSummary {
 pub fn level(ev: &Event) -> u8 {
     match &ev.kind {
         EventKind::LivenessSweep { .. } | EventKind::AbiCheck { .. } => 3,
-        EventKind::Alloc(a) => crate::alloc::run::fatpoint_level(a),
+        EventKind::Alloc(a) => a.level(),
         EventKind::Briggs(b) => b.level(),
         _ => 0,
     }
@@ -598,7 +598,7 @@ impl Debugger {
 /// attempt, vreg name / sweep / check code.
 pub fn event_key(e: &Event) -> String {
     let detail = match &e.kind {
-        EventKind::Alloc(a) => crate::alloc::run::fatpoint_event_key(a),
+        EventKind::Alloc(a) => a.event_key(),
         EventKind::Briggs(b) => b.event_key(),
         EventKind::LivenessSweep { file, sweep, .. } => format!("{} {sweep}", file.prefix()),
         EventKind::AbiCheck { code, .. } => code.to_string(),

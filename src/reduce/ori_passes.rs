@@ -23,6 +23,21 @@ struct ModelItems<T> {
     apply: fn(&mut Module, &[T]),
 }
 
+/// Every (function, block, instruction) whose instruction `keep` accepts (given its
+/// function and block index).
+fn insts_where(
+    module: &Module,
+    keep: impl Fn(&crate::ir::Function, usize, &crate::ir::Inst) -> bool,
+) -> Vec<(usize, usize, usize)> {
+    let mut items = Vec::new();
+    for (fi, f) in module.functions.iter().enumerate() {
+        for (bi, b) in f.blocks.iter().enumerate() {
+            items.extend(b.insts.iter().enumerate().filter(|(_, i)| keep(f, bi, i)).map(|(ii, _)| (fi, bi, ii)));
+        }
+    }
+    items
+}
+
 /// Removes the chosen (function, block, instruction) items, last first so the indices
 /// of the rest hold.
 fn remove_insts(m: &mut Module, chosen: &[(usize, usize, usize)]) {
@@ -159,12 +174,7 @@ impl Pass for Instructions {
     }
     fn prepare<'a>(&self, text: &'a str) -> Option<Box<dyn Items + 'a>> {
         let module = parse(text)?;
-        let mut items = Vec::new();
-        for (fi, f) in module.functions.iter().enumerate() {
-            for (bi, b) in f.blocks.iter().enumerate() {
-                items.extend((0..b.insts.len()).map(|ii| (fi, bi, ii)));
-            }
-        }
+        let items = insts_where(&module, |_, _, _| true);
         Some(Box::new(ModelItems { module, items, apply: remove_insts }))
     }
 }
@@ -213,20 +223,12 @@ impl Pass for BackEdges {
     }
     fn prepare<'a>(&self, text: &'a str) -> Option<Box<dyn Items + 'a>> {
         let module = parse(text)?;
-        let mut items = Vec::new();
-        for (fi, f) in module.functions.iter().enumerate() {
-            for (bi, b) in f.blocks.iter().enumerate() {
-                for (ii, inst) in b.insts.iter().enumerate() {
-                    let back = inst.operands.iter().any(|o| match o {
-                        Operand::Sym(s) => f.blocks[..=bi].iter().any(|e| e.label == **s),
-                        _ => false,
-                    });
-                    if back {
-                        items.push((fi, bi, ii));
-                    }
-                }
-            }
-        }
+        let items = insts_where(&module, |f, bi, inst| {
+            inst.operands.iter().any(|o| match o {
+                Operand::Sym(s) => f.blocks[..=bi].iter().any(|e| e.label == **s),
+                _ => false,
+            })
+        });
         Some(Box::new(ModelItems { module, items, apply: remove_insts }))
     }
 }
