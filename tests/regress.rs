@@ -12,9 +12,14 @@ use radbg::ir::{KnobKey, KnobValue};
 /// Runs `tests/regress/NAME` to the end with `knobs`; returns the machine and the
 /// allocator events.
 fn run(name: &str, knobs: &[(&str, KnobValue)]) -> (Machine, Vec<AllocEvent>) {
+    run_at(name, knobs, None)
+}
+
+/// [`run`] under `--maxrregcount budget`.
+fn run_at(name: &str, knobs: &[(&str, KnobValue)], budget: Option<u32>) -> (Machine, Vec<AllocEvent>) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/regress").join(name);
     let loaded = radbg::load::load_path(&path).expect("loads");
-    let mut opts = RunOptions { imported: loaded.imported, ..RunOptions::default() };
+    let mut opts = RunOptions { imported: loaded.imported, maxrregcount: budget, ..RunOptions::default() };
     for (k, v) in knobs {
         opts.set_knob(KnobKey::Name((*k).into()), v.clone()).expect("a catalogue knob");
     }
@@ -85,4 +90,53 @@ fn uninitialized_reads_are_radbg_notes_not_ptxas_warnings() {
     assert!(why.contains("note (radbg, not printed by ptxas): Found 2 potentially uninitialized register(s)"), "{why}");
     let (m, _) = run("uninit_reads_print_no_ptxas_warning.ptx", &[]);
     assert!(m.funcs[0].uninit.is_some(), "the uninit event still has radbg's finding");
+}
+
+#[test]
+fn if_converted_temporaries_with_several_defs_stay_short() {
+    // Before the guard-local rule this kernel needed 30 registers at the default budget
+    // (every expanded remainder's temporaries live around the loop); ptxas 13.0.88: 18.
+    for budget in [None, Some(32), Some(24)] {
+        let (m, _) = run_at("ifconvert_temps_with_several_defs.ptx", &[], budget);
+        let s = stats(&m, "k");
+        assert!(s.registers <= 24, "{budget:?}: registers {}", s.registers);
+        assert_eq!(s.spill_stores, 0, "{budget:?}: no spill needed");
+    }
+    // The temporaries are guard-local: each of their guarded defs kills.
+    let (m, _) = run("ifconvert_temps_with_several_defs.ptx", &[]);
+    let a = m.funcs[0].alloc.as_ref().expect("alloc");
+    let f = a.func();
+    let local = radbg::analysis::liveness::guard_local(f, &[]);
+    let guarded_multi = f.vregs.iter().enumerate().filter(|(i, v)| v.name.starts_with("%xp") && local[*i]).count();
+    assert!(guarded_multi >= 5, "at least one guard-local temporary per remainder, got {guarded_multi}");
+}
+
+#[test]
+fn a_spilled_value_rebuilt_under_a_guard_is_reloaded_into_itself() {
+    // Before: 'Register allocation failed with register count of '30'' at 32 (the
+    // spilled values stayed live down to their guarded .lo/.hi defs). ptxas: 32, no spill.
+    let (m, _) = run_at("guarded_halves_of_a_spilled_value.ptx", &[], Some(32));
+    let s = stats(&m, "k");
+    assert!(s.registers <= 32 && s.spill_stores > 0, "{s:?}");
+    let a = m.funcs[0].alloc.as_ref().expect("alloc");
+    let f = a.func();
+    // Some spill reload writes a spilled vreg itself (not a temporary), shortly before a
+    // guarded component def of it (other reloads may come between).
+    let mut refills = 0;
+    for b in &f.blocks {
+        for (i, ld) in b.insts.iter().enumerate() {
+            let Some(r) = ld.defs().first().and_then(|o| o.as_vreg()) else { continue };
+            if !radbg::alloc::spill::is_spill_code(ld) || f.vreg(r.vreg).name.contains("$rl") {
+                continue;
+            }
+            let guarded_half = |d: &radbg::ir::Inst| {
+                d.guard.is_some()
+                    && d.defs().iter().any(|o| o.as_vreg().is_some_and(|x| x.vreg == r.vreg && x.comp.is_some()))
+            };
+            if b.insts.iter().skip(i + 1).take(4).any(guarded_half) {
+                refills += 1;
+            }
+        }
+    }
+    assert!(refills > 0, "a reload of the spilled vreg into itself before its guarded half");
 }

@@ -180,15 +180,74 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
     f.vregs.reserve(temps);
     f.decls.reserve(temps);
     let ops = (Opcode::named("LDL"), Opcode::named("LDS"), Opcode::named("STL"), Opcode::named("STS"));
+    // Which defs end the vreg's older value: the liveness's own rule (a whole def that
+    // always executes, a guarded def of a vreg defined once, the first component def of
+    // an assembled vreg). Any other def — one component of a wide vreg, a guarded def —
+    // keeps the older value (seed 004, "Backward Walk Live Set Update Rule").
+    let single = crate::analysis::liveness::single_defs(f);
+    let comp_kill = crate::analysis::liveness::comp_kills(f);
+    let partial = |inst: &Inst, r: crate::ir::model::RegRef| match r.comp {
+        None => !crate::analysis::liveness::kills(inst) && !single.get(r.vreg.index()).copied().unwrap_or(false),
+        Some(c) => comp_kill.get(r.vreg.index()).is_none_or(|&k| k != c),
+    };
     for (b, &(reloads, stores)) in extra.iter().enumerate() {
         let old = std::mem::take(&mut f.blocks[b].insts);
         let mut out = Vec::with_capacity(old.len() + reloads + stores);
+        // Per spilled vreg: where in `out` its last store went (this block), while its
+        // register still holds what the slot holds.
+        let mut stored_at: Vec<Option<usize>> = vec![None; recs.len()];
         for mut inst in old {
+            // A def that keeps the older value reads it: written straight into the
+            // spilled vreg, the vreg would stay live from its previous def down to here
+            // and spilling it would free nothing there (a 64-bit value rebuilt from its
+            // halves, `mov.b64 %rd, {%r1, %r2}`, under an if-converted guard: a boojum
+            // barycentric kernel failed at 32 registers; `tests/regress/`). So the vreg
+            // is first reloaded into itself — an unguarded whole def, which kills — and
+            // the instruction's reads of it read that register; unless its last store
+            // was a moment ago (then the register still holds the slot's value).
+            let mut refill: Vec<usize> = Vec::new();
+            inst.for_each_def(|r| {
+                if let Some(i) = index_of(r.vreg)
+                    && partial(&inst, r)
+                    && !refill.contains(&i)
+                {
+                    refill.push(i);
+                }
+            });
+            for &i in &refill {
+                if stored_at[i].is_some_and(|at| out.len() - at <= 3) {
+                    continue;
+                }
+                let rec = &mut recs[i];
+                let width = f.vregs[rec.vreg.index()].width;
+                let op = match rec.mem {
+                    SpillMem::Local => ops.0.clone(),
+                    SpillMem::Shared => ops.1.clone(),
+                };
+                let mut ld = Inst::new(
+                    op,
+                    vec![Operand::vreg(rec.vreg)],
+                    vec![Operand::Mem(Box::new(MemRef {
+                        base: None,
+                        index: None,
+                        sym: None,
+                        offset: rec.offset as i64,
+                    }))],
+                );
+                ld.mods = width_mod(width).into();
+                ld.origin = inst.origin;
+                out.push(ld);
+                rec.reloads += 1;
+                if let Some(o) = inst.origin {
+                    rec.origins.push(o);
+                }
+            }
             // Reloads for the vregs this instruction reads.
             let mut reads: Vec<usize> = Vec::new();
             inst.for_each_use(|r| {
                 if let Some(i) = index_of(r.vreg)
                     && !reads.contains(&i)
+                    && !refill.contains(&i)
                 {
                     reads.push(i);
                 }
@@ -267,6 +326,7 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
                 // register then holds nothing of the vreg).
                 st.guard = guard;
                 st.origin = origin;
+                stored_at[i] = Some(out.len());
                 out.push(st);
                 rec.stores += 1;
                 if let Some(o) = origin {

@@ -16,7 +16,9 @@
 //!   whole vreg on an instruction that always executes (no guard, or `@PT`).
 //! * Writes that do not kill: a destination naming one component (`%rd0.lo`: the other
 //!   half keeps its value, so the vreg stays live above), and any destination of a
-//!   guarded instruction (when the guard is false the old value survives).
+//!   guarded instruction (when the guard is false the old value survives) — except
+//!   where no older value is ever read: a vreg defined once, or one whose every def and
+//!   use lies in one block under one guard ([`predicated_kills`]).
 //!   Consequence: a vreg built component by component (`%d5.lo = ..; %d5.hi = ..`) is
 //!   live from its previous whole def — or from the function entry — down to those
 //!   defs. That over-approximates (safe for interference); `uninit` tracks components
@@ -196,8 +198,8 @@ pub struct Liveness {
     /// first point query that needs them: the allocator and the checker never ask, and
     /// on a large function they are a copy of the live set every 128 instructions.
     pub(super) checkpoints: Checkpoints,
-    /// Vregs with exactly one whole-register definition in the function: a predicated
-    /// def of such a vreg kills too (there is no older value for it to keep).
+    /// Vregs whose predicated defs kill too ([`predicated_kills`]: defined once, or
+    /// guard-local), because no older value of them is ever read.
     single_def: Vec<bool>,
     /// Per block: the block-local vregs it kills (they have no bit in the dense sets).
     local_kills: Vec<Vec<VRegId>>,
@@ -269,6 +271,160 @@ pub fn comp_kills(f: &Function) -> Vec<u8> {
         .collect()
 }
 
+/// Per vreg: whether a predicated (guarded) whole-register def of it kills — it has
+/// exactly one whole-register def ([`single_defs`]), or it is [`guard_local`] — and so ends
+/// its live range backwards like an unguarded def does. Seed 004's gen/kill has every def
+/// kill ("kill(B) = { r in V | r is defined in B }"); radbg keeps a guarded def from
+/// killing only where an older value could still be read, which these two rules exclude.
+pub fn predicated_kills(f: &Function, exit_live: &[VRegId]) -> Vec<bool> {
+    let mut k = single_defs(f);
+    for (k, g) in k.iter_mut().zip(guard_local(f, exit_live)) {
+        *k |= g;
+    }
+    k
+}
+
+/// Per vreg: every def and use of it lies in one block, each under the same guard
+/// (`@%p` or `@!%p`, the predicate not redefined in between), the first of them a
+/// whole-register def, and it is not live at the function's exit. When the guard is
+/// false none of those instructions runs, so no older value is ever read: each guarded
+/// def may kill (the block reads as straight-line code under the guard). This is what
+/// `ifconvert` makes of a short body's temporaries that have several defs — the
+/// expansion of a division, an accumulator updated twice — which the single-def rule
+/// missed: they stayed live from the function's entry around every loop (a reduced
+/// cuvarbase BLS kernel failed at 32 registers where ptxas uses 4; `tests/regress/`).
+pub fn guard_local(f: &Function, exit_live: &[VRegId]) -> Vec<bool> {
+    use crate::ir::model::{Guard, Reg};
+    const UNSEEN: u32 = u32::MAX;
+    let n = f.vregs.len();
+    let mut ok = vec![true; n];
+    // Per vreg: the block of its first occurrence, its guard there, and the number of
+    // defs of that guard's predicate seen in the block by then.
+    let mut block = vec![UNSEEN; n];
+    let mut guard: Vec<Option<Guard>> = vec![None; n];
+    let mut guard_gen = vec![0u32; n];
+    // Defs of each (predicate) vreg seen so far in the current block.
+    let mut defs_in_block = vec![0u32; n];
+    let mut touched: Vec<usize> = Vec::new();
+    for (b, blk) in f.blocks.iter().enumerate() {
+        let b = b as u32;
+        for &t in &touched {
+            defs_in_block[t] = 0;
+        }
+        touched.clear();
+        for inst in &blk.insts {
+            let g = inst.guard;
+            let gen_now = match g {
+                Some(Guard { reg: Reg::V(p), .. }) if p.comp.is_none() => defs_in_block.get(p.vreg.index()).copied(),
+                _ => None,
+            };
+            // Only a guard on a whole predicate vreg qualifies: a physical predicate or a
+            // component could change without a def we see.
+            let mut visit = |v: usize, is_def: bool, whole: bool| {
+                if v >= n || !ok[v] {
+                    return;
+                }
+                let Some(gen_now) = gen_now else {
+                    ok[v] = false;
+                    return;
+                };
+                if block[v] == UNSEEN {
+                    if !is_def || !whole {
+                        ok[v] = false;
+                        return;
+                    }
+                    block[v] = b;
+                    guard[v] = g;
+                    guard_gen[v] = gen_now;
+                } else if block[v] != b || guard[v] != g || guard_gen[v] != gen_now || !whole {
+                    ok[v] = false;
+                }
+            };
+            inst.for_each_use(|r| visit(r.vreg.index(), false, r.comp.is_none()));
+            inst.for_each_def(|r| visit(r.vreg.index(), true, r.comp.is_none()));
+            inst.for_each_def(|r| {
+                if let Some(c) = defs_in_block.get_mut(r.vreg.index()) {
+                    *c += 1;
+                    touched.push(r.vreg.index());
+                }
+            });
+        }
+    }
+    for v in exit_live {
+        if let Some(o) = ok.get_mut(v.index()) {
+            *o = false;
+        }
+    }
+    ok.iter().zip(&block).map(|(&o, &b)| o && b != UNSEEN).collect()
+}
+
+/// How far [`group_starts`] looks for the rest of a group (instructions).
+const GROUP_SCAN: usize = 16;
+
+/// The component defs in `insts` that begin a *complete rewrite* of their vreg: from it,
+/// unguarded component defs in the same block define every component of the vreg before
+/// anything reads it or defines it otherwise (PTX's `mov.b64 %rd, {%r1, %r2}` and vector
+/// loads become such groups on import). No older value is read after such a def, so it
+/// starts a new value, as a whole def does — seed 004's gen/kill (every def kills) holds
+/// for the group as a whole. Without this a 64-bit name redefined from two halves stayed
+/// one web with its older value, and spilling it freed nothing (a boojum barycentric
+/// kernel failed at `--maxrregcount 32`; `tests/regress/`). Sorted by (instruction, vreg).
+pub fn group_starts(f: &Function, insts: &[Inst]) -> Vec<(u32, VRegId)> {
+    let mut out = Vec::new();
+    for (i, inst) in insts.iter().enumerate() {
+        if !kills(inst) {
+            continue;
+        }
+        let mut here: Vec<VRegId> = Vec::new();
+        for d in inst.defs() {
+            let crate::ir::model::Operand::Reg(crate::ir::model::Reg::V(r)) = d else { continue };
+            if r.comp.is_none() || here.contains(&r.vreg) {
+                continue;
+            }
+            here.push(r.vreg);
+            let Some(vr) = f.vregs.get(r.vreg.index()) else { continue };
+            let w = u32::from(vr.width).min(32);
+            let all = if w >= 32 { u32::MAX } else { (1u32 << w) - 1 };
+            if complete_from(insts, i, r.vreg, all) {
+                out.push((i as u32, r.vreg));
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// Whether unguarded component defs from `insts[i]` on define all of `all`'s components
+/// of `v` before any read or whole/guarded def of it.
+fn complete_from(insts: &[Inst], i: usize, v: VRegId, all: u32) -> bool {
+    let mut seen = 0u32;
+    for inst in insts.iter().skip(i).take(GROUP_SCAN) {
+        let mut read = false;
+        inst.for_each_use(|r| read |= r.vreg == v);
+        if read {
+            return false;
+        }
+        let mut bad = false;
+        for d in inst.defs() {
+            if let crate::ir::model::Operand::Reg(crate::ir::model::Reg::V(r)) = d
+                && r.vreg == v
+            {
+                match r.comp {
+                    Some(c) if kills(inst) && u32::from(c) < 32 => seen |= 1 << c,
+                    _ => bad = true,
+                }
+            }
+        }
+        if bad {
+            return false;
+        }
+        if seen & all == all {
+            return true;
+        }
+    }
+    false
+}
+
 /// Per vreg: whether it has exactly one whole-register definition in `f`.
 pub fn single_defs(f: &Function) -> Vec<bool> {
     let mut n = vec![0u32; f.vregs.len()];
@@ -321,7 +477,7 @@ fn compute_inner(
     // Dense per-file bit indices (seed 004: one bitvector per file, solved independently).
     // A file is solved only when the function has vregs in it, like ptxas allocates the
     // UR bitvector only for functions that use uniform registers.
-    let single_def = if single_def_kills { single_defs(f) } else { vec![false; f.vregs.len()] };
+    let single_def = if single_def_kills { predicated_kills(f, exit_live) } else { vec![false; f.vregs.len()] };
     // Block-local vregs (reload temporaries, short-lived values) get no bit: they can be
     // in no live-in or live-out set, so the dense sets and the solver skip them (the
     // sets, sweeps and every query are the same; only the memory and time shrink).

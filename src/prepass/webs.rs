@@ -104,7 +104,7 @@ fn compute(f: &Function) -> Webs {
         f.abi.as_ref().map(|a| a.returns.iter().filter_map(|r| r.bind).collect()).unwrap_or_default();
     let cfg = crate::analysis::cfg::build(f, 1.0);
     let live = liveness::compute(f, &cfg, &exit_live);
-    let single_def = liveness::single_defs(f);
+    let single_def = liveness::predicated_kills(f, &exit_live);
     let comp_kill = liveness::comp_kills(f);
     let mut sets = Sets { parent: Vec::new() };
     let mut occ = Vec::new();
@@ -126,7 +126,8 @@ fn compute(f: &Function) -> Webs {
             e.push((v, node));
         }
         let mut defined: Vec<VRegId> = Vec::new();
-        for inst in &block.insts {
+        let starts = liveness::group_starts(f, &block.insts);
+        for (ii, inst) in block.insts.iter().enumerate() {
             read.clear();
             inst.for_each_use(|r| {
                 let v = r.vreg.index();
@@ -151,7 +152,10 @@ fn compute(f: &Function) -> Webs {
                 }
                 let kills = match r.comp {
                     None => always || single_def[v],
-                    Some(c) => comp_kill[v] != NO_COMP && comp_kill[v] == c,
+                    Some(c) => {
+                        (comp_kill[v] != NO_COMP && comp_kill[v] == c)
+                            || starts.binary_search(&(ii as u32, r.vreg)).is_ok()
+                    }
                 };
                 let node = sets.add();
                 if !kills && cur[v] != NONE {
@@ -192,6 +196,29 @@ fn compute(f: &Function) -> Webs {
         }
     }
     Webs { occ, sets, splittable: splittable(f) }
+}
+
+/// A web cut off at a group start ([`liveness::group_starts`]) holds only component defs: like the
+/// `components` stage does for a vreg built that way from the start, mark it
+/// `vflags::ASSEMBLED` where each of its components is defined once, all in one block,
+/// so liveness starts it at its first component def instead of the function's entry.
+/// Only the vregs this pass split (`split`: original index, web count) and the webs it
+/// appended (index `n` on) are looked at.
+fn mark_assembled(g: &mut Function, split: &[(usize, u32)], n: usize) {
+    use crate::ir::model::vflags;
+    if split.is_empty() {
+        return;
+    }
+    let mut look: Vec<usize> = split.iter().map(|&(v, _)| v).collect();
+    look.extend(n..g.vregs.len());
+    let before: Vec<u64> = look.iter().map(|&v| g.vregs[v].flags).collect();
+    for &v in &look {
+        g.vregs[v].flags |= vflags::ASSEMBLED;
+    }
+    let kills = liveness::comp_kills(g);
+    for (&v, &flags) in look.iter().zip(&before) {
+        g.vregs[v].flags = if kills[v] != NO_COMP { flags | vflags::ASSEMBLED } else { flags };
+    }
 }
 
 /// Visits every register occurrence of `f` mutably, in the order `compute` records them:
@@ -250,6 +277,7 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
         i += 1;
     });
     let split: Vec<(usize, u32)> = count.iter().enumerate().filter(|(_, c)| **c > 1).map(|(v, c)| (v, *c)).collect();
+    mark_assembled(&mut g, &split, n);
     let summary = if split.is_empty() {
         "every vreg is one web".to_string()
     } else {
@@ -293,6 +321,30 @@ mod tests {
         assert!(text.contains("%r0$w1 = MOV 2") && text.contains("@%p0 %r0$w1 = MOV 3"), "{text}");
         assert!(text.contains("%r2 = IADD3 %r0$w1, %r1, RZ"), "{text}");
         assert!(summary.contains("%r0 (2)"), "{summary}");
+    }
+
+    #[test]
+    fn a_name_rebuilt_from_its_halves_starts_a_new_assembled_web() {
+        // Issue 22 (boojum barycentric at 32): %rd0's first value dies at the IADD3;
+        // the .lo/.hi defs write all of it again before any read, so they start a new
+        // value, which liveness starts at its .lo def (assembled), not at the entry.
+        let (f, summary) = split(
+            ".target sm_90\n.entry k {\n  .reg .R %r<4>\n  .reg .R.x2 %rd<2>\nbb0:\n  %r0 = S2R SR_TID.X\n  %rd0 = IMAD.WIDE %r0, 4, RZ\n  %r1 = IADD3 %rd0.lo, %rd0.hi, RZ\n  %r2 = IADD3 %r1, 1, RZ\n  %r3 = IADD3 %r1, 2, RZ\n  %rd0.lo = MOV %r2\n  %rd0.hi = MOV %r3\n  %rd1 = IMAD.WIDE %r1, 4, %rd0\n  EXIT\n}\n",
+        );
+        let text = names(&f);
+        assert!(summary.contains("%rd0 (2)"), "{summary}\n{text}");
+        assert!(text.contains("%rd0$w1.lo = MOV %r2") && text.contains("%rd0$w1.hi = MOV %r3"), "{text}");
+        let w1 = f.vregs.iter().find(|v| v.name == "%rd0$w1").expect("the new web");
+        assert_ne!(w1.flags & crate::ir::model::vflags::ASSEMBLED, 0, "assembled");
+        let cfg = crate::analysis::cfg::build(&f, 1.0);
+        let live = liveness::compute(&f, &cfg, &[]);
+        let id = VRegId::new(f.vregs.iter().position(|v| v.name == "%rd0$w1").expect("web"));
+        assert!(!live.files().iter().any(|fl| fl.ids(BlockSet::LiveIn, 0).contains(&id)), "not live at the entry");
+        // A half written under a guard, or read before the other half, starts nothing.
+        let (_, summary) = split(
+            ".target sm_90\n.entry k {\n  .reg .R %r<3>\n  .reg .R.x2 %rd<2>\n  .reg .P %p0\nbb0:\n  %r0 = S2R SR_TID.X\n  %rd0 = IMAD.WIDE %r0, 4, RZ\n  %r1 = IADD3 %rd0.lo, %rd0.hi, RZ\n  %rd0.lo = MOV %r1\n  %r2 = IADD3 %rd0.lo, %rd0.hi, RZ\n  %rd0.hi = MOV %r2\n  %rd1 = IMAD.WIDE %r1, 4, %rd0\n  EXIT\n}\n",
+        );
+        assert_eq!(summary, "every vreg is one web");
     }
 
     #[test]
