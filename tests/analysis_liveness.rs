@@ -359,3 +359,37 @@ fn partial_solves_replay_the_sweeps() {
     assert_eq!(sets(&at(99)), sets(&full));
     assert_eq!(at(99).sweeps(RegFile::R), full.sweeps(RegFile::R));
 }
+
+#[test]
+fn a_spill_refill_keeps_an_assembled_vreg_assembled() {
+    // Issue 22 (a blender-cycles .func failed at --maxrregcount 64): the spill code
+    // reloads a spilled vreg into itself before a component def that keeps the rest of
+    // it. That whole def restores the same value; it must not make the vreg "defined in
+    // other ways", or the vreg is live from the entry (here: around the loop and across
+    // the call, where only callee-saved registers are left).
+    let src = "A:
+           %r0 = S2R SR_TID.X
+         L:
+           %r1 = IADD3 %r0, 1, RZ
+           %rd0.lo = MOV %r1
+           STL.64.SPILL [0x8], %rd0
+           %r2 = IADD3 %r1, 2, RZ
+           %rd0 = LDL.64.SPILL [0x8]
+           %rd0.hi = MOV %r2
+           STG.E.64 [%rd1], %rd0
+           %p0 = ISETP.GE.AND %r2, 9, PT
+           @%p0 BRA L
+         B:
+           EXIT";
+    let mut f = func(src);
+    let rd0 = v(&f, "%rd0");
+    f.vregs[rd0.index()].flags |= radbg::ir::model::vflags::ASSEMBLED;
+    assert_eq!(liveness::comp_kills(&f)[rd0.index()], 0, "the .lo def still starts %rd0");
+    let c = cfg::build(&f, 8.0);
+    let l = liveness::compute(&f, &c, &[]);
+    assert!(!l.live_in(1).iter().any(|x| x == rd0), "%rd0 is not live around the loop");
+    // A reload that is not spill code is another value: the vreg is no longer assembled.
+    let mut g = func(&src.replace("LDL.64.SPILL [0x8]", "LDL.64 [0x8]"));
+    g.vregs[rd0.index()].flags |= radbg::ir::model::vflags::ASSEMBLED;
+    assert_eq!(liveness::comp_kills(&g)[rd0.index()], liveness::NO_COMP);
+}

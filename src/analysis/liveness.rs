@@ -240,12 +240,18 @@ pub fn comp_kills(f: &Function) -> Vec<u8> {
     let mut first: Vec<(usize, u8)> = vec![(usize::MAX, NO_COMP); n];
     for (b, blk) in f.blocks.iter().enumerate() {
         for inst in &blk.insts {
+            // The allocator's spill code may reload a spilled vreg into itself before a
+            // component def that keeps the rest of it (`alloc::spill`): that whole def
+            // restores the same value, unguarded, so it kills on its own and is no other
+            // value of the vreg.
+            let refill = matches!(inst.op.mnemonic(), "LDL" | "LDS") && inst.has_mod("SPILL") && kills(inst);
             inst.for_each_def(|r| {
                 let v = r.vreg.index();
                 if v >= n {
                     return;
                 }
                 match r.comp {
+                    None if refill => {}
                     None => bad[v] = true,
                     Some(c) if c < 32 => {
                         if seen[v] & (1 << c) != 0 || (first[v].0 != usize::MAX && first[v].0 != b) {
