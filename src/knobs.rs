@@ -143,6 +143,15 @@ impl KnobInfo {
         })
     }
 
+    /// The note a setting of this knob gets wherever a knob is set — `set knob`,
+    /// `--knob`, an Ori `.knob` line, `sweep`, `whatif knob`, the `knobs` listing — with
+    /// `in_force` the knobs the run would use: not modelled, or acting only with a knob
+    /// `in_force` leaves below its enabling value; `None` when the setting acts (issue 24:
+    /// no knob a user can touch is silently inert).
+    pub fn setting_note(&self, in_force: &Knobs) -> Option<String> {
+        self.not_modelled_note().or_else(|| self.needs_note(|n| in_force.int(n)))
+    }
+
     /// The note a setting of an unmodelled knob gets (`set knob`, `--knob`, `knobs`),
     /// `None` for a modelled one.
     pub fn not_modelled_note(&self) -> Option<String> {
@@ -934,6 +943,18 @@ mod tests {
         // On by default: the catalogue's own default enables it.
         assert_eq!(info.needs_note(|n| Knobs::new().int(n)), None);
         assert_eq!(find_str("639").expect("639").needs_note(|_| 0), None, "a knob that needs nothing");
+    }
+
+    #[test]
+    fn a_setting_note_says_not_modelled_or_needs() {
+        let mut k = Knobs::new();
+        let hoist = find_str("381").expect("381");
+        assert!(hoist.setting_note(&k).is_some_and(|n| n.contains("not modelled")));
+        let discard = find_str("684").expect("684");
+        assert_eq!(discard.setting_note(&k), None, "the interval interference is on by default");
+        k.set_str("radbg.IntervalInterference=0").unwrap();
+        assert!(discard.setting_note(&k).is_some_and(|n| n.contains("acts only with radbg.IntervalInterference=1")));
+        assert_eq!(find_str("639").expect("639").setting_note(&k), None);
     }
 
     #[test]
