@@ -99,13 +99,13 @@ impl KnobInfo {
         self
     }
 
-    /// radbg does not model this knob: ptxas reads it at `acts`; `why` says what radbg lacks.
-    /// It acts only with knob `name` at `value` (off by default for the reason `why`).
+    /// It acts only with knob `name` at `value` or more (`why` says why it needs it).
     const fn needs(mut self, name: &'static str, value: i64, why: &'static str) -> KnobInfo {
         self.needs = Some((name, value, why));
         self
     }
 
+    /// radbg does not model this knob: ptxas reads it at `acts`; `why` says what radbg lacks.
     const fn inert(mut self, acts: &'static str, why: &'static str) -> KnobInfo {
         self.model = Model::NotModelled(why);
         self.acts = acts;
@@ -134,13 +134,22 @@ impl KnobInfo {
         }
     }
 
-    /// The note a setting of this knob gets when the knob it needs is not set with it
-    /// (`enabled` says whether it is, among the knobs in force).
+    /// The note a setting of this knob gets when the knob it needs is below the value
+    /// that enables it (`enabled` gives that knob's value among the knobs in force).
     pub fn needs_note(&self, enabled: impl Fn(&'static str) -> i64) -> Option<String> {
         let (name, value, why) = self.needs?;
-        (enabled(name) & value == 0).then(|| {
+        (enabled(name) < value).then(|| {
             format!("knob {} acts only with {name}={value} ({why}); without it the value changes nothing", self.label())
         })
+    }
+
+    /// The note a setting of this knob gets wherever a knob is set — `set knob`,
+    /// `--knob`, an Ori `.knob` line, `sweep`, `whatif knob`, the `knobs` listing — with
+    /// `in_force` the knobs the run would use: not modelled, or acting only with a knob
+    /// `in_force` leaves below its enabling value; `None` when the setting acts (issue 24:
+    /// no knob a user can touch is silently inert).
+    pub fn setting_note(&self, in_force: &Knobs) -> Option<String> {
+        self.not_modelled_note().or_else(|| self.needs_note(|n| in_force.int(n)))
     }
 
     /// The note a setting of an unmodelled knob gets (`set knob`, `--knob`, `knobs`),
@@ -411,12 +420,12 @@ pub static CATALOGUE: &[KnobInfo] = &[
         "seed 000: the fat-point scan skips slots whose primary cost exceeds this",
     )
     .live(
-        "fat-point scan: discard threshold, compared with the interval interference of seed 000's type 7 — only with radbg.IntervalInterference=1 (off by default: two more failed allocations on the dev gate)",
+        "fat-point scan: discard threshold, compared with the interval interference of seed 000's type 7 (radbg.IntervalInterference, on by default) — seed 000 'Core Fat-Point Allocator'",
     )
     .needs(
         "radbg.IntervalInterference",
         1,
-        "the interval interference of seed 000's type 7 it is compared with is off by default: two more failed allocations on the dev gate",
+        "the interval interference of seed 000's type 7 is the only primary weight it is compared with on kernels without phis",
     ),
     k(
         934,
@@ -579,8 +588,8 @@ pub static CATALOGUE: &[KnobInfo] = &[
     r(
         "radbg.IntervalInterference",
         int(0, 2),
-        Default::Int(0),
-        "seed 000 (type 7 'Range: interference over an interval'): slots held inside a vreg's live-range holes weigh on its primary histogram; 0 off (default: on, the dev gate has 2 more failed allocations at 32), 1 compared with knob 684 (discard), 2 also minimised (the seed's cost = primary)",
+        Default::Int(1),
+        "seed 000 (type 7 'Range: interference over an interval'): per slot, how many times an assigned vreg takes it inside a vreg's live-range holes, on the primary histogram; 0 off, 1 compared with knob 684 (discard; default), 2 also minimised (the seed's cost = primary)",
     )
     .live("fat-point histogram fill: interval interference (type 7) on the primary histogram — seed 000"),
     r(
@@ -926,7 +935,26 @@ mod tests {
         let off = info.needs_note(|_| 0).expect("a note without the enabler");
         assert!(off.contains("radbg.IntervalInterference=1") && off.contains("changes nothing"), "{off}");
         assert_eq!(info.needs_note(|n| if n == "radbg.IntervalInterference" { 1 } else { 0 }), None);
+        assert_eq!(
+            info.needs_note(|n| if n == "radbg.IntervalInterference" { 2 } else { 0 }),
+            None,
+            "2 enables it too"
+        );
+        // On by default: the catalogue's own default enables it.
+        assert_eq!(info.needs_note(|n| Knobs::new().int(n)), None);
         assert_eq!(find_str("639").expect("639").needs_note(|_| 0), None, "a knob that needs nothing");
+    }
+
+    #[test]
+    fn a_setting_note_says_not_modelled_or_needs() {
+        let mut k = Knobs::new();
+        let hoist = find_str("381").expect("381");
+        assert!(hoist.setting_note(&k).is_some_and(|n| n.contains("not modelled")));
+        let discard = find_str("684").expect("684");
+        assert_eq!(discard.setting_note(&k), None, "the interval interference is on by default");
+        k.set_str("radbg.IntervalInterference=0").unwrap();
+        assert!(discard.setting_note(&k).is_some_and(|n| n.contains("acts only with radbg.IntervalInterference=1")));
+        assert_eq!(find_str("639").expect("639").setting_note(&k), None);
     }
 
     #[test]

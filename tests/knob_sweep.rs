@@ -19,18 +19,16 @@ use radbg::ir::{KnobKey, KnobValue};
 use radbg::knobs::{CATALOGUE, KnobInfo, KnobType};
 
 /// Knobs that act only with another knob set: the sweep runs both the base and the knob's
-/// points with the enabler on. 684 compares against seed 000's interval interference, off
-/// by default (ARCHITECTURE.md, "Where radbg departs from the seeds"); 680 scales the
-/// spill cost the seed's High-list rule reads (`radbg.SixLists` bit 1).
-const ENABLERS: &[(&str, &str, i64)] = &[
-    ("RegAllocThresholdForDiscardConflicts", "radbg.IntervalInterference", 1),
-    ("RegAllocSpillCostMultiplier", "radbg.SixLists", 1),
-];
+/// points with the enabler on. 680 scales the spill cost the seed's High-list rule reads
+/// (`radbg.SixLists` bit 1). (684 needs seed 000's interval interference, which is on
+/// by default: it is swept as it is.)
+const ENABLERS: &[(&str, &str, i64)] = &[("RegAllocSpillCostMultiplier", "radbg.SixLists", 1)];
 
 const BUDGETS: [Option<u32>; 3] = [None, Some(24), Some(16)];
 
 /// Where each knob was seen to act: (knob, kernel file name, budget).
 const HINTS: &[(&str, &str, Option<u32>)] = &[
+    ("RegAllocThresholdForDiscardConflicts", "sgemm_spill.ori", Some(24)),
     ("RegAllocCoalescing", "abi_7013.ori", None),
     ("RegAllocEstimatedLoopIterations", "alloc_fail.ori", None),
     ("RegAllocBankAware", "abi_clean.ori", None),

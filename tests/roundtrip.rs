@@ -33,13 +33,15 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
 
     /// The valid-mode generator (which other layers' tests use) really produces
-    /// modules the validator accepts without a word, and they round-trip too.
+    /// modules the validator accepts without an error or a warning (a `.knob` radbg does
+    /// not model gets a note, issue 24 — accepted all the same), and they round-trip too.
     #[test]
     fn valid_modules_validate_cleanly_and_round_trip(seed in any::<u64>(), funcs in 1usize..4, blocks in 1usize..6) {
         let cfg = GenConfig { max_functions: funcs, max_blocks: blocks, valid: true, ..GenConfig::default() };
         let m = arbitrary::module(&mut Rng::new(seed), &cfg);
         let diags = radbg::ir::validate::validate(&m, &radbg::ir::span::SourceMap::default());
-        prop_assert!(diags.is_empty(), "seed {seed}: {:?}\n{}", diags, radbg::ir::print::print_module(&m));
+        let words = diags.iter().filter(|d| d.severity != radbg::ir::diag::Severity::Note).collect::<Vec<_>>();
+        prop_assert!(words.is_empty(), "seed {seed}: {:?}\n{}", words, radbg::ir::print::print_module(&m));
         if let Err(e) = arbitrary::round_trip(&m) {
             panic!("seed {seed}: {e}");
         }

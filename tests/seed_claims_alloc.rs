@@ -86,20 +86,22 @@ fn knob_684_defaults_to_50() {
 
 #[test]
 fn knob_684_moves_assignments_on_the_sgemm_kernel() {
-    // The interval weight (seed 000 type 7) is what 684 discards; it is off by default
-    // (ARCHITECTURE.md, "Where radbg departs from the seeds").
-    const ON: &str = "radbg.IntervalInterference=1";
-    let at50 = outcome(&run(sgemm(), 32, &[ON]));
-    let at20 = outcome(&run(sgemm(), 32, &[ON, "684=20"]));
-    let at5 = outcome(&run(sgemm(), 32, &[ON, "684=5"]));
-    assert_ne!(at50, at20, "lowering 684 to 20 must move an assignment");
-    assert_ne!(at20, at5);
-    // Raised past every interval weight, nothing is discarded: the same as with the
+    // The interval weight (seed 000 type 7, on by default) is what 684 discards: a count
+    // of interferences, so the default 50 discards nothing on this small kernel and
+    // lower thresholds move its accumulators (ARCHITECTURE.md, "Fat points").
+    let at50 = outcome(&run(sgemm(), 32, &[]));
+    let at12 = outcome(&run(sgemm(), 32, &["684=12"]));
+    let at4 = outcome(&run(sgemm(), 32, &["684=4"]));
+    assert_ne!(at50, at12, "lowering 684 to 12 must move an assignment");
+    assert_ne!(at12, at4);
+    assert!(at4.2 > at50.2, "at 4 more vregs spill: {} vs {}", at4.2, at50.2);
+    // Raised past every interval weight nothing is discarded: the same as with the
     // interval weight off, where there is nothing soft to discard and 684 is inert.
-    let off = outcome(&run(sgemm(), 32, &[]));
-    assert_eq!(off, outcome(&run(sgemm(), 32, &[ON, "684=100000"])));
-    assert_eq!(off, outcome(&run(sgemm(), 32, &["684=0"])));
-    assert_ne!(off, at50, "the default threshold already discards on this kernel");
+    const OFF: &str = "radbg.IntervalInterference=0";
+    let off = outcome(&run(sgemm(), 32, &[OFF]));
+    assert_eq!(off, outcome(&run(sgemm(), 32, &["684=100000"])));
+    assert_eq!(off, outcome(&run(sgemm(), 32, &[OFF, "684=0"])));
+    assert_eq!(off, at50, "the default threshold discards nothing on this kernel");
 }
 
 #[test]
@@ -121,8 +123,9 @@ fn every_slot_discarded_takes_the_cheapest_instead_of_failing() {
 fn interval_interference_writes_the_primary() {
     use radbg::alloc::occupancy::Occupancy;
     let mut occ = Occupancy::new(4, 32);
-    // Slot 1 is held at 10..=14, inside the hole of the vreg below (live 0..=5, 20..=25).
-    occ.occupy(1, &[(10, 14)]);
+    // Slot 1 is held twice inside the hole of the vreg below (live 0..=5, 20..=25): at
+    // 8..=9 and at 11..=14 — two interferences, whatever their length.
+    occ.occupy(1, &[(8, 9), (11, 14)]);
     let slot_of = |_: VRegId| None;
     let input = fatpoint::FillInput {
         width: 1,
@@ -135,10 +138,11 @@ fn interval_interference_writes_the_primary() {
         interval: 1,
     };
     let h = fatpoint::fill(&input);
-    assert_eq!(h.interval[1], 5);
-    assert_eq!(h.primary[1], 5);
+    assert_eq!(h.interval[1], 2);
+    assert_eq!(h.primary[1], 2);
     assert_eq!(h.blocked[1], Block::Free, "a hole is no conflict");
     assert_eq!(fatpoint::scan(&h, 1, 50).slot, Some(0));
+    assert_eq!(fatpoint::scan(&h, 1, 1).discarded, vec![1], "above a threshold of 1");
     let h0 = fatpoint::fill(&fatpoint::FillInput { interval: 0, ..input });
     assert_eq!(h0.primary[1], 0);
 }

@@ -5,11 +5,14 @@
 //! Scan rule, as the seed gives it: skip slots whose primary cost exceeds the discard
 //! threshold (knob 684); take the minimum primary cost; on a tie, the smaller
 //! secondary cost; on a further tie, the lowest slot. The primary holds, besides the
-//! hard weights, seed 000's type-7 interval interference (slots held inside the holes
-//! of the vreg's live range; `radbg.IntervalInterference`), which is what the threshold
-//! discards on real kernels; off by default (measured: ARCHITECTURE.md, "Where radbg
-//! departs from the seeds"), and when on, not minimised unless asked
-//! (`Histogram::interval_cost`). radbg adds one rule the seed
+//! hard weights, seed 000's type-7 interval interference (`radbg.IntervalInterference`,
+//! on by default): per slot, how many times an assigned vreg takes it inside the holes
+//! of the vreg's live range — an interference *count*, as the seed calls the primary
+//! ("Per-physical-register interference count"), not a number of positions, which
+//! would grow with the kernel's length and make a fixed threshold of 50 discard most
+//! slots of long kernels (measured: ARCHITECTURE.md, "Where radbg departs from the
+//! seeds"). That weight is what the threshold discards on real kernels; it is not
+//! minimised unless asked (`Histogram::interval_cost`). radbg adds one rule the seed
 //! leaves implicit: a slot with a *hard* conflict (two simultaneously live vregs, a
 //! fixed register, a pin elsewhere, a misaligned start) is never a candidate, whatever
 //! the threshold — hard weights go to a separate blocked mask, so raising knob 684
@@ -54,9 +57,9 @@ pub struct Histogram {
     /// `primary[slot] > threshold` there.
     pub soft: Vec<u32>,
     /// The interval interference written into `primary` (and `soft`): per slot, the
-    /// positions inside the holes of the vreg's live range where an assigned vreg holds
-    /// it (seed 000 constraint type 7, "Range: interference over an interval of program
-    /// points"). Kept apart for display.
+    /// number of stretches inside the holes of the vreg's live range where an assigned
+    /// vreg holds it (seed 000 constraint type 7, "Range: interference over an interval
+    /// of program points"). Kept apart for display.
     pub interval: Vec<u32>,
     /// Whether the scan minimises the interval weight too (else it only discards).
     pub interval_cost: bool,
@@ -168,11 +171,15 @@ pub fn fill_into(h: &mut Histogram, input: &FillInput) {
     // vreg's holes — between two of its runs, where it is not live — does not conflict,
     // but is contested over the vreg's interval: the weight is soft, so knob 684 can
     // discard the slot and the minimum prefers a slot free over the whole interval.
+    // It counts interferences (held stretches per hole), not positions: counted in
+    // positions, a hole of a few hundred instructions outweighed the threshold in almost
+    // every busy slot, the vreg took the last free register below the budget, and a
+    // later vreg found none (two kernels of the dev gate failed at 32 that way).
     h.interval_cost = input.interval >= 2;
     if input.interval >= 1 && input.segs.len() > 1 {
         let holes: Vec<(u32, u32)> =
             input.segs.windows(2).filter(|w| w[1].0 > w[0].1 + 1).map(|w| (w[0].1 + 1, w[1].0 - 1)).collect();
-        input.occ.add_vreg_conflicts(&holes, &mut h.interval);
+        input.occ.add_vreg_stretches(&holes, &mut h.interval);
         for ((p, s), &x) in h.primary.iter_mut().zip(h.soft.iter_mut()).zip(&h.interval) {
             *p += x;
             *s += x;

@@ -97,6 +97,34 @@ impl Occupancy {
         });
     }
 
+    /// Adds to `out[s]` the number of *stretches* of `segs` at which slot `s` is held by
+    /// a vreg: maximal runs of consecutive held positions inside one run of `segs`
+    /// (a slot held at 10..=14 and 18..=19 inside one run counts 2). This is an
+    /// interference count — how many times the slot is taken over the runs — where
+    /// `add_vreg_conflicts` counts positions, which grow with the kernel's length.
+    pub fn add_vreg_stretches(&self, segs: &[(u32, u32)], out: &mut [u32]) {
+        let k = out.len().min(self.slots).min(self.top);
+        let out = &mut out[..k];
+        // Per slot: whether the last position of the previous word of this run was held
+        // (a stretch going on across the word boundary is not a new one).
+        let mut carry = vec![0u64; k];
+        for &(lo, hi) in segs {
+            carry.iter_mut().for_each(|c| *c = 0);
+            for_words(&[(lo, hi)], |w, m| {
+                if w < self.words {
+                    let row = &self.vregs[w * self.slots..w * self.slots + k];
+                    for ((o, &x), c) in out.iter_mut().zip(row).zip(carry.iter_mut()) {
+                        let x = x & m;
+                        // A stretch starts at a held position whose predecessor (in this
+                        // run) is not held.
+                        *o += (x & !((x << 1) | *c)).count_ones();
+                        *c = x >> 63;
+                    }
+                }
+            });
+        }
+    }
+
     /// Whether no slot has a physical use (the fill can skip asking).
     pub fn no_phys(&self) -> bool {
         self.phys_count == 0
@@ -174,5 +202,21 @@ mod tests {
         let mut all = vec![0; 6];
         o.add_vreg_conflicts(&[(5, 70), (64, 64)], &mut all);
         assert_eq!(all, vec![67, 0, 0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn stretches_count_runs_of_held_positions_per_segment() {
+        let mut o = Occupancy::new(3, 300);
+        // Slot 1: two stretches inside 0..=40, one of them crossing the word boundary
+        // at 64 inside 50..=100 (counted once), and one more at 200..=210.
+        o.occupy(1, &[(10, 14), (18, 19), (60, 70), (200, 210)]);
+        o.occupy(2, &[(0, 299)]);
+        let mut out = vec![0; 3];
+        o.add_vreg_stretches(&[(0, 40), (50, 100), (205, 299)], &mut out);
+        assert_eq!(out, vec![0, 4, 3]);
+        // A stretch cut by a segment boundary counts in each segment it meets.
+        let mut out = vec![0; 3];
+        o.add_vreg_stretches(&[(60, 63), (64, 66)], &mut out);
+        assert_eq!(out, vec![0, 2, 2]);
     }
 }

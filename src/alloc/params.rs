@@ -92,6 +92,7 @@ mod tests {
     fn knob_684_reaches_the_params() {
         let mut k = Knobs::new();
         assert_eq!(FatPointParams::from_knobs(&k).discard_threshold, 50);
+        assert_eq!(FatPointParams::from_knobs(&k).interval_interference, 1, "on by default");
         k.set_str("684=80").unwrap();
         assert_eq!(FatPointParams::from_knobs(&k).discard_threshold, 80);
         k.set_str("623=3").unwrap();

@@ -62,6 +62,14 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Issue 24: sweeping a knob that changes nothing here says why (as `--knob` does).
+    if let (Axis::Knob(name), Some(k)) = (&axis, &args.knob)
+        && let Some(n) = crate::engine::settings::knob_name(name)
+            .ok()
+            .and_then(|info| info.setting_note(&crate::engine::settings::knobs_in_force(&module.knobs, &opts)))
+    {
+        eprintln!("radbg: note: --knob {k}: {n}");
+    }
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
     let rows = match sweep::run(&module, &opts, &axis, &values, jobs) {
         Ok(r) => r,

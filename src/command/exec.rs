@@ -13,6 +13,7 @@ use crate::command::render;
 use crate::engine::breakpoint::BpKind;
 use crate::engine::{Debugger, EventKind, RunOptions, Stage, Stop, query};
 use crate::ir::VRegId;
+use crate::knobs::Knobs;
 
 /// The result of one command.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,6 +22,15 @@ pub struct Output {
     pub json: Value,
     /// An `expect` that did not hold.
     pub failed: bool,
+}
+
+/// `o` with a knob's note (issue 24) as a last `note:` line and a `note` JSON field.
+fn with_note(mut o: Output, note: Option<String>) -> Output {
+    if let Some(n) = note {
+        o.text = format!("{}\nnote: {n}", o.text);
+        o.json["note"] = json!(n);
+    }
+    o
 }
 
 impl Output {
@@ -407,16 +417,33 @@ impl Session {
             Command::Why(q) => self.why(q).map(|x| render::explanation(&x)),
             Command::WhatIf(w) => {
                 let fi = self.func();
-                let x = crate::why::whatif::explain(self.dbg.as_ref().expect("loaded"), fi, w)?;
-                Ok(render::explanation(&x))
+                let d = self.dbg.as_ref().expect("loaded");
+                let x = crate::why::whatif::explain(d, fi, w)?;
+                // Issue 24: the knob's note, as `set knob` gives it, with the knob set.
+                let note = match w {
+                    crate::why::WhatIf::Knob(k) => {
+                        let mut in_force = Knobs::clone(&d.machine().knobs);
+                        in_force.set_checked(k.info, k.value.clone());
+                        k.info.setting_note(&in_force)
+                    }
+                    _ => None,
+                };
+                Ok(with_note(render::explanation(&x), note))
             }
             Command::Sweep(axis, values) => {
                 let d = self.dbg.as_ref().expect("loaded");
                 let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
                 let rows = crate::why::sweep::run(&d.loaded, &d.opts, axis, values, threads)?;
                 let x = crate::why::sweep::render(&rows, axis, false);
+                // Issue 24: sweeping a knob that changes nothing here says why.
+                let note = match axis {
+                    crate::why::sweep::Axis::Knob(name) => crate::engine::settings::knob_name(name)
+                        .ok()
+                        .and_then(|info| info.setting_note(&d.machine().knobs)),
+                    _ => None,
+                };
                 self.last_sweep = Some((axis.clone(), rows));
-                Ok(render::explanation(&x))
+                Ok(with_note(render::explanation(&x), note))
             }
             Command::Reduce(args) => crate::command::reduce::exec(self, args),
             Command::Expect(e) => self.expect(e),
@@ -693,25 +720,18 @@ impl Session {
 
     /// `set`: what [`Session::apply`] does, reported.
     fn set(&mut self, s: &Setting) -> Result<Output, String> {
-        // Issue 24: a knob radbg does not model is accepted with a note, never silently.
-        let knob_note = match s {
-            Setting::Knob(k) => k.info.not_modelled_note(),
-            _ => None,
-        };
         self.dbg()?;
         let label = s.label();
         let Some((from, note)) = self.apply(s) else {
             // A setting of the session, not of the run (`stop-on-error`): nothing re-runs.
             return Ok(Output::new(label.clone(), json!({ "set": label })));
         };
-        // A knob that acts only with another one says so when that one is off.
-        let knob_note = knob_note.or_else(|| match s {
-            Setting::Knob(k) => {
-                let d = self.dbg.as_ref()?;
-                k.info.needs_note(|n| d.machine().knobs.int(n))
-            }
+        // Issue 24: a knob radbg does not model, or one that acts only with another the
+        // run leaves off, is accepted with a note, never silently.
+        let knob_note = match s {
+            Setting::Knob(k) => self.dbg.as_ref().and_then(|d| k.info.setting_note(&d.machine().knobs)),
             _ => None,
-        });
+        };
         let mut o = self.position();
         o.text = format!("{label}: re-ran from stage {}\n{}", from.name(), o.text);
         if let Some(n) = note {

@@ -526,19 +526,28 @@ fn spill_stats(
 pub fn knobs(k: &Knobs, all: bool) -> Output {
     let mut s = String::new();
     let mut j = Vec::new();
+    // A listed knob that acts only with another one the run leaves off says so under the
+    // table (issue 24); an unmodelled one says so in its row.
+    let mut notes = Vec::new();
     for (info, v, set) in k.all() {
         if !all && !set {
             continue;
         }
         let _ = writeln!(s, "{}{}", if set { "*" } else { " " }, knob_line(info, &crate::knobs::show(&v)));
+        let needs = info.needs_note(|n| k.int(n));
         j.push(json!({"index": info.index, "name": info.name, "value": crate::knobs::show(&v), "set": set,
             "type": info.ty.name(), "range": info.range(), "modelled": info.modelled(), "acts": info.acts,
-            "not_modelled": match info.model { crate::knobs::Model::NotModelled(why) => Some(why), _ => None }}));
+            "not_modelled": match info.model { crate::knobs::Model::NotModelled(why) => Some(why), _ => None },
+            "needs": needs}));
+        notes.extend(needs);
     }
     if s.is_empty() {
         s = "all knobs at their defaults ('knobs all' lists them)".into();
     } else {
         s = format!("{}\n{s}", knob_header());
+    }
+    for n in notes {
+        let _ = write!(s, "\nnote: {n}");
     }
     out(s.trim_end().to_string(), json!({"knobs": j}))
 }

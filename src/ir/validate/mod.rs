@@ -58,6 +58,11 @@ struct V<'m> {
 impl V<'_> {
     fn module(&mut self) {
         let m = self.m;
+        // The knobs the file sets, for the notes below (a bad line is reported on its own).
+        let mut in_force = crate::knobs::Knobs::new();
+        for setting in &m.knobs {
+            let _ = in_force.set(&setting.key, &setting.value);
+        }
         for (k, setting) in m.knobs.iter().enumerate() {
             let spans = self.map.knobs.get(k);
             let key_span = spans.map(|s| s.key);
@@ -80,6 +85,10 @@ impl V<'_> {
                     other => lower_first(&other.to_string()),
                 };
                 self.out.push(Diagnostic::error(spans.map(|s| s.value), msg));
+            } else if let Some(n) = info.setting_note(&in_force) {
+                // Issue 24: a knob radbg does not model, or one that acts only with a knob
+                // the file leaves off, is accepted with a note at its line, never silently.
+                self.out.push(Diagnostic::note(key_span, n));
             }
         }
         let o = &m.options;
