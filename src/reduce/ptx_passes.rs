@@ -98,18 +98,24 @@ impl Pass for Functions {
 }
 
 /// The text with every function but `name` deleted (`None` when nothing would go).
-/// The search tries it first when the predicate names the function that shows it.
 pub fn keep_only(text: &str, name: &str) -> Option<String> {
+    keep_functions(text, &std::iter::once(name.to_string()).collect())
+}
+
+/// The text with every function definition not in `keep` deleted (`None` when nothing
+/// would go). Declarations without a body stay (a kept function may call them). The
+/// search tries it first with the call group of the function that shows the predicate.
+pub fn keep_functions(text: &str, keep: &HashSet<String>) -> Option<String> {
     let m = parse(text)?;
     let mut edits = Vec::new();
     for f in funcs(&m) {
-        if f.name == name {
+        if keep.contains(f.name) {
             continue;
         }
         let start = item_start(text, f.pos as usize);
         let end = match f.body {
             Some(_) => f.close as usize + 1,
-            None => after_semicolon(text, f.pos as usize)?,
+            None => continue,
         };
         edits.push(Edit::delete(start, to_line_end(text, end.min(text.len()))));
     }
