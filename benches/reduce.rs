@@ -42,6 +42,7 @@ fn reduce(path: &PathBuf, pred: &Predicate, timeout: u64) -> Result<radbg::reduc
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let mut cfg = Config::new(RunOptions { imported: true, ..RunOptions::default() });
     cfg.timeout = Some(Duration::from_secs(timeout));
+    cfg.ptxas = radbg::reduce::ptxas::find(None).ok();
     radbg::reduce::reduce(Format::Ptx, &text, pred, &cfg, &mut |_| {})
 }
 
@@ -212,6 +213,8 @@ fn gate() {
         opts.sm = radbg::ir::Sm::parse(&sm).ok();
         let mut cfg = Config::new(opts);
         cfg.timeout = Some(Duration::from_secs(60));
+        // As the CLI runs it: ptxas checks the width passes' candidates and the result.
+        cfg.ptxas = Some(ptxas.clone());
         let what = ["checker-fault", "fails", "differs>10%"][kind as usize];
         let s = Instant::now();
         let c0 = process_cpu_seconds();

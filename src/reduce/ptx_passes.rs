@@ -407,8 +407,8 @@ impl Pass for Renumber {
     }
 }
 
-/// Parameters of functions and kernels (the parameter list is rewritten without them;
-/// a parameter still read makes the candidate fail to load).
+/// Parameters of kernels and of functions nothing calls (the parameter list is rewritten
+/// without them; a parameter still read makes the candidate fail to load).
 pub struct Params;
 
 struct ParamItems<'a> {
@@ -449,9 +449,16 @@ impl Pass for Params {
     }
     fn prepare<'a>(&self, text: &'a str) -> Option<Box<dyn Items + 'a>> {
         let m = parse(text)?;
+        // A function something names (a call, a prototype, an address taken) keeps its
+        // parameters: its calls would pass more arguments than it takes, which radbg's
+        // loader lets through and ptxas refuses ("Call has wrong number of parameters").
+        let mut named = HashSet::new();
+        for f in funcs(&m) {
+            names_used(f, &mut named);
+        }
         let mut lists = Vec::new();
         let mut items = Vec::new();
-        for f in funcs(&m) {
+        for f in funcs(&m).filter(|f| !named.contains(f.name)) {
             let (Some(first), Some(last)) = (f.params.first(), f.params.last()) else { continue };
             let open = text[..first.pos as usize].rfind('(')? + 1;
             let close = text[last.pos as usize..].find(')')? + last.pos as usize;

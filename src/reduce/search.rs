@@ -79,8 +79,8 @@ pub struct Outcome {
     pub timed_out: bool,
     pub elapsed: Duration,
     /// Set when [`Config::ptxas`] rejected the reduced kernel: `text` is then the latest
-    /// round's start it accepts (or, when it accepts none — not even the input — the
-    /// reduced kernel, and the note says so).
+    /// state (after a pass) it accepts (or, when it accepts none — not even the input —
+    /// the reduced kernel, and the note says so).
     pub ptxas_note: Option<String>,
 }
 
@@ -262,11 +262,11 @@ impl Search<'_> {
 }
 
 /// The result as the real ptxas checks it: `text` when ptxas accepts it, else the latest
-/// round's start it accepts (every one showed the predicate), else `text` with a note
-/// (ptxas rejects the input too).
-/// (The passes that rewrite types had every candidate checked; this catches what the
-/// others might still produce that radbg's loader accepts and ptxas does not.)
-fn checked_by_ptxas(exe: &str, opts: &RunOptions, text: String, rounds: Vec<String>) -> (String, Option<String>) {
+/// earlier state it accepts (`history`: the start, then the text after each pass that
+/// changed it; every one showed the predicate), else `text` with a note (ptxas rejects
+/// the input too). The passes whose candidates radbg's loader cannot vouch for had each
+/// checked by ptxas; this catches what the others might still produce.
+fn checked_by_ptxas(exe: &str, opts: &RunOptions, text: String, history: Vec<String>) -> (String, Option<String>) {
     let verdict = |t: &str| match subject::load(Format::Ptx, t) {
         Ok(p) => accepts(exe, t, &p.module, opts),
         Err(_) => false,
@@ -274,14 +274,16 @@ fn checked_by_ptxas(exe: &str, opts: &RunOptions, text: String, rounds: Vec<Stri
     if verdict(&text) {
         return (text, None);
     }
-    for (k, earlier) in rounds.into_iter().enumerate().rev() {
+    let steps = history.len();
+    for (k, earlier) in history.into_iter().enumerate().rev() {
         if verdict(&earlier) {
-            let note =
-                format!("ptxas rejects the reduced kernel: the result is round {}'s start, which it accepts", k + 1);
+            let note = format!(
+                "ptxas rejects the reduced kernel: the result is the latest state before it that ptxas accepts ({} pass(es) back)",
+                steps - k
+            );
             return (earlier, Some(note));
         }
     }
-    // Round 1 started from the input (or the part of it that shows the predicate).
     (text, Some("ptxas rejects the reduced kernel and the input it started from".into()))
 }
 
@@ -352,16 +354,22 @@ pub fn reduce(
         s.out.bytes = cur.len();
         s.report("functions", 1, progress);
     }
-    // The text at the start of each round, for the check with ptxas at the end.
-    let mut rounds: Vec<String> = Vec::new();
+    // The text the search starts from and after each pass that changed it, for the
+    // check with ptxas at the end.
+    let checkpoints = cfg.ptxas.is_some() && format == Format::Ptx && !pred.needs_ptx();
+    let mut history: Vec<String> = Vec::new();
+    if checkpoints {
+        history.push(cur.clone());
+    }
     for round in 1..=cfg.max_rounds.max(1) {
         s.out.rounds = round;
-        if cfg.ptxas.is_some() && format == Format::Ptx && !pred.needs_ptx() {
-            rounds.push(cur.clone());
-        }
         let mut changed = false;
         for p in &passes {
-            changed |= s.run_pass(p.as_ref(), round, &mut cur, progress);
+            let moved = s.run_pass(p.as_ref(), round, &mut cur, progress);
+            if moved && checkpoints {
+                history.push(cur.clone());
+            }
+            changed |= moved;
             if s.out.timed_out {
                 break;
             }
@@ -374,7 +382,10 @@ pub fn reduce(
         && format == Format::Ptx
         && !pred.needs_ptx()
     {
-        let (text, note) = checked_by_ptxas(exe, &cfg.opts, cur, rounds);
+        if history.last() == Some(&cur) {
+            history.pop();
+        }
+        let (text, note) = checked_by_ptxas(exe, &cfg.opts, cur, history);
         if note.is_some()
             && let Ok(p) = subject::load(format, &text)
         {
