@@ -2,7 +2,8 @@
 //! input's call groups (`engine::machine::call_groups`: a function with every function it
 //! names, which run alone with the same events as in the whole module) are tried one at
 //! a time, smallest first, and the reduction starts from the first group that shows the
-//! predicate, alone.
+//! predicate, alone — or, first, from the function that decided it with only its callees,
+//! when that is smaller (kernels that share device functions make one large group).
 //!
 //! Why smallest first: the whole file is what made the largest gate cases slow — the
 //! real ptxas takes minutes on some 150k-instruction files and radbg runs every
@@ -53,6 +54,46 @@ fn sub_module(m: &Module, ids: &[usize]) -> Module {
     }
 }
 
+/// Function `fi` with every function it names, transitively (its callees, not its
+/// callers): smaller than its call group when many kernels share device functions.
+fn closure(m: &Module, fi: usize) -> Vec<usize> {
+    let by_name: std::collections::HashMap<&str, usize> =
+        m.functions.iter().enumerate().map(|(i, f)| (f.name.as_str(), i)).collect();
+    let mut seen = vec![false; m.functions.len()];
+    let mut todo = vec![fi];
+    let mut out = Vec::new();
+    while let Some(i) = todo.pop() {
+        if i >= seen.len() || seen[i] {
+            continue;
+        }
+        seen[i] = true;
+        out.push(i);
+        for inst in m.functions[i].blocks.iter().flat_map(|b| &b.insts) {
+            for op in &inst.operands {
+                let name = match op {
+                    crate::ir::Operand::Sym(s) => Some(&**s),
+                    crate::ir::Operand::Mem(r) => r.sym.as_deref(),
+                    _ => None,
+                };
+                if let Some(&g) = name.and_then(|s| by_name.get(s)) {
+                    todo.push(g);
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// The names of the focus's callee closure, when it is smaller than its group.
+fn closure_names(m: &Module, group: &[usize], focus: Option<&str>) -> Vec<String> {
+    let Some(fi) = focus.and_then(|f| m.functions.iter().position(|x| x.name.as_str() == f)) else {
+        return Vec::new();
+    };
+    let c = closure(m, fi);
+    if c.len() < group.len() { names(m, &c) } else { Vec::new() }
+}
+
 fn names(m: &Module, ids: &[usize]) -> Vec<String> {
     let mut ids = ids.to_vec();
     ids.sort_unstable();
@@ -68,10 +109,11 @@ pub fn per_function(pred: &Predicate, module: &Module, opts: &RunOptions) -> Cal
         let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| predicate::decided_in(pred, &sub, opts)));
         if let Ok((true, func)) = run {
             let focus = func.and_then(|fi| sub.functions.get(fi)).map(|f| f.name.to_string());
-            return Calibrated { pred: pred.clone(), holds: Some(true), focus, group: names(module, &g) };
+            let callees = closure_names(module, &g, focus.as_deref());
+            return Calibrated { pred: pred.clone(), holds: Some(true), focus, group: names(module, &g), callees };
         }
     }
-    Calibrated { pred: pred.clone(), holds: Some(false), focus: None, group: Vec::new() }
+    Calibrated { pred: pred.clone(), holds: Some(false), focus: None, group: Vec::new(), callees: Vec::new() }
 }
 
 /// `differs-from-ptxas` (not yet calibrated) batch by batch; `None` when ptxas rejects a
@@ -116,18 +158,17 @@ pub fn differs(pred: &Predicate, text: &str, module: &Module, opts: &RunOptions)
                     .find(|(name, _, _, failed)| *failed && theirs.iter().any(|t| &t.name == name))
                     .map(|f| f.0.clone())
             });
-            let group = focus
-                .as_ref()
-                .and_then(|f| ours.iter().find(|(_, figs)| figs.iter().any(|x| &x.0 == f)))
-                .map(|(g, _)| names(module, g))
-                .unwrap_or_default();
+            let g = focus.as_ref().and_then(|f| ours.iter().find(|(_, figs)| figs.iter().any(|x| &x.0 == f)));
+            let group = g.map(|(g, _)| names(module, g)).unwrap_or_default();
+            let callees = g.map(|(g, _)| closure_names(module, g, focus.as_deref())).unwrap_or_default();
             return Some(Calibrated {
                 pred: Predicate::DiffersFromPtxas { min_pct: *min_pct, ptxas: ptxas.clone(), keep },
                 holds: Some(true),
                 focus,
                 group,
+                callees,
             });
         }
     }
-    Some(Calibrated { pred: pred.clone(), holds: Some(false), focus: None, group: Vec::new() })
+    Some(Calibrated { pred: pred.clone(), holds: Some(false), focus: None, group: Vec::new(), callees: Vec::new() })
 }

@@ -267,7 +267,13 @@ pub(crate) fn departs(
 /// is never run whole when a part of it shows the predicate; other predicates come
 /// back unchanged.
 pub fn calibrate(pred: &Predicate, text: &str, module: &Module, opts: &RunOptions) -> Calibrated {
-    let none = |p: &Predicate, holds| Calibrated { pred: p.clone(), holds, focus: None, group: Vec::new() };
+    let none = |p: &Predicate, holds| Calibrated {
+        pred: p.clone(),
+        holds,
+        focus: None,
+        group: Vec::new(),
+        callees: Vec::new(),
+    };
     if is_per_function(pred) {
         return crate::reduce::focus::per_function(pred, module, opts);
     }
@@ -289,6 +295,7 @@ pub fn calibrate(pred: &Predicate, text: &str, module: &Module, opts: &RunOption
         holds: Some(holds),
         focus: widest,
         group: Vec::new(),
+        callees: Vec::new(),
     }
 }
 
@@ -327,6 +334,9 @@ pub struct Calibrated {
     /// The functions of the focus's call group (empty when not known): what the search
     /// keeps when it first tries the focus alone.
     pub group: Vec<String>,
+    /// The focus with the functions it calls, transitively, when that is fewer than its
+    /// group (else empty): tried before the group.
+    pub callees: Vec<String>,
 }
 
 /// Registers, spill bytes and failure of every function after a whole run.
