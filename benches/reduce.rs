@@ -15,17 +15,23 @@
 //! Measured 2026-11-26 (release, 2 cores shared with five other builds, load 8-17; the
 //! CPU seconds are the fairer figure): corpus — 13 of 48 kernels depart by > 10 %,
 //! median 3.3 % of their instructions left, 13/13 at <= 50 instructions, slowest 60 s
-//! wall / 16.5 s CPU. huge — 99 499 -> 30 instructions keeping `registers > 48` in 29 s
-//! wall / 21 s CPU, 451 tests (before the loop and width passes: 43 instructions in 95 s).
-//! gate (dev part: 252 cases of a file, sm and budget; every 11th reduced, 23, all of
-//! them departures) — median 0.4 % of the input, 21 of 23 at <= 50 instructions,
-//! 22 of 23 within 60 s; the slowest a 156 609-instruction file at `--maxrregcount 64`
-//! (76.8 s wall, 3.6 % left: ptxas and radbg on the whole file before the first cut).
-//! The gate's 10 failed allocations (no checker fault at these settings) with `fails`:
-//! median 0.2 %, 8 of 10 at <= 50 instructions (354 569 -> 14 in 40 s, 151 018 -> 41 in
-//! 6 s), 8 of 10 within 60 s; the two others are one 42 953-instruction kernel (sm_80
-//! and sm_90 at 32 registers) that fails only whole-ish: 54 % and 75 % left when the
-//! budget ran out after 19 and 13 tests of about 3 s each.
+//! wall / 16.5 s CPU (not re-measured since).
+//!
+//! Re-measured 2026-11-26 13:35-13:51 UTC after the focus on the smallest call group,
+//! the bit-spill fix and the ptxas checks (release, 2 cores shared with three other
+//! builders, `uptime` load 7-10; the CPU seconds exclude ptxas, a child process):
+//! huge — 99 499 -> 22 instructions keeping `registers > 40` in 35.6 s, 353 tests.
+//! gate (dev part, run in 180 s: 10 failed allocations with `fails` — no checker fault
+//! at these settings — and every 13th of 242 departures with `differs-from-ptxas > 10 %`,
+//! 29 cases) — median 0.3 % of the input, 26 of 29 at <= 50 instructions, 26 of 29
+//! within 60 s. The 156 609-instruction file that took 76.8 s at `--maxrregcount 64`
+//! (ptxas and radbg on the whole file first) takes 4.7 s there (`radbg reduce`, by hand;
+//! not in this sample), 2.0 s at the default budget (-> 3 instructions) and 4.9 s with
+//! `fails` at 32 (-> 50); the 354 569-instruction file fails -> 14 in 15 s (was 40 s). The three over 60 s are all
+//! one 42 953-instruction single-function kernel (suitesparse's qrKernel): with `fails`
+//! at 32 (sm_80, sm_90) 50 % left after 43 tests of 0.75 s CPU each (was 54-75 % after
+//! 13-19 tests of 3 s: alloc::bitspill's choice loop was quadratic), and with
+//! `differs-from-ptxas` at the default budget 50 % after 3 tests (ptxas takes ~20 s on it).
 //!
 //! All need the corpus build (ptxas 13.0.88 and the PTX; `gate` the gate set too) and
 //! skip, saying so, without it. `cargo bench --bench reduce -- corpus`, `-- gate` or
@@ -42,6 +48,7 @@ fn reduce(path: &PathBuf, pred: &Predicate, timeout: u64) -> Result<radbg::reduc
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let mut cfg = Config::new(RunOptions { imported: true, ..RunOptions::default() });
     cfg.timeout = Some(Duration::from_secs(timeout));
+    cfg.ptxas = radbg::reduce::ptxas::find(None).ok();
     radbg::reduce::reduce(Format::Ptx, &text, pred, &cfg, &mut |_| {})
 }
 
@@ -212,6 +219,8 @@ fn gate() {
         opts.sm = radbg::ir::Sm::parse(&sm).ok();
         let mut cfg = Config::new(opts);
         cfg.timeout = Some(Duration::from_secs(60));
+        // As the CLI runs it: ptxas checks the width passes' candidates and the result.
+        cfg.ptxas = Some(ptxas.clone());
         let what = ["checker-fault", "fails", "differs>10%"][kind as usize];
         let s = Instant::now();
         let c0 = process_cpu_seconds();

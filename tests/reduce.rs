@@ -383,3 +383,138 @@ fn a_loop_is_made_straight_and_its_copies_go_whole() {
     let o = reduce_to(Format::Ptx, LOOP, "registers > 12", RunOptions::default(), 6);
     assert!(!o.text.contains("bra") && !o.text.contains("setp") && !o.text.contains("$L__"), "{}", o.text);
 }
+
+/// A predicate on the imported module's printed Ori IR: it holds every one of `needles`.
+fn printed_has_all(needles: &'static [&'static str]) -> Predicate {
+    Predicate::External {
+        label: format!("has {}", needles.join(" and ")),
+        eval: std::sync::Arc::new(move |m, _, _| {
+            let p = radbg::ir::print::print_module(m);
+            Ok(needles.iter().all(|n| p.contains(n)))
+        }),
+    }
+}
+
+/// The real ptxas, when installed; `None` (with a note) otherwise — a failure under
+/// `CI=true`, as for the other tests that need it (tests/why.rs).
+fn real_ptxas() -> Option<String> {
+    match radbg::reduce::ptxas::find(None) {
+        Ok(p) => Some(p),
+        Err(e) => {
+            assert!(std::env::var("CI").as_deref() != Ok("true"), "no ptxas under CI: .ci/run builds the corpus");
+            eprintln!("skipped: {e}");
+            None
+        }
+    }
+}
+
+#[test]
+fn narrowed_ptx_is_checked_by_the_real_ptxas() {
+    let Some(exe) = real_ptxas() else { return };
+    let accepted = |t: &str| radbg::reduce::ptxas::run(&exe, t, "sm_80", None).is_ok();
+    // A fused multiply-add and a rounded conversion: narrowing the .f64 family turns
+    // `cvt.rn.f32.f64` into `cvt.rn.f32.f32`, which radbg's loader reads and ptxas
+    // refuses ("Illegal rounding modifier").
+    let p = printed_has_all(&["FMA", "F2F.RN"]);
+    let unchecked = reduce_with(Format::Ptx, WIDE, &p);
+    assert!(!accepted(&unchecked.text), "without ptxas the narrowing goes through:\n{}", unchecked.text);
+    let mut c = cfg(RunOptions::default(), 2);
+    c.ptxas = Some(exe.clone());
+    let checked = radbg::reduce::reduce(Format::Ptx, WIDE, &p, &c, &mut |_| {}).expect("reduces");
+    assert!(accepted(&checked.text), "ptxas rejects the result:\n{}", checked.text);
+    assert_eq!(checked.ptxas_note, None);
+    assert!(checked.text.contains("cvt.rn.f32.f64"), "{}", checked.text);
+    // The vector loads still narrow (ptxas accepts those), and the result is still small.
+    assert!(checked.insts <= unchecked.insts + 2, "{} vs {}", checked.insts, unchecked.insts);
+}
+
+/// A stand-in for ptxas that rejects any PTX without `keep_me` (a shell script, so the
+/// fallback below is tested on every machine).
+fn picky_ptxas(dir: &Path) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let exe = dir.join("picky-ptxas");
+    // Called as `ptxas -v -arch=SM INPUT -o OUTPUT [--maxrregcount=N]`.
+    std::fs::write(&exe, "#!/bin/sh\ngrep -q keep_me \"$3\" || { echo 'error: no keep_me'; exit 1; }\n")
+        .expect("script");
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    exe.display().to_string()
+}
+
+#[test]
+fn a_result_ptxas_rejects_is_not_the_result() {
+    let dir = std::env::temp_dir().join(format!("radbg-reduce-picky-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    // The sum kernel with a parameter only this ptxas insists on: the parameter pass
+    // deletes it (radbg's loader does not mind), so the last round's result is rejected
+    // and the result is the latest round's start that still has it.
+    let text = PTX.replace("\t.param .u32 sum16_n\n", "\t.param .u32 sum16_n,\n\t.param .u32 keep_me\n");
+    let mut c = cfg(RunOptions::default(), 2);
+    c.ptxas = Some(picky_ptxas(&dir));
+    let pr = pred("registers > 12");
+    let o = radbg::reduce::reduce(Format::Ptx, &text, &pr, &c, &mut |_| {}).expect("reduces");
+    assert!(o.text.contains("keep_me"), "{}", o.text);
+    assert!(
+        o.ptxas_note.as_deref().is_some_and(|n| n.contains("ptxas rejects the reduced kernel")),
+        "{:?}",
+        o.ptxas_note
+    );
+    let loaded = subject::load(Format::Ptx, &o.text).expect("loads");
+    assert_eq!(o.insts, loaded.insts);
+    let run = RunOptions { imported: true, ..RunOptions::default() };
+    assert!(predicate::eval(&pr, &o.text, &loaded.module, &run).expect("evaluates"), "lost on\n{}", o.text);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_search_starts_from_the_smallest_call_group_that_shows_the_predicate() {
+    // The sum kernel first, then a smaller kernel that calls a device function.
+    let text = format!(
+        "{PTX}
+.func (.param .b32 twice_ret) twice(.param .b32 twice_a)
+{{
+\t.reg .b32 \t%r<3>;
+\tld.param.u32 \t%r1, [twice_a];
+\tadd.s32 \t%r2, %r1, %r1;
+\tst.param.b32 \t[twice_ret], %r2;
+\tret;
+}}
+
+.visible .entry small(
+\t.param .u64 small_p
+)
+{{
+\t.reg .b32 \t%r<3>;
+\t.reg .b64 \t%rd<3>;
+\tld.param.u64 \t%rd1, [small_p];
+\tcvta.to.global.u64 \t%rd2, %rd1;
+\tmov.u32 \t%r1, %tid.x;
+\t{{
+\t.param .b32 pa;
+\t.param .b32 pr;
+\tst.param.b32 \t[pa], %r1;
+\tcall.uni (pr), twice, (pa);
+\tld.param.b32 \t%r2, [pr];
+\t}}
+\tst.global.u32 \t[%rd2], %r2;
+\tret;
+}}
+"
+    );
+    let loaded = subject::load(Format::Ptx, &text).expect("loads");
+    let opts = RunOptions { imported: true, ..RunOptions::default() };
+    let groups = radbg::reduce::focus::groups_smallest_first(&loaded.module);
+    let names = |g: &[usize]| g.iter().map(|&i| loaded.module.functions[i].name.to_string()).collect::<Vec<_>>();
+    assert_eq!(groups.iter().map(|g| names(g)).collect::<Vec<_>>(), [vec!["twice", "small"], vec!["sum16"]]);
+    // Both groups have a register: the smaller one, with its callee, is where the search starts.
+    let c = predicate::calibrate(&pred("registers > 0"), &text, &loaded.module, &opts);
+    assert_eq!(c.holds, Some(true));
+    assert_eq!(c.group, ["twice", "small"]);
+    // Only the sum kernel allocates predicates.
+    let c = predicate::calibrate(&pred("attempts class P >= 1"), &text, &loaded.module, &opts);
+    assert_eq!((c.holds, c.focus.as_deref()), (Some(true), Some("sum16")));
+    let o =
+        radbg::reduce::reduce(Format::Ptx, &text, &pred("registers > 0"), &cfg(RunOptions::default(), 2), &mut |_| {})
+            .expect("reduces");
+    assert!(!o.text.contains("sum16"), "{}", o.text);
+    assert!(o.insts <= 3, "{}", o.text);
+}

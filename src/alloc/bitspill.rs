@@ -80,6 +80,10 @@ pub fn demote(f: &mut Function, budget: u32, exit_live: &[VRegId], loop_weight: 
                     && !out.iter().any(|b| b.vreg == v)
             })
             .collect();
+        // Each candidate's loop-weighted defs and uses, counted once per round: asked
+        // per pick and candidate it made this loop quadratic in the function's length
+        // (a third of a reduction's time on a 43k-instruction kernel).
+        let touched = touches(f, &freq);
         while pressure.iter().any(|&p| p > budget) {
             // Score: over-full points covered per (loop-weighted) def and use.
             let best = candidates
@@ -93,7 +97,7 @@ pub fn demote(f: &mut Function, budget: u32, exit_live: &[VRegId], loop_weight: 
                             (a..b).filter(|&p| pressure.get(p as usize).is_some_and(|&x| x > budget)).count() as u32
                         })
                         .sum();
-                    (over > 0).then(|| (k, over as f64 / (1.0 + touches(f, v, &freq))))
+                    (over > 0).then(|| (k, over as f64 / (1.0 + touched.get(v.index()).copied().unwrap_or(0.0))))
                 })
                 .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
             let Some((k, _)) = best else { break };
@@ -118,18 +122,26 @@ pub fn demote(f: &mut Function, budget: u32, exit_live: &[VRegId], loop_weight: 
     out
 }
 
-/// Loop-weighted count of the instructions that define or read `v`.
-fn touches(f: &Function, v: VRegId, freq: &[f64]) -> f64 {
-    let mut n = 0.0;
+/// Per vreg, the loop-weighted count of the instructions that define or read it (an
+/// instruction that names it twice counts once), summed in block and instruction order.
+fn touches(f: &Function, freq: &[f64]) -> Vec<f64> {
+    let mut n = vec![0.0; f.vregs.len()];
+    // The last instruction (numbered across the function) that counted each vreg.
+    let mut last = vec![usize::MAX; f.vregs.len()];
+    let mut at = 0usize;
     for (b, blk) in f.blocks.iter().enumerate() {
         let w = freq.get(b).copied().unwrap_or(1.0);
         for i in &blk.insts {
-            let mut hit = false;
-            i.for_each_use(|r| hit |= r.vreg == v);
-            i.for_each_def(|r| hit |= r.vreg == v);
-            if hit {
-                n += w;
-            }
+            let mut count = |r: crate::ir::model::RegRef| {
+                let k = r.vreg.index();
+                if k < n.len() && last[k] != at {
+                    last[k] = at;
+                    n[k] += w;
+                }
+            };
+            i.for_each_use(&mut count);
+            i.for_each_def(&mut count);
+            at += 1;
         }
     }
     n

@@ -104,6 +104,11 @@ pub fn run(args: &Args) -> ExitCode {
         }
         cfg.timeout = Some(Duration::from_secs_f64(t));
     }
+    // PTX must stay PTX that ptxas reads: the real one, when there is one, checks the
+    // candidates of the width passes and the result.
+    if format == crate::reduce::Format::Ptx {
+        cfg.ptxas = crate::reduce::ptxas::find(args.ptxas.as_deref()).ok();
+    }
     let out = args.output.clone().unwrap_or_else(|| default_output(&args.file));
     let mut reporter = crate::reduce::progress::Reporter::new(std::io::stderr().is_terminal());
     let quiet = args.json;
@@ -120,19 +125,8 @@ pub fn run(args: &Args) -> ExitCode {
     if let Err(e) = std::fs::write(&out, &o.text) {
         return fail(&format!("cannot write {}: {e}", out.display()));
     }
-    // PTX must stay PTX that ptxas reads: say so when the real one (if any) disagrees.
-    // (differs-from-ptxas has had every accepted candidate through ptxas already.)
-    if format == crate::reduce::Format::Ptx
-        && !pred.needs_ptx()
-        && let Ok(exe) = crate::reduce::ptxas::find(args.ptxas.as_deref())
-    {
-        let sm = cfg.opts.sm.as_ref().map(|s| s.to_string());
-        let sm = sm.or_else(|| crate::reduce::subject::load(format, &o.text).ok().map(|p| p.module.sm.to_string()));
-        if let Some(sm) = sm
-            && let Err(e) = crate::reduce::ptxas::run(&exe, &o.text, &sm, cfg.opts.maxrregcount)
-        {
-            eprintln!("radbg: warning: ptxas rejects the reduced kernel: {}", e.lines().nth(1).unwrap_or(&e));
-        }
+    if let Some(note) = &o.ptxas_note {
+        eprintln!("radbg: warning: {note}");
     }
     let (input, output) = (args.file.display().to_string(), out.display().to_string());
     if args.json {
@@ -159,6 +153,7 @@ fn summary_json(o: &Outcome, predicate: &str, input: &str, out: &str) -> Value {
         "invalid": o.invalid,
         "rounds": o.rounds,
         "timed_out": o.timed_out,
+        "ptxas_note": o.ptxas_note,
         "seconds": (o.elapsed.as_secs_f64() * 100.0).round() / 100.0,
     })
 }

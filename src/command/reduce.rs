@@ -115,17 +115,24 @@ pub fn exec(s: &mut Session, args: &str) -> Result<Output, String> {
     let pred = build(&pred_text, &s.base, None)?;
     let mut opts = d.opts.clone();
     opts.imported = format == crate::reduce::Format::Ptx;
-    let cfg = crate::reduce::Config::new(opts);
+    let mut cfg = crate::reduce::Config::new(opts);
+    // The real ptxas, when installed, checks the width passes' candidates and the result.
+    if format == crate::reduce::Format::Ptx {
+        cfg.ptxas = crate::reduce::ptxas::find(None).ok();
+    }
     let o = crate::reduce::reduce(format, &text, &pred, &cfg, &mut |_| {})?;
     let out = out.unwrap_or_else(|| default_output(&name));
     let path = if Path::new(&out).is_absolute() { PathBuf::from(&out) } else { s.base.join(&out) };
     std::fs::write(&path, &o.text).map_err(|e| format!("cannot write {out}: {e}"))?;
     // Only what does not depend on the thread count or the machine's speed, so
     // transcripts stay byte-identical.
-    let text = format!(
+    let mut text = format!(
         "reduced {name} to {} instructions from {}, keeping '{}'; wrote {out} ('load {out}' to debug it)",
         o.insts, o.start_insts, o.predicate
     );
+    if let Some(note) = &o.ptxas_note {
+        text.push_str(&format!("\nwarning: {note}"));
+    }
     Ok(Output {
         text,
         json: json!({"reduced": name, "output": out, "predicate": o.predicate,

@@ -7,7 +7,8 @@
 //! language (`script FILE`, `expect` conditions) and the debugger's `reduce` command.
 //!
 //! - `predicate`: the built-in predicates, evaluated with the pipeline stopped as soon
-//!   as the answer is known; `ptxas`: the real ptxas for `differs-from-ptxas`.
+//!   as the answer is known; `ptxas`: the real ptxas for `differs-from-ptxas`;
+//!   `focus`: the call group that shows a predicate, found smallest group first.
 //! - `subject`: Ori IR or PTX, and loading a candidate through the ordinary loaders.
 //! - `pass`, `ori_passes`, `ptx_passes`: what can be removed or simplified;
 //!   `ptx_loops` (back edges, unrolled copies) and `ptx_types` (vector and register
@@ -15,6 +16,7 @@
 //! - `search`: delta debugging over the passes, parallel and deterministic.
 //! - `progress`: the progress line and the summary.
 
+pub mod focus;
 pub mod ori_passes;
 pub mod pass;
 pub mod predicate;

@@ -98,9 +98,14 @@ impl Pass for Functions {
 
 /// The module with every function but `name` deleted (`None` when nothing would go).
 pub fn keep_only(text: &str, name: &str) -> Option<String> {
+    keep_functions(text, &std::iter::once(name.to_string()).collect())
+}
+
+/// The module with every function not in `keep` deleted (`None` when nothing would go).
+pub fn keep_functions(text: &str, keep: &std::collections::HashSet<String>) -> Option<String> {
     let mut m = parse(text)?;
     let before = m.functions.len();
-    m.functions.retain(|f| f.name.as_str() == name);
+    m.functions.retain(|f| keep.contains(f.name.as_str()));
     (m.functions.len() != before && !m.functions.is_empty()).then(|| crate::ir::print::print_module(&m))
 }
 

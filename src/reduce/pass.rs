@@ -11,6 +11,12 @@ pub trait Pass: Sync {
     fn name(&self) -> &'static str;
     /// The items of `text` this pass can act on (`None` when the text does not parse).
     fn prepare<'a>(&self, text: &'a str) -> Option<Box<dyn Items + 'a>>;
+    /// Whether the pass rewrites types or widths, so that radbg's loader accepting a
+    /// candidate does not mean ptxas does (`cvt.rn.f32.f64` narrowed is `cvt.rn.f32.f32`,
+    /// which ptxas refuses): the search then has the real ptxas check its candidates.
+    fn rewrites_types(&self) -> bool {
+        false
+    }
 }
 
 /// The numbered items of one text.

@@ -227,11 +227,11 @@ pub fn eval(pred: &Predicate, text: &str, module: &Module, opts: &RunOptions) ->
 }
 
 /// One function's figures from radbg: name, registers, spill bytes, failed.
-type Figures = Vec<(String, u32, u32, bool)>;
+pub(crate) type Figures = Vec<(String, u32, u32, bool)>;
 
 /// Whether some function departs: radbg failed where ptxas did not, or the register
 /// counts differ (by more than `min_pct` % of ptxas's, and at least `keep` signed).
-fn departs(
+pub(crate) fn departs(
     ours: &Figures,
     theirs: &[crate::why::compare::PtxasFigures],
     min_pct: Option<f64>,
@@ -261,25 +261,52 @@ fn departs(
 /// difference (radbg − ptxas, at least one register) among the functions that depart
 /// by more than the percentage, so the reduced kernel departs the same way. Returns
 /// the predicate and, when it ran radbg and ptxas to find out, whether the input
-/// shows it (the search then need not run them again), and the function that departs
-/// most (the search first tries it alone). Other predicates come back unchanged.
+/// shows it (the search then need not run them again), and the function (with its
+/// call group) the search first tries alone. Per-function predicates and
+/// `differs-from-ptxas` look group by group, smallest first (`focus`), so a large file
+/// is never run whole when a part of it shows the predicate; other predicates come
+/// back unchanged.
 pub fn calibrate(pred: &Predicate, text: &str, module: &Module, opts: &RunOptions) -> Calibrated {
-    let none = |p: &Predicate, holds| Calibrated { pred: p.clone(), holds, focus: None };
+    let none = |p: &Predicate, holds| Calibrated {
+        pred: p.clone(),
+        holds,
+        focus: None,
+        group: Vec::new(),
+        callees: Vec::new(),
+    };
     if is_per_function(pred) {
-        // One run on the whole input answers and names the function that decided it.
-        // A panic answers "does not show it", as it does for every candidate.
-        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decided_in(pred, module, opts)));
-        let (holds, func) = run.unwrap_or((false, None));
-        let focus = func.and_then(|fi| module.functions.get(fi)).map(|f| f.name.to_string());
-        return Calibrated { pred: pred.clone(), holds: Some(holds), focus: focus.filter(|_| holds) };
+        return crate::reduce::focus::per_function(pred, module, opts);
     }
     let Predicate::DiffersFromPtxas { min_pct, ptxas, keep: None } = pred else { return none(pred, None) };
+    if let Some(c) = crate::reduce::focus::differs(pred, text, module, opts) {
+        return c;
+    }
+    // ptxas rejected a part of the file: the whole file decides.
     let sm = opts.sm.clone().unwrap_or_else(|| module.sm.clone()).to_string();
     let Ok(ours) = figures(module, opts) else { return none(pred, None) };
     let Ok(theirs) = crate::reduce::ptxas::run(ptxas, text, &sm, opts.maxrregcount) else {
         // ptxas rejects the input: nothing that shows the predicate.
         return none(pred, Some(false));
     };
+    let (keep, widest) = widest(&ours, &theirs, *min_pct);
+    let holds = departs(&ours, &theirs, *min_pct, keep);
+    Calibrated {
+        pred: Predicate::DiffersFromPtxas { min_pct: *min_pct, ptxas: ptxas.clone(), keep },
+        holds: Some(holds),
+        focus: widest,
+        group: Vec::new(),
+        callees: Vec::new(),
+    }
+}
+
+/// The widest departure (by more than `min_pct` %) of the functions radbg allocated: the
+/// `keep` it gives (half of it, signed, at least one register) and the function's name.
+/// The first of the widest, so the choice depends on nothing but the input.
+pub(crate) fn widest(
+    ours: &Figures,
+    theirs: &[crate::why::compare::PtxasFigures],
+    min_pct: Option<f64>,
+) -> (Option<i64>, Option<String>) {
     let widest = ours
         .iter()
         .filter(|o| !o.3)
@@ -289,18 +316,12 @@ pub fn calibrate(pred: &Predicate, text: &str, module: &Module, opts: &RunOption
             let wide = min_pct.is_none_or(|k| d.abs() as f64 * 100.0 > k * f64::from(t.max(1)));
             wide.then_some((d, name))
         })
-        // The first of the widest, so the choice does not depend on anything but the input.
         .fold(None, |best: Option<(i64, &String)>, x| match best {
             Some(b) if b.0.abs() >= x.0.abs() => Some(b),
             _ => Some(x),
         });
     let keep = widest.filter(|d| d.0 != 0).map(|(d, _)| if d > 0 { (d / 2).max(1) } else { (d / 2).min(-1) });
-    let holds = departs(&ours, &theirs, *min_pct, keep);
-    Calibrated {
-        pred: Predicate::DiffersFromPtxas { min_pct: *min_pct, ptxas: ptxas.clone(), keep },
-        holds: Some(holds),
-        focus: widest.map(|(_, n)| n.clone()),
-    }
+    (keep, widest.map(|(_, n)| n.clone()))
 }
 
 /// What [`calibrate`] found.
@@ -310,12 +331,20 @@ pub struct Calibrated {
     pub holds: Option<bool>,
     /// The function that shows it most.
     pub focus: Option<String>,
+    /// The functions of the focus's call group (empty when not known): what the search
+    /// keeps when it first tries the focus alone.
+    pub group: Vec<String>,
+    /// The focus with the functions it calls, transitively, when that is fewer than its
+    /// group (else empty): tried before the group.
+    pub callees: Vec<String>,
 }
 
 /// Registers, spill bytes and failure of every function after a whole run.
-fn figures(module: &Module, opts: &RunOptions) -> Result<Figures, String> {
+pub(crate) fn figures(module: &Module, opts: &RunOptions) -> Result<Figures, String> {
     let mut o = opts.clone();
     o.skip_check = true;
+    // Only the statistics are read: each function's working data goes with its run.
+    o.batch = true;
     let mut m = Machine::new(module.clone(), o);
     while m.step().is_some() {}
     Ok(m.funcs
@@ -346,10 +375,13 @@ fn run_builtin(pred: &Predicate, module: &Module, opts: &RunOptions) -> Result<b
 
 /// Runs the pipeline until `pred` is decided: the answer, and the function whose event
 /// decided it.
-fn decided_in(pred: &Predicate, module: &Module, opts: &RunOptions) -> (bool, Option<usize>) {
+pub(crate) fn decided_in(pred: &Predicate, module: &Module, opts: &RunOptions) -> (bool, Option<usize>) {
     let mut o = opts.clone();
     // Only `checker-fault` reads the checker; the others skip it (as a sweep row does).
     o.skip_check = !matches!(pred, Predicate::CheckerFault);
+    // Only `attempts` reads a function's allocation after its statistics; the others let
+    // it go with its run, as `radbg run` does.
+    o.batch = !matches!(pred, Predicate::Attempts(..));
     let mut m = Machine::new(module.clone(), o);
     while let Some(ev) = m.step() {
         if let Some(v) = decide(pred, &m, ev.func, &ev.kind) {

@@ -98,18 +98,24 @@ impl Pass for Functions {
 }
 
 /// The text with every function but `name` deleted (`None` when nothing would go).
-/// The search tries it first when the predicate names the function that shows it.
 pub fn keep_only(text: &str, name: &str) -> Option<String> {
+    keep_functions(text, &std::iter::once(name.to_string()).collect())
+}
+
+/// The text with every function definition not in `keep` deleted (`None` when nothing
+/// would go). Declarations without a body stay (a kept function may call them). The
+/// search tries it first with the call group of the function that shows the predicate.
+pub fn keep_functions(text: &str, keep: &HashSet<String>) -> Option<String> {
     let m = parse(text)?;
     let mut edits = Vec::new();
     for f in funcs(&m) {
-        if f.name == name {
+        if keep.contains(f.name) {
             continue;
         }
         let start = item_start(text, f.pos as usize);
         let end = match f.body {
             Some(_) => f.close as usize + 1,
-            None => after_semicolon(text, f.pos as usize)?,
+            None => continue,
         };
         edits.push(Edit::delete(start, to_line_end(text, end.min(text.len()))));
     }
@@ -401,8 +407,8 @@ impl Pass for Renumber {
     }
 }
 
-/// Parameters of functions and kernels (the parameter list is rewritten without them;
-/// a parameter still read makes the candidate fail to load).
+/// Parameters of kernels and of functions nothing calls (the parameter list is rewritten
+/// without them; a parameter still read makes the candidate fail to load).
 pub struct Params;
 
 struct ParamItems<'a> {
@@ -443,9 +449,16 @@ impl Pass for Params {
     }
     fn prepare<'a>(&self, text: &'a str) -> Option<Box<dyn Items + 'a>> {
         let m = parse(text)?;
+        // A function something names (a call, a prototype, an address taken) keeps its
+        // parameters: its calls would pass more arguments than it takes, which radbg's
+        // loader lets through and ptxas refuses ("Call has wrong number of parameters").
+        let mut named = HashSet::new();
+        for f in funcs(&m) {
+            names_used(f, &mut named);
+        }
         let mut lists = Vec::new();
         let mut items = Vec::new();
-        for f in funcs(&m) {
+        for f in funcs(&m).filter(|f| !named.contains(f.name)) {
             let (Some(first), Some(last)) = (f.params.first(), f.params.last()) else { continue };
             let open = text[..first.pos as usize].rfind('(')? + 1;
             let close = text[last.pos as usize..].find(')')? + last.pos as usize;

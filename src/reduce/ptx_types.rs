@@ -48,6 +48,9 @@ impl Pass for VectorWidths {
     fn name(&self) -> &'static str {
         "vector widths"
     }
+    fn rewrites_types(&self) -> bool {
+        true
+    }
     fn prepare<'a>(&self, text: &'a str) -> Option<Box<dyn Items + 'a>> {
         let m = parse(text)?;
         let mut items = Vec::new();
@@ -140,6 +143,9 @@ pub struct RegisterWidths;
 impl Pass for RegisterWidths {
     fn name(&self) -> &'static str {
         "register widths"
+    }
+    fn rewrites_types(&self) -> bool {
+        true
     }
     fn prepare<'a>(&self, text: &'a str) -> Option<Box<dyn Items + 'a>> {
         let m = parse(text)?;

@@ -29,12 +29,18 @@ pub struct Config {
     pub timeout: Option<Duration>,
     /// At most this many rounds of all passes.
     pub max_rounds: usize,
+    /// The real ptxas, when there is one, for PTX: a candidate of a pass that rewrites
+    /// types (vector and register widths, which only radbg's loader would check
+    /// otherwise) must be accepted by it before it is tested, and the result is checked
+    /// with it (see [`Outcome::ptxas_note`]). `differs-from-ptxas` runs it on every
+    /// candidate anyway.
+    pub ptxas: Option<String>,
 }
 
 impl Config {
     pub fn new(opts: RunOptions) -> Config {
         let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-        Config { opts, jobs, timeout: None, max_rounds: 20 }
+        Config { opts, jobs, timeout: None, max_rounds: 20, ptxas: None }
     }
 }
 
@@ -72,6 +78,10 @@ pub struct Outcome {
     /// The time budget ran out: `text` is the best found so far.
     pub timed_out: bool,
     pub elapsed: Duration,
+    /// Set when [`Config::ptxas`] rejected the reduced kernel: `text` is then the latest
+    /// state (after a pass) it accepts (or, when it accepts none — not even the input —
+    /// the reduced kernel, and the note says so).
+    pub ptxas_note: Option<String>,
 }
 
 struct Search<'p> {
@@ -89,9 +99,15 @@ fn hash(text: &str) -> u64 {
     h.finish()
 }
 
-/// Whether a candidate loads and shows the predicate (with its instruction count).
-fn test(format: Format, pred: &Predicate, opts: &RunOptions, text: &str) -> (bool, Option<usize>) {
+/// Whether a candidate loads (and, given `ptxas`, the real ptxas accepts it) and shows
+/// the predicate, with its instruction count (`None`: rejected, never tested).
+fn test(format: Format, pred: &Predicate, opts: &RunOptions, text: &str, ptxas: Option<&str>) -> (bool, Option<usize>) {
     let Ok(p) = subject::load(format, text) else { return (false, None) };
+    if let Some(exe) = ptxas
+        && !accepts(exe, text, &p.module, opts)
+    {
+        return (false, None);
+    }
     let mut o = opts.clone();
     o.imported = format == Format::Ptx;
     let insts = p.insts;
@@ -99,7 +115,20 @@ fn test(format: Format, pred: &Predicate, opts: &RunOptions, text: &str) -> (boo
     (matches!(run, Ok(Ok(true))), Some(insts))
 }
 
+/// Whether the real ptxas compiles `text` at the run's target and budget.
+fn accepts(exe: &str, text: &str, module: &crate::ir::Module, opts: &RunOptions) -> bool {
+    let sm = opts.sm.clone().unwrap_or_else(|| module.sm.clone()).to_string();
+    crate::reduce::ptxas::run(exe, text, &sm, opts.maxrregcount).is_ok()
+}
+
 impl Search<'_> {
+    /// The ptxas that must accept a candidate of `pass`: only for passes that rewrite
+    /// types, in PTX, when the predicate does not run it anyway.
+    fn ptxas_for(&self, pass: &dyn Pass) -> Option<String> {
+        let needed = self.format == Format::Ptx && pass.rewrites_types() && !self.pred.needs_ptx();
+        self.cfg.ptxas.clone().filter(|_| needed)
+    }
+
     fn timed_out(&self) -> bool {
         self.cfg.timeout.is_some_and(|t| self.start.elapsed() >= t)
     }
@@ -119,7 +148,7 @@ impl Search<'_> {
 
     /// Tests candidates (in parallel when there are several) and returns the index of
     /// the first that shows the predicate, with its instruction count.
-    fn first_success(&mut self, cands: &[String]) -> Option<(usize, usize)> {
+    fn first_success(&mut self, cands: &[String], ptxas: Option<&str>) -> Option<(usize, usize)> {
         let keys: Vec<u64> = cands.iter().map(|c| hash(c)).collect();
         let todo: Vec<usize> = (0..cands.len()).filter(|&i| !self.cache.contains_key(&keys[i])).collect();
         // Within one batch a text may repeat; test it once.
@@ -132,11 +161,11 @@ impl Search<'_> {
         self.out.cached += cands.len() - fresh.len();
         let (format, pred, opts) = (self.format, self.pred, &self.cfg.opts);
         let results: Vec<(bool, Option<usize>)> = if fresh.len() <= 1 {
-            fresh.iter().map(|&i| test(format, pred, opts, &cands[i])).collect()
+            fresh.iter().map(|&i| test(format, pred, opts, &cands[i], ptxas)).collect()
         } else {
             std::thread::scope(|s| {
                 let handles: Vec<_> =
-                    fresh.iter().map(|&i| s.spawn(move || test(format, pred, opts, &cands[i]))).collect();
+                    fresh.iter().map(|&i| s.spawn(move || test(format, pred, opts, &cands[i], ptxas))).collect();
                 handles.into_iter().map(|h| h.join().unwrap_or((false, None))).collect()
             })
         };
@@ -170,6 +199,7 @@ impl Search<'_> {
         progress: &mut dyn FnMut(&Progress),
     ) -> bool {
         let mut changed = false;
+        let ptxas = self.ptxas_for(pass);
         let mut chunk = 0;
         let mut pos = 0;
         loop {
@@ -200,7 +230,7 @@ impl Search<'_> {
                                 cands.push(t);
                             }
                         }
-                        let hit = self.first_success(&cands);
+                        let hit = self.first_success(&cands, ptxas.as_deref());
                         self.report(pass.name(), round, progress);
                         if let Some((i, insts)) = hit {
                             pos = ranges[i].start;
@@ -231,6 +261,32 @@ impl Search<'_> {
     }
 }
 
+/// The result as the real ptxas checks it: `text` when ptxas accepts it, else the latest
+/// earlier state it accepts (`history`: the start, then the text after each pass that
+/// changed it; every one showed the predicate), else `text` with a note (ptxas rejects
+/// the input too). The passes whose candidates radbg's loader cannot vouch for had each
+/// checked by ptxas; this catches what the others might still produce.
+fn checked_by_ptxas(exe: &str, opts: &RunOptions, text: String, history: Vec<String>) -> (String, Option<String>) {
+    let verdict = |t: &str| match subject::load(Format::Ptx, t) {
+        Ok(p) => accepts(exe, t, &p.module, opts),
+        Err(_) => false,
+    };
+    if verdict(&text) {
+        return (text, None);
+    }
+    let steps = history.len();
+    for (k, earlier) in history.into_iter().enumerate().rev() {
+        if verdict(&earlier) {
+            let note = format!(
+                "ptxas rejects the reduced kernel: the result is the latest state before it that ptxas accepts ({} pass(es) back)",
+                steps - k
+            );
+            return (earlier, Some(note));
+        }
+    }
+    (text, Some("ptxas rejects the reduced kernel and the input it started from".into()))
+}
+
 /// Reduces `text` while `pred` holds. The input must show the predicate itself.
 pub fn reduce(
     format: Format,
@@ -248,7 +304,7 @@ pub fn reduce(
     let pred = &cal.pred;
     let (holds, insts) = match cal.holds {
         Some(h) => (h, loaded.insts),
-        None => match test(format, pred, &cfg.opts, &text) {
+        None => match test(format, pred, &cfg.opts, &text, None) {
             (h, Some(n)) => (h, n),
             (_, None) => return Err("the input does not load".into()),
         },
@@ -269,6 +325,7 @@ pub fn reduce(
         rounds: 0,
         timed_out: false,
         elapsed: Duration::ZERO,
+        ptxas_note: None,
     };
     let mut s = Search { format, pred, cfg: cfg.clone(), cache: HashMap::new(), start, out };
     s.cache.insert(hash(&text), true);
@@ -277,27 +334,54 @@ pub fn reduce(
         Format::Ptx => crate::reduce::ptx_passes::passes(),
     };
     let mut cur = text;
-    // The function that shows the predicate (the one whose run decided it, or that departs
-    // most from ptxas), alone: on a file of hundreds of kernels one test instead of
-    // halving the whole file.
-    let alone = |f: &str| match format {
-        Format::Ptx => crate::reduce::ptx_passes::keep_only(&cur, f),
-        Format::Ori => crate::reduce::ori_passes::keep_only(&cur, f),
+    // The call group that shows the predicate (the smallest whose run decided it, or
+    // the function that departs most from ptxas with its group), alone — and before it
+    // the function with only its callees, when that is smaller: on a file of hundreds of
+    // kernels one test or two instead of halving the whole file.
+    let group: std::collections::HashSet<String> = match (&cal.focus, cal.group.is_empty()) {
+        (Some(f), true) => std::iter::once(f.clone()).collect(),
+        _ => cal.group.iter().cloned().collect(),
     };
-    if let Some(f) = &cal.focus
-        && let Some(t) = alone(f)
-        && let Some((_, n)) = s.first_success(std::slice::from_ref(&t))
-    {
-        cur = t;
-        s.out.insts = n;
-        s.out.bytes = cur.len();
-        s.report("functions", 1, progress);
+    let callees: std::collections::HashSet<String> = cal.callees.iter().cloned().collect();
+    let mut starts: Vec<String> = Vec::new();
+    for keep in [callees, group] {
+        let alone = match format {
+            Format::Ptx => crate::reduce::ptx_passes::keep_functions(&cur, &keep),
+            Format::Ori => crate::reduce::ori_passes::keep_functions(&cur, &keep),
+        };
+        if !keep.is_empty()
+            && let Some(t) = alone
+            && !starts.contains(&t)
+        {
+            starts.push(t);
+        }
+    }
+    // One after the other: the group's test can cost as much as the file's.
+    for t in starts {
+        if let Some((_, n)) = s.first_success(std::slice::from_ref(&t), None) {
+            s.out.insts = n;
+            cur = t;
+            s.out.bytes = cur.len();
+            s.report("functions", 1, progress);
+            break;
+        }
+    }
+    // The text the search starts from and after each pass that changed it, for the
+    // check with ptxas at the end.
+    let checkpoints = cfg.ptxas.is_some() && format == Format::Ptx && !pred.needs_ptx();
+    let mut history: Vec<String> = Vec::new();
+    if checkpoints {
+        history.push(cur.clone());
     }
     for round in 1..=cfg.max_rounds.max(1) {
         s.out.rounds = round;
         let mut changed = false;
         for p in &passes {
-            changed |= s.run_pass(p.as_ref(), round, &mut cur, progress);
+            let moved = s.run_pass(p.as_ref(), round, &mut cur, progress);
+            if moved && checkpoints {
+                history.push(cur.clone());
+            }
+            changed |= moved;
             if s.out.timed_out {
                 break;
             }
@@ -305,6 +389,28 @@ pub fn reduce(
         if !changed || s.out.timed_out {
             break;
         }
+    }
+    if s.out.timed_out && checkpoints {
+        // ptxas on the best so far can take as long as on the input (minutes on the
+        // largest gate files): past the budget, say it was not checked instead.
+        s.out.ptxas_note = Some(
+            "the time budget ran out: the result was not checked with ptxas (its narrowed candidates were)".into(),
+        );
+    } else if let Some(exe) = cfg.ptxas.as_deref()
+        && checkpoints
+    {
+        if history.last() == Some(&cur) {
+            history.pop();
+        }
+        let (text, note) = checked_by_ptxas(exe, &cfg.opts, cur, history);
+        if note.is_some()
+            && let Ok(p) = subject::load(format, &text)
+        {
+            s.out.insts = p.insts;
+        }
+        s.out.bytes = text.len();
+        s.out.ptxas_note = note;
+        cur = text;
     }
     s.out.text = cur;
     s.out.elapsed = s.start.elapsed();
