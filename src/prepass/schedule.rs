@@ -30,7 +30,7 @@ use crate::ir::opcode::props;
 use crate::ir::regfile::REPORT_EXTRA;
 use crate::ir::{Function, Inst, RegFile, VRegId};
 use crate::prepass::list;
-use crate::prepass::order::OrderList;
+use crate::prepass::order::{BlockMoves, MovePlan, OrderList, Planned};
 use crate::prepass::sink::{movable, peak, target};
 use crate::prepass::{Pass, PassCtx};
 
@@ -58,7 +58,17 @@ fn fence(inst: &Inst) -> bool {
 /// destination; the top of the block when there is none. Returns how many moved. The
 /// order is an [`OrderList`] with, per vreg, the last reader and writer so far, so each
 /// load costs O(log n), not a rescan of the block.
+#[cfg(test)]
 fn hoist_block(insts: &mut Vec<Inst>, limit: usize) -> usize {
+    let m = hoist_moves(insts, limit);
+    if !m.moved.is_empty() {
+        crate::prepass::permute(insts, m.order);
+    }
+    m.moved.len()
+}
+
+/// [`hoist_block`]'s order and moves, the block left as it is.
+fn hoist_moves(insts: &[Inst], limit: usize) -> BlockMoves {
     use std::collections::BTreeMap;
     let n = insts.len();
     let mut list = OrderList::new(n);
@@ -66,6 +76,7 @@ fn hoist_block(insts: &mut Vec<Inst>, limit: usize) -> usize {
     let mut last_def: BTreeMap<VRegId, usize> = BTreeMap::new();
     let mut last_fence: Option<usize> = None;
     let mut moved = 0;
+    let mut at = Vec::new();
     crate::work::add(n as u64);
     for (i, inst) in insts.iter().enumerate() {
         let mut placed = false;
@@ -87,11 +98,13 @@ fn hoist_block(insts: &mut Vec<Inst>, limit: usize) -> usize {
                 None if i > 0 => {
                     list.push_front(i);
                     moved += 1;
+                    at.push(i);
                     placed = true;
                 }
                 Some(x) if Some(x) != list.tail() => {
                     list.insert_after(i, x);
                     moved += 1;
+                    at.push(i);
                     placed = true;
                 }
                 _ => {}
@@ -115,15 +128,13 @@ fn hoist_block(insts: &mut Vec<Inst>, limit: usize) -> usize {
             last_fence = Some(i);
         }
     }
-    if moved > 0 {
-        crate::prepass::permute(insts, list.order());
-    }
-    moved
+    BlockMoves { order: list.order(), moved: at }
 }
 
-/// `f` with at most `k` loads issued early (blocks in layout order); and how many moved.
-fn hoist(f: &Function, k: usize) -> (Function, usize) {
-    crate::prepass::moves_per_block(f, k, hoist_block)
+/// Every block's early issue without a limit, from which `Planned` gives the function
+/// with the first `k` loads (blocks in layout order) issued early.
+fn hoist_plan(f: &Function) -> MovePlan {
+    MovePlan::new(f, |insts| hoist_moves(insts, usize::MAX), true)
 }
 
 /// Predicate registers a schedule may keep live at once: the seven of the P file (P0–P6,
@@ -257,19 +268,20 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
         };
         return (g, summary);
     }
-    let (_, n) = hoist(f, usize::MAX);
+    let plan = hoist_plan(f);
+    let mut planned = Planned::new(f);
     // The most moves (layout order) that still fit.
-    let (mut lo, mut hi) = (0usize, n);
+    let (mut lo, mut hi) = (0usize, plan.total());
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
-        if need(&hoist(f, mid).0) <= t { lo = mid } else { hi = mid - 1 }
+        if need(planned.apply(&plan, mid).0) <= t { lo = mid } else { hi = mid - 1 }
     }
     if lo == 0 {
         return (f.clone(), format!("no load can be issued early within the register target {t}"));
     }
-    let (g, moved) = hoist(f, lo);
-    let summary = format!("{moved} load(s) issued early: R peak {before} → {} (target {t})", peak(&g));
-    (g, summary)
+    let (g, moved) = planned.apply(&plan, lo);
+    let summary = format!("{moved} load(s) issued early: R peak {before} → {} (target {t})", peak(g));
+    (planned.into_function(), summary)
 }
 
 /// The register target the latency schedule fills, for a function whose order needs
@@ -342,5 +354,11 @@ mod tests {
         }
         // The blocks do exercise the moves.
         assert!(total > 500, "{total} moves");
+    }
+
+    #[test]
+    fn planned_issues_early_as_the_pass_under_each_limit() {
+        let total = crate::prepass::sink::tests::check_planned(13, hoist_block, hoist_plan);
+        assert!(total > 200, "{total} moves");
     }
 }
