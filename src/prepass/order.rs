@@ -16,7 +16,7 @@
 //! in their own order: one unlimited run answers every `k` (issue 25: the scale kernel's
 //! early issue re-ran the whole pass and cloned the function for each of its 18 probes).
 
-use crate::ir::{Function, Inst};
+use crate::ir::{Function, Inst, VRegId};
 
 /// Labels start in the middle of the range and step by `GAP` at the ends.
 const GAP: u64 = 1 << 20;
@@ -145,6 +145,48 @@ impl OrderList {
     }
 }
 
+/// A map from vreg to an instruction index over a vector indexed by vreg, emptied by
+/// undoing only what was set: made once per function and reused block after block, where
+/// a `BTreeMap` per block cost a tree walk per operand (issue 25).
+pub struct VregSlots {
+    at: Vec<u32>,
+    touched: Vec<u32>,
+}
+
+const EMPTY: u32 = u32::MAX;
+
+impl VregSlots {
+    /// Room for vregs `0..n` (it grows for higher ones).
+    pub fn new(n: usize) -> VregSlots {
+        VregSlots { at: vec![EMPTY; n], touched: Vec::new() }
+    }
+
+    pub fn get(&self, v: VRegId) -> Option<usize> {
+        self.at.get(v.index()).copied().filter(|&x| x != EMPTY).map(|x| x as usize)
+    }
+
+    pub fn insert(&mut self, v: VRegId, x: usize) {
+        let i = v.index();
+        if i >= self.at.len() {
+            self.at.resize(i + 1, EMPTY);
+        }
+        if self.at[i] == EMPTY {
+            self.touched.push(i as u32);
+        }
+        self.at[i] = x as u32;
+    }
+
+    pub fn clear(&mut self) {
+        for &i in &self.touched {
+            self.at[i as usize] = EMPTY;
+        }
+        self.touched.clear();
+    }
+}
+
+/// Two [`VregSlots`] a move pass keeps per vreg (its readers and writers so far).
+pub type Slots = [VregSlots; 2];
+
 /// One block's unlimited run of a move pass: the final order (instruction indices) and
 /// the index of each instruction that moved, in the order the pass visited them.
 pub struct BlockMoves {
@@ -161,9 +203,20 @@ pub struct MovePlan {
 }
 
 impl MovePlan {
-    /// `per_block(insts)` runs the pass on one block without a limit.
-    pub fn new(f: &Function, per_block: fn(&[Inst]) -> BlockMoves, top_down: bool) -> MovePlan {
-        MovePlan { blocks: f.blocks.iter().map(|b| per_block(&b.insts)).collect(), top_down }
+    /// `per_block(insts, slots)` runs the pass on one block without a limit, `slots`
+    /// empty on entry.
+    pub fn new(f: &Function, per_block: fn(&[Inst], &mut Slots) -> BlockMoves, top_down: bool) -> MovePlan {
+        let mut slots = [VregSlots::new(f.vregs.len()), VregSlots::new(f.vregs.len())];
+        let blocks = f
+            .blocks
+            .iter()
+            .map(|b| {
+                let m = per_block(&b.insts, &mut slots);
+                slots.iter_mut().for_each(VregSlots::clear);
+                m
+            })
+            .collect();
+        MovePlan { blocks, top_down }
     }
 
     /// How many moves the unlimited run makes.

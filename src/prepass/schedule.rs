@@ -28,9 +28,9 @@ use crate::analysis::liveness::BlockSet;
 use crate::analysis::{cfg, liveness};
 use crate::ir::opcode::props;
 use crate::ir::regfile::REPORT_EXTRA;
-use crate::ir::{Function, Inst, RegFile, VRegId};
+use crate::ir::{Function, Inst, RegFile};
 use crate::prepass::list;
-use crate::prepass::order::{BlockMoves, MovePlan, OrderList, Planned};
+use crate::prepass::order::{BlockMoves, MovePlan, OrderList, Planned, Slots};
 use crate::prepass::sink::{movable, peak, target};
 use crate::prepass::{Pass, PassCtx};
 
@@ -60,7 +60,11 @@ fn fence(inst: &Inst) -> bool {
 /// load costs O(log n), not a rescan of the block.
 #[cfg(test)]
 fn hoist_block(insts: &mut Vec<Inst>, limit: usize) -> usize {
-    let m = hoist_moves(insts, limit);
+    let m = hoist_moves(
+        insts,
+        &mut [crate::prepass::order::VregSlots::new(0), crate::prepass::order::VregSlots::new(0)],
+        limit,
+    );
     if !m.moved.is_empty() {
         crate::prepass::permute(insts, m.order);
     }
@@ -68,12 +72,10 @@ fn hoist_block(insts: &mut Vec<Inst>, limit: usize) -> usize {
 }
 
 /// [`hoist_block`]'s order and moves, the block left as it is.
-fn hoist_moves(insts: &[Inst], limit: usize) -> BlockMoves {
-    use std::collections::BTreeMap;
+fn hoist_moves(insts: &[Inst], slots: &mut Slots, limit: usize) -> BlockMoves {
     let n = insts.len();
     let mut list = OrderList::new(n);
-    let mut last_use: BTreeMap<VRegId, usize> = BTreeMap::new();
-    let mut last_def: BTreeMap<VRegId, usize> = BTreeMap::new();
+    let [last_use, last_def] = slots;
     let mut last_fence: Option<usize> = None;
     let mut moved = 0;
     let mut at = Vec::new();
@@ -89,10 +91,10 @@ fn hoist_moves(insts: &[Inst], limit: usize) -> BlockMoves {
                     dep = Some(p);
                 }
             };
-            inst.for_each_use(|r| consider(last_def.get(&r.vreg).copied()));
+            inst.for_each_use(|r| consider(last_def.get(r.vreg)));
             inst.for_each_def(|r| {
-                consider(last_def.get(&r.vreg).copied());
-                consider(last_use.get(&r.vreg).copied());
+                consider(last_def.get(r.vreg));
+                consider(last_use.get(r.vreg));
             });
             match dep {
                 None if i > 0 => {
@@ -115,12 +117,12 @@ fn hoist_moves(insts: &[Inst], limit: usize) -> BlockMoves {
         }
         let later = |p: Option<usize>| p.is_none_or(|p| list.before(p, i));
         inst.for_each_use(|r| {
-            if later(last_use.get(&r.vreg).copied()) {
+            if later(last_use.get(r.vreg)) {
                 last_use.insert(r.vreg, i);
             }
         });
         inst.for_each_def(|r| {
-            if later(last_def.get(&r.vreg).copied()) {
+            if later(last_def.get(r.vreg)) {
                 last_def.insert(r.vreg, i);
             }
         });
@@ -134,7 +136,7 @@ fn hoist_moves(insts: &[Inst], limit: usize) -> BlockMoves {
 /// Every block's early issue without a limit, from which `Planned` gives the function
 /// with the first `k` loads (blocks in layout order) issued early.
 fn hoist_plan(f: &Function) -> MovePlan {
-    MovePlan::new(f, |insts| hoist_moves(insts, usize::MAX), true)
+    MovePlan::new(f, |insts, slots| hoist_moves(insts, slots, usize::MAX), true)
 }
 
 /// Predicate registers a schedule may keep live at once: the seven of the P file (P0–P6,

@@ -20,8 +20,8 @@
 use crate::analysis::{cfg, liveness};
 use crate::ir::opcode::props;
 use crate::ir::regfile::{REGFILE_PER_SM, REPORT_EXTRA, max_warps_per_sm};
-use crate::ir::{Function, Inst, Operand, Reg, RegFile, VRegId};
-use crate::prepass::order::{BlockMoves, MovePlan, OrderList, Planned};
+use crate::ir::{Function, Inst, Operand, Reg, RegFile};
+use crate::prepass::order::{BlockMoves, MovePlan, OrderList, Planned, Slots};
 use crate::prepass::{Pass, PassCtx};
 
 pub const PASS: Pass = Pass {
@@ -68,7 +68,11 @@ pub(crate) fn movable(inst: &Inst) -> bool {
 /// reader and writer of what follows, so each instruction costs O(log n), not a rescan.
 #[cfg(test)]
 fn sink_block(insts: &mut Vec<Inst>, limit: usize) -> usize {
-    let m = sink_moves(insts, limit);
+    let m = sink_moves(
+        insts,
+        &mut [crate::prepass::order::VregSlots::new(0), crate::prepass::order::VregSlots::new(0)],
+        limit,
+    );
     if !m.moved.is_empty() {
         crate::prepass::permute(insts, m.order);
     }
@@ -76,12 +80,10 @@ fn sink_block(insts: &mut Vec<Inst>, limit: usize) -> usize {
 }
 
 /// [`sink_block`]'s order and moves, the block left as it is.
-fn sink_moves(insts: &[Inst], limit: usize) -> BlockMoves {
-    use std::collections::BTreeMap;
+fn sink_moves(insts: &[Inst], slots: &mut Slots, limit: usize) -> BlockMoves {
     let n = insts.len();
     let mut list = OrderList::new(n);
-    let mut first_use: BTreeMap<VRegId, usize> = BTreeMap::new();
-    let mut first_def: BTreeMap<VRegId, usize> = BTreeMap::new();
+    let [first_use, first_def] = slots;
     let (mut first_hazard, mut first_stop): (Option<usize>, Option<usize>) = (None, None);
     let mut moved = 0;
     let mut at = Vec::new();
@@ -91,13 +93,13 @@ fn sink_moves(insts: &[Inst], limit: usize) -> BlockMoves {
         if moved < limit
             && movable(inst)
             && let Some(Operand::Reg(Reg::V(d))) = inst.defs().first()
-            && let Some(&u) = first_use.get(&d.vreg)
+            && let Some(u) = first_use.get(d.vreg)
             && Some(u) != list.head()
         {
             let mut srcs = vec![d.vreg];
             inst.for_each_use(|r| srcs.push(r.vreg));
             let early = |p: Option<usize>| p.is_some_and(|p| list.before(p, u));
-            let clash = srcs.iter().any(|s| early(first_def.get(s).copied()));
+            let clash = srcs.iter().any(|s| early(first_def.get(*s)));
             let hazard = inst.info().is(props::LOAD) && early(first_hazard);
             if !clash && !hazard && !early(first_stop) {
                 list.insert_before(i, u);
@@ -111,12 +113,12 @@ fn sink_moves(insts: &[Inst], limit: usize) -> BlockMoves {
         }
         let earlier = |p: Option<usize>| p.is_none_or(|p| list.before(i, p));
         inst.for_each_use(|r| {
-            if earlier(first_use.get(&r.vreg).copied()) {
+            if earlier(first_use.get(r.vreg)) {
                 first_use.insert(r.vreg, i);
             }
         });
         inst.for_each_def(|r| {
-            if earlier(first_def.get(&r.vreg).copied()) {
+            if earlier(first_def.get(r.vreg)) {
                 first_def.insert(r.vreg, i);
             }
         });
@@ -144,7 +146,7 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
     }
     // One unlimited run per block; any number of moves is a prefix of it
     // (`order::MovePlan`), applied in place to one copy.
-    let plan = MovePlan::new(f, |insts| sink_moves(insts, usize::MAX), false);
+    let plan = MovePlan::new(f, |insts, slots| sink_moves(insts, slots, usize::MAX), false);
     let n = plan.total();
     let mut planned = Planned::new(f);
     if n == 0 || need(planned.apply(&plan, n).0) > t {
@@ -288,7 +290,7 @@ pub(crate) mod tests {
 
     #[test]
     fn planned_sinks_as_the_pass_under_each_limit() {
-        let total = check_planned(3, sink_block, |f| MovePlan::new(f, |i| sink_moves(i, usize::MAX), false));
+        let total = check_planned(3, sink_block, |f| MovePlan::new(f, |i, s| sink_moves(i, s, usize::MAX), false));
         assert!(total > 200, "{total} moves");
     }
 
