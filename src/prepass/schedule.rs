@@ -145,20 +145,30 @@ fn p_room(order_peak: u32) -> u32 {
     order_peak.max(7)
 }
 
-fn p_peak(f: &Function) -> u32 {
+/// `f`'s liveness and its R and P peaks: one solve where `peak`, `p_peak` and the
+/// list schedule each solved it (issue 25: three solves of the same function per run,
+/// and per row of a sweep).
+struct Solved {
+    live: liveness::Liveness,
+    r: u32,
+    p: u32,
+}
+
+fn solve(f: &Function) -> Solved {
     let c = cfg::build(f, 1.0);
-    liveness::compute(f, &c, &[]).max_pressure(f, RegFile::P).0
+    let live = liveness::compute(f, &c, &[]);
+    let (r, p) = (live.max_pressure(f, RegFile::R).0, live.max_pressure(f, RegFile::P).0);
+    Solved { live, r, p }
 }
 
 /// `f` list-scheduled block by block (`prepass::list`) within R pressure `limit`; and
 /// how many blocks changed order. A block is scheduled region by region between the
 /// instructions that keep their place (`list::opaque`: calls and their ABI moves).
-fn list_schedule(f: &Function, limit: u32) -> (Function, usize) {
-    let c = cfg::build(f, 1.0);
-    let live = liveness::compute(f, &c, &[]);
+fn list_schedule(f: &Function, solved: &Solved, limit: u32) -> (Function, usize) {
+    let live = &solved.live;
     // Predicates: never more at once than the P file holds (P0–P6), nor than the PTX
     // order needs when it needs more.
-    let limit = [limit, p_room(live.max_pressure(f, RegFile::P).0)];
+    let limit = [limit, p_room(solved.p)];
     let mut g = f.clone();
     let mut changed = 0;
     let exits: Vec<usize> = live.exit_live().iter().map(|v| v.index()).collect();
@@ -230,18 +240,18 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
     let t = target(ctx);
     let need = |g: &Function| peak(g) + REPORT_EXTRA + 1;
     // Each `peak` solves liveness for the whole function: the input's once.
-    let before = peak(f);
+    let input = solve(f);
+    let (before, p_f) = (input.r, input.p);
     let need_f = before + REPORT_EXTRA + 1;
-    let p_f = p_peak(f);
     // Over the target the same list scheduler runs for pressure — its rule issues the
     // instruction that adds least when nothing fits — and is kept when it lowers the peak
     // (fft16: ptxas 64 registers at the default and at 64 without spills; radbg in PTX
     // order 72, and 8 bytes of spills at 64). Where it does not lower the peak (the sgemm
     // kernels at the default) the order stays, as ptxas gives an unreachable target up.
     if need_f > t {
-        let (g, blocks) = list_schedule(f, t.saturating_sub(REPORT_EXTRA + 1));
-        let peak_g = peak(&g);
-        if peak_g < before && p_peak(&g) <= p_room(p_f) {
+        let (g, blocks) = list_schedule(f, &input, t.saturating_sub(REPORT_EXTRA + 1));
+        let Solved { r: peak_g, p: p_g, .. } = solve(&g);
+        if peak_g < before && p_g <= p_room(p_f) {
             let summary = format!(
                 "list schedule for pressure over the target: {blocks} block(s) reordered, R peak {before} → {peak_g} (target {t})"
             );
@@ -260,9 +270,9 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
     // target is an occupancy goal, not a cap, and the whole target is used (hash64 30
     // with it, 26 without).
     let room = if ctx.maxrregcount.is_some() { 1 } else { 0 };
-    let (g, blocks) = list_schedule(f, t - REPORT_EXTRA - 1 - room);
-    let peak_g = peak(&g);
-    if peak_g + REPORT_EXTRA + 1 + room <= t && p_peak(&g) <= p_room(p_f) {
+    let (g, blocks) = list_schedule(f, &input, t - REPORT_EXTRA - 1 - room);
+    let Solved { r: peak_g, p: p_g, .. } = solve(&g);
+    if peak_g + REPORT_EXTRA + 1 + room <= t && p_g <= p_room(p_f) {
         let summary = if blocks == 0 {
             format!("list schedule: every block already in latency order (R peak {before}, target {t})")
         } else {
