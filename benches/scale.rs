@@ -26,6 +26,11 @@
 //! | 50 MB, 6,138 entries | 33.5 s / 1.30 GB (RADBG_MAX_MEMORY=8G) | 17.9 s / 84 MB |
 //! | 5 MB, 614 entries | 1.89 s / 136 MB | 1.79 s / 16 MB |
 //!
+//! Side by side with ptxas 13.0.88 in one `cargo bench --bench scale -- scale` run (wall
+//! time, load average 8.9 on 2 cores): default budget radbg 1.89 s / 101 MB, ptxas
+//! 26.97 s / 413 MB (14.3×); `--maxrregcount 64` 1.15 s / 101 MB against 11.87 s /
+//! 418 MB (10.3×); 32: 1.74 s / 125 MB against 35.80 s / 492 MB (20.6×).
+//!
 //! `cargo bench --bench scale [-- SHAPE...]` runs the named shapes (all by default);
 //! `RADBG_BENCH_NO_PTXAS=1` leaves ptxas out. The machine's cores and load average are
 //! printed first: figures on a loaded machine are not comparable with an idle one.
