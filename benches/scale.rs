@@ -16,6 +16,21 @@
 //! - `debug`: in process, on the scale kernel: run to the end, `step`, `reverse-step`,
 //!   `live` and a knob re-run (`set knob 684=…`).
 //!
+//! Latest figures (issue 25, branch scale2; 2 cores, load average 7–10 from other
+//! builds, so user time is the comparable figure; wall time was 1.5–3× it):
+//!
+//! | shape | before (user / peak) | after (user / peak) |
+//! |---|---|---|
+//! | scale kernel, default budget | 1.78 s / 110 MB | 1.00 s / 103 MB |
+//! | sweep of 16 budgets | 11.9 s / 400 MB | 7.5 s / 398 MB |
+//! | 50 MB, 6,138 entries | 33.5 s / 1.30 GB (RADBG_MAX_MEMORY=8G) | 17.9 s / 84 MB |
+//! | 5 MB, 614 entries | 1.89 s / 136 MB | 1.79 s / 16 MB |
+//!
+//! Side by side with ptxas 13.0.88 in one `cargo bench --bench scale -- scale` run (wall
+//! time, load average 8.9 on 2 cores): default budget radbg 1.89 s / 101 MB, ptxas
+//! 26.97 s / 413 MB (14.3×); `--maxrregcount 64` 1.15 s / 101 MB against 11.87 s /
+//! 418 MB (10.3×); 32: 1.74 s / 125 MB against 35.80 s / 492 MB (20.6×).
+//!
 //! `cargo bench --bench scale [-- SHAPE...]` runs the named shapes (all by default);
 //! `RADBG_BENCH_NO_PTXAS=1` leaves ptxas out. The machine's cores and load average are
 //! printed first: figures on a loaded machine are not comparable with an idle one.
@@ -295,12 +310,10 @@ fn many() {
     println!("many separate entries:");
     match many_entries(50_000_000).and_then(|(t, k)| write_input("many_50MB.ptx", &t).map(|p| (p, k))) {
         Ok((p, k)) => {
-            // The loader's estimate (`ir::limits`, issue 28) counts every register of the
-            // module (about a million here) as if every function's pipeline data were
-            // resident at once; `run` allocates one call group at a time, so the budget is
-            // raised for this row (the import itself still holds the whole module's IR).
-            println!("  (radbg with RADBG_MAX_MEMORY=8G: the loader's estimate counts the whole module)");
-            side_by_side_env(&format!("50 MB, {k} entries"), &p, None, &[("RADBG_MAX_MEMORY", "8G")]);
+            // `run` imports one call group at a time (`ir::ptx::stream`) and estimates the
+            // limits per group: no RADBG_MAX_MEMORY needed (it was 8G when the whole
+            // module was imported at once).
+            side_by_side(&format!("50 MB, {k} entries"), &p, None);
         }
         Err(e) => println!("  skipped: {e}"),
     }

@@ -183,3 +183,33 @@ fn many_entries_run_group_by_group_work_grows_linearly() {
     assert_eq!(small.0, work_of(&many_entries(60), None).0, "the same work as one machine for the module");
     assert_linear("many entries, group by group", small, large);
 }
+
+/// `radbg run` on a PTX file of separate entries imports one call group at a time
+/// (`ir::ptx::stream`; issue 25): each group alone is exactly its functions of the whole
+/// import, what is held at once (the largest group) does not grow with the file, and the
+/// work stays linear.
+#[test]
+fn many_entries_import_group_by_group() {
+    let streamed = |ptx: &str| -> ((u64, usize), usize) {
+        let whole = radbg::ir::ptx::import_text(ptx).module.expect("imports");
+        let plan = radbg::ir::ptx::stream::plan(ptx).expect("splits");
+        assert_eq!(plan.len(), ptx.matches(".entry").count(), "one group per entry");
+        let opts = RunOptions { imported: true, batch: true, ..RunOptions::default() };
+        let (mut insts, mut largest) = (0, 0);
+        radbg::work::take();
+        for k in 0..plan.len() {
+            let m = plan.import(k).expect("a group imports alone");
+            let want: Vec<_> = plan.ids(k).iter().map(|&i| whole.functions[i].clone()).collect();
+            assert_eq!(m.functions, want, "group {k}");
+            let n: usize = m.functions.iter().map(|f| f.inst_count()).sum();
+            (insts, largest) = (insts + n, largest.max(n));
+            let mut mach = Machine::new(m, opts.clone());
+            while mach.step().is_some() {}
+        }
+        ((radbg::work::take(), insts), largest)
+    };
+    let (small, held_small) = streamed(&many_entries(60));
+    let (large, held_large) = streamed(&many_entries(120));
+    assert_eq!(held_small, held_large, "the largest group held at once");
+    assert_linear("many entries, imported group by group", small, large);
+}

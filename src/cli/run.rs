@@ -24,6 +24,9 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> ExitCode {
+    if let Some(code) = run_streamed(args) {
+        return code;
+    }
     let (module, mut opts) = match super::load_for_pipeline(&args.file, &args.pipeline) {
         Ok(x) => x,
         Err(code) => return code,
@@ -48,15 +51,70 @@ pub fn run(args: &Args) -> ExitCode {
         for (ids, m) in engine::machine::GroupSplit::without_source_lines(module) {
             run_machine(Machine::new(m, opts.clone()), &ids, false, &mut out);
         }
-        out.lines.sort_by_key(|l| (l.0, l.1));
-        out.attempts.sort_by_key(|a| a.0);
-        out.faults.sort_by_key(|f| f.0);
-        if !out.json {
-            for (_, _, l) in &out.lines {
-                super::output::outln(l);
-            }
+        print_sorted(&mut out);
+    }
+    finish(args, out)
+}
+
+/// `radbg run` (without `--events`) on a PTX file of several call groups, imported one
+/// group at a time (`ir::ptx::stream`; issue 25): memory is bounded by the largest
+/// group's syntax tree, IR and pipeline data, not the file's, and the register and
+/// memory limits are estimated per group. The output is the one the whole import gives
+/// (the lines are buffered and sorted as for `GroupSplit`). `None` when the file does
+/// not qualify — not PTX, one group, or anything the importer would say about it
+/// (every group is imported once before anything runs or prints): then the caller
+/// loads the file whole, which reports it.
+fn run_streamed(args: &Args) -> Option<ExitCode> {
+    // Standard input cannot be read twice (the fallback reads it again).
+    if args.events || args.file.as_os_str() == "-" {
+        return None;
+    }
+    let name = args.file.display().to_string();
+    let bytes = crate::load::read_input(&args.file, &name).ok()?;
+    if !crate::load::is_ptx(&args.file, &bytes) {
+        return None;
+    }
+    let text = std::str::from_utf8(&bytes).ok()?;
+    // One function (the scale kernel): no split, and no second parse.
+    if text.matches(".entry").count() + text.matches(".func").count() < 2 {
+        return None;
+    }
+    let plan = crate::ir::ptx::stream::plan(text)?;
+    if plan.len() < 2 {
+        return None;
+    }
+    for k in 0..plan.len() {
+        plan.import(k)?;
+    }
+    let mut opts = super::run_options(&args.pipeline);
+    opts.imported = true;
+    opts.batch = true;
+    let mut out = Out { json: args.json, buffered: true, ..Out::default() };
+    out.functions = vec![None; plan.functions()];
+    for k in 0..plan.len() {
+        // Imported cleanly just above: the same text gives the same module.
+        let m = plan.import(k)?;
+        run_machine(Machine::new(m, opts.clone()), plan.ids(k), false, &mut out);
+    }
+    print_sorted(&mut out);
+    Some(finish(args, out))
+}
+
+/// The lines of several machines in the whole module's order: the ABI stage's lines of
+/// every function first, then each function's allocation.
+fn print_sorted(out: &mut Out) {
+    out.lines.sort_by_key(|l| (l.0, l.1));
+    out.attempts.sort_by_key(|a| a.0);
+    out.faults.sort_by_key(|f| f.0);
+    if !out.json {
+        for (_, _, l) in &out.lines {
+            super::output::outln(l);
         }
     }
+}
+
+/// The JSON object (`--json`) and the exit status.
+fn finish(args: &Args, out: Out) -> ExitCode {
     if out.json {
         let functions: Vec<serde_json::Value> = out.functions.into_iter().flatten().collect();
         let v = serde_json::json!({

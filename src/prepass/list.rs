@@ -39,7 +39,7 @@
 //!
 //! Owns the dependence graph and the schedule; must not know the allocator or the engine.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use crate::ir::opcode::props;
 use crate::ir::{Function, Inst, Operand, Reg, RegFile, VRegId};
@@ -82,95 +82,218 @@ fn control(inst: &Inst) -> bool {
     i.is(props::BRANCH) || i.is(props::EXIT)
 }
 
-/// The dependence graph of one block: successors with the cycles they wait.
+/// Per instruction, a short list of numbers, all in one flat array (`start[j]..start[j+1]`):
+/// one allocation per region instead of one per instruction (issue 25: the per-instruction
+/// vectors' allocation and freeing were a fifth of the scheduler's time at 100k).
+struct Flat<T> {
+    start: Vec<u32>,
+    items: Vec<T>,
+}
+
+impl<T: Copy> Flat<T> {
+    fn with_capacity(n: usize) -> Self {
+        let mut start = Vec::with_capacity(n + 1);
+        start.push(0);
+        Flat { start, items: Vec::with_capacity(n) }
+    }
+    fn push(&mut self, xs: &[T]) {
+        self.items.extend_from_slice(xs);
+        self.start.push(self.items.len() as u32);
+    }
+    fn of(&self, j: usize) -> &[T] {
+        &self.items[self.start[j] as usize..self.start[j + 1] as usize]
+    }
+}
+
+/// A region's vregs numbered densely (`local`: the index into `named`, which holds the
+/// vreg indices ascending) and, per instruction, its distinct vregs read and written and
+/// the ones it writes while keeping (part of) the older value (a component or predicated
+/// def), each ascending. Local numbers replace the vreg-keyed maps and sets the scheduler
+/// looked up on every step (a binary search or a hash per lookup).
+struct Regs {
+    named: Vec<usize>,
+    uses: Flat<u32>,
+    defs: Flat<u32>,
+    keeps: Flat<u32>,
+}
+
+fn region_vregs(insts: &[Inst]) -> Regs {
+    let n = insts.len();
+    let (mut uses, mut defs, mut keeps) = (Flat::with_capacity(n), Flat::with_capacity(n), Flat::with_capacity(n));
+    let mut buf: Vec<u32> = Vec::new();
+    let distinct = |buf: &mut Vec<u32>, to: &mut Flat<u32>| {
+        buf.sort_unstable();
+        buf.dedup();
+        to.push(buf);
+        buf.clear();
+    };
+    for inst in insts {
+        inst.for_each_use(|r| buf.push(r.vreg.index() as u32));
+        distinct(&mut buf, &mut uses);
+        inst.for_each_def(|r| buf.push(r.vreg.index() as u32));
+        distinct(&mut buf, &mut defs);
+        let always = inst.guard_is_always();
+        inst.for_each_def(|r| {
+            if r.comp.is_some() || !always {
+                buf.push(r.vreg.index() as u32);
+            }
+        });
+        distinct(&mut buf, &mut keeps);
+    }
+    let mut named: Vec<u32> = uses.items.iter().chain(&defs.items).copied().collect();
+    named.sort_unstable();
+    named.dedup();
+    // Ascending vreg indices map to ascending local numbers: every list stays sorted.
+    for x in uses.items.iter_mut().chain(defs.items.iter_mut()).chain(keeps.items.iter_mut()) {
+        *x = named.binary_search(x).unwrap_or(0) as u32;
+    }
+    Regs { named: named.into_iter().map(|v| v as usize).collect(), uses, defs, keeps }
+}
+
+/// Which of `named` (ascending) are in `set` (ascending): one merge walk.
+fn members(named: &[usize], set: &[usize]) -> Vec<bool> {
+    let mut out = vec![false; named.len()];
+    let (mut i, mut k) = (0, 0);
+    while i < named.len() && k < set.len() {
+        match named[i].cmp(&set[k]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => k += 1,
+            std::cmp::Ordering::Equal => {
+                out[i] = true;
+                i += 1;
+                k += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The dependence graph of one block: successors (ascending, each once) with the cycles
+/// they wait.
 struct Dag {
-    succ: Vec<Vec<(usize, u32)>>,
+    succ: Flat<(u32, u32)>,
     npred: Vec<u32>,
     height: Vec<u32>,
 }
 
-fn build(insts: &[Inst]) -> Dag {
+const NONE: u32 = u32::MAX;
+
+fn build(insts: &[Inst], regs: &Regs, lat: &[u32]) -> Dag {
     let n = insts.len();
-    let lat: Vec<u32> = insts.iter().map(latency).collect();
-    let mut succ: Vec<Vec<(usize, u32)>> = vec![Vec::new(); n];
-    let mut last_def: BTreeMap<usize, usize> = BTreeMap::new();
-    let mut uses_since: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    let nl = regs.named.len();
+    // Per local vreg: its last writer, and its readers since then (a linked list in one
+    // pool: `since` is the head, `pool` holds (reader, next)).
+    let mut last_def = vec![NONE; nl];
+    let mut since = vec![NONE; nl];
+    let mut pool: Vec<(u32, u32)> = Vec::new();
+    // Every edge as (from, to, cycles), generated in increasing `to`.
+    let mut edges: Vec<(u32, u32, u32)> = Vec::new();
     let (mut last_fence, mut loads_since) = (None::<usize>, Vec::new());
     let (mut last_ctl, mut since_ctl) = (None::<usize>, Vec::new());
+    let mut uses: Vec<u32> = Vec::new();
     for (j, inst) in insts.iter().enumerate() {
-        let mut edges: Vec<(usize, u32)> = Vec::new();
-        let mut uses = Vec::new();
-        inst.for_each_use(|r| uses.push(r.vreg.index()));
-        let mut defs = Vec::new();
-        inst.for_each_def(|r| defs.push((r.vreg.index(), r.comp.is_some())));
-        // A predicated or component def keeps (part of) the older value: it reads it.
-        for &(d, comp) in &defs {
-            if comp || !inst.guard_is_always() {
-                uses.push(d);
+        let ju = j as u32;
+        let mut edge = |i: usize, d: u32| {
+            if i != j {
+                edges.push((i as u32, ju, d));
             }
-        }
+        };
+        // A predicated or component def keeps (part of) the older value: it reads it.
+        uses.clear();
+        uses.extend_from_slice(regs.uses.of(j));
+        uses.extend_from_slice(regs.keeps.of(j));
         uses.sort_unstable();
         uses.dedup();
-        for u in &uses {
-            if let Some(&i) = last_def.get(u) {
-                edges.push((i, lat[i]));
-            }
-        }
-        for &(d, _) in &defs {
-            if let Some(&i) = last_def.get(&d) {
-                edges.push((i, 1));
-            }
-            if let Some(us) = uses_since.get(&d) {
-                edges.extend(us.iter().map(|&i| (i, 0)));
-            }
-        }
         for &u in &uses {
-            uses_since.entry(u).or_default().push(j);
+            let i = last_def[u as usize];
+            if i != NONE {
+                edge(i as usize, lat[i as usize]);
+            }
         }
-        for &(d, _) in &defs {
-            last_def.insert(d, j);
-            uses_since.insert(d, Vec::new());
+        for &d in regs.defs.of(j) {
+            let i = last_def[d as usize];
+            if i != NONE {
+                edge(i as usize, 1);
+            }
+            let mut at = since[d as usize];
+            while at != NONE {
+                let (r, next) = pool[at as usize];
+                edge(r as usize, 0);
+                at = next;
+            }
         }
         if fence(inst) {
             // Stores in order, one issue slot apart: the slot makes a chain of sixteen
             // stores sixteen cycles long in the path lengths, so the arithmetic feeding
             // the later ones is due later (as-late-as-possible, module doc) — with 0
             // every store's address was due at once and computed breadth first.
-            edges.extend(last_fence.map(|f| (f, 1)));
-            edges.extend(loads_since.drain(..).map(|l| (l, 0)));
+            if let Some(f) = last_fence {
+                edge(f, 1);
+            }
+            for l in loads_since.drain(..) {
+                edge(l, 0);
+            }
             last_fence = Some(j);
         } else if inst.info().is(props::LOAD) {
-            edges.extend(last_fence.map(|f| (f, 0)));
+            if let Some(f) = last_fence {
+                edge(f, 0);
+            }
             loads_since.push(j);
         }
-        edges.extend(last_ctl.map(|c| (c, 0)));
+        if let Some(c) = last_ctl {
+            edge(c, 0);
+        }
         if control(inst) {
-            edges.extend(since_ctl.drain(..).map(|i| (i, 0)));
+            for i in since_ctl.drain(..) {
+                edge(i, 0);
+            }
             last_ctl = Some(j);
         }
         since_ctl.push(j);
-        for (i, d) in edges {
-            if i != j {
-                succ[i].push((j, d));
-            }
+        for &u in &uses {
+            pool.push((ju, since[u as usize]));
+            since[u as usize] = (pool.len() - 1) as u32;
+        }
+        for &d in regs.defs.of(j) {
+            last_def[d as usize] = ju;
+            since[d as usize] = NONE;
         }
     }
+    // Bucket the edges by their source (stable: each source's targets stay ascending,
+    // one target's edges adjacent) and keep one per target, the longest wait.
+    let mut start = vec![0u32; n + 1];
+    for &(i, _, _) in &edges {
+        start[i as usize + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut sorted = vec![(0u32, 0u32); edges.len()];
+    for &(i, t, d) in &edges {
+        sorted[fill[i as usize] as usize] = (t, d);
+        fill[i as usize] += 1;
+    }
+    drop(edges);
+    let mut succ: Flat<(u32, u32)> = Flat::with_capacity(n);
     let mut npred = vec![0u32; n];
-    for s in &mut succ {
-        s.sort_unstable();
-        s.dedup_by(|a, b| {
-            a.0 == b.0 && {
-                b.1 = b.1.max(a.1);
-                true
+    let mut one: Vec<(u32, u32)> = Vec::new();
+    for i in 0..n {
+        one.clear();
+        for &(t, d) in &sorted[start[i] as usize..start[i + 1] as usize] {
+            match one.last_mut() {
+                Some(last) if last.0 == t => last.1 = last.1.max(d),
+                _ => one.push((t, d)),
             }
-        });
-        for &(t, _) in s.iter() {
-            npred[t] += 1;
         }
+        for &(t, _) in &one {
+            npred[t as usize] += 1;
+        }
+        succ.push(&one);
     }
     let mut height = vec![0u32; n];
     for j in (0..n).rev() {
-        height[j] = succ[j].iter().map(|&(t, d)| d + height[t]).max().unwrap_or(0).max(lat[j]);
+        height[j] = succ.of(j).iter().map(|&(t, d)| d + height[t as usize]).max().unwrap_or(0).max(lat[j]);
     }
     Dag { succ, npred, height }
 }
@@ -272,20 +395,6 @@ impl<B: Ord + Copy, K: Ord + Copy> Buckets<B, K> {
     }
 }
 
-/// Each instruction's distinct vregs read, and written, ascending (by vreg index).
-fn distinct_vregs(insts: &[Inst]) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
-    let distinct = |fill: &dyn Fn(&mut Vec<usize>)| {
-        let mut v = Vec::new();
-        fill(&mut v);
-        v.sort_unstable();
-        v.dedup();
-        v
-    };
-    let uses = insts.iter().map(|i| distinct(&|v| i.for_each_use(|r| v.push(r.vreg.index())))).collect();
-    let defs = insts.iter().map(|i| distinct(&|v| i.for_each_def(|r| v.push(r.vreg.index())))).collect();
-    (uses, defs)
-}
-
 /// A new order for the instructions of `insts` (indices), or `None` when the block
 /// must keep its order. `limit`: the R and the P pressure the schedule should stay
 /// within.
@@ -299,46 +408,49 @@ pub fn schedule_block(f: &Function, insts: &[Inst], live: &BlockLive, limit: [u3
     if insts.len() < 3 || insts.iter().any(opaque) {
         return None;
     }
-    let dag = build(insts);
     let n = insts.len();
-    let (uses, defs) = distinct_vregs(insts);
-    // The region's vregs, numbered densely (`local`), with their reads left.
-    let mut named: Vec<usize> = uses.iter().chain(&defs).flatten().copied().collect();
-    named.sort_unstable();
-    named.dedup();
-    let local = |v: usize| named.binary_search(&v).unwrap_or(0);
-    let mut remaining = vec![0u32; named.len()];
-    for u in uses.iter().flatten() {
-        remaining[local(*u)] += 1;
+    // Everything below is indexed by instruction or by the region's local vreg numbers
+    // (`Regs`): no map or set keyed by vreg on the hot path.
+    let regs = region_vregs(insts);
+    let lat: Vec<u32> = insts.iter().map(latency).collect();
+    let dag = build(insts, &regs, &lat);
+    let (uses, defs) = (&regs.uses, &regs.defs);
+    let nl = regs.named.len();
+    // Per local vreg: reads left, words (R, P), whether live after the region.
+    let mut remaining = vec![0u32; nl];
+    for &u in &uses.items {
+        remaining[u as usize] += 1;
     }
-    // Live now: membership only, never iterated (no order to keep).
-    let mut is_live: HashSet<usize> = HashSet::new();
+    let wid: Vec<[u32; 2]> = regs.named.iter().map(|&v| width(f, v)).collect();
+    let out = members(&regs.named, live.live_out.0);
+    // Live now (of the region's vregs; the others only count in `cur`).
+    let mut is_live = members(&regs.named, live.live_in.0);
     crate::work::add((n + live.live_in.0.len()) as u64);
     let mut cur = [0i64; 2];
     for v in live.live_in.iter() {
-        is_live.insert(v.index());
         add(&mut cur, width(f, v.index()), 1);
     }
     let limit = [limit[0] as i64, limit[1] as i64];
-    let last_use = |v: usize, remaining: &[u32]| remaining[local(v)] == 1 && !live.live_out.contains(VRegId::new(v));
+    let last_use = |v: usize, remaining: &[u32]| remaining[v] == 1 && !out[v];
     // Net change of live R and P words if `j` issued now.
-    let delta = |j: usize, is_live: &HashSet<usize>, remaining: &[u32]| -> [i64; 2] {
+    let delta = |j: usize, is_live: &[bool], remaining: &[u32]| -> [i64; 2] {
         let mut d = [0i64; 2];
-        for &v in &defs[j] {
-            if !is_live.contains(&v) {
-                add(&mut d, width(f, v), 1);
+        let dj = defs.of(j);
+        for &v in dj {
+            if !is_live[v as usize] {
+                add(&mut d, wid[v as usize], 1);
             }
         }
-        for &v in &uses[j] {
-            if is_live.contains(&v) && last_use(v, remaining) && !defs[j].contains(&v) {
-                add(&mut d, width(f, v), -1);
+        for &v in uses.of(j) {
+            let v = v as usize;
+            if is_live[v] && last_use(v, remaining) && !dj.contains(&(v as u32)) {
+                add(&mut d, wid[v], -1);
             }
         }
         d
     };
     // What a vreg contributes to the deltas of its readers and writers.
-    let state =
-        |v: usize, is_live: &HashSet<usize>, remaining: &[u32]| (is_live.contains(&v), remaining[local(v)] == 1);
+    let state = |v: usize, is_live: &[bool], remaining: &[u32]| (is_live[v], remaining[v] == 1);
     let coalesced: Vec<bool> = insts
         .iter()
         .map(|i| {
@@ -348,7 +460,6 @@ pub fn schedule_block(f: &Function, insts: &[Inst], live: &BlockLive, limit: [u3
             i.info().is(props::MOVE) && i.guard_is_always() && from && whole
         })
         .collect();
-    let lat: Vec<u32> = insts.iter().map(latency).collect();
     let cpl = dag.height.iter().copied().max().unwrap_or(0);
     let alap: Vec<u32> = dag.height.iter().map(|&h| cpl - h).collect();
     // When `j` with delta `d` is ready under the first rule: a fixed-latency instruction
@@ -370,7 +481,7 @@ pub fn schedule_block(f: &Function, insts: &[Inst], live: &BlockLive, limit: [u3
     let mut in_cands = vec![false; n];
     let mut ncands = 0usize;
     // Per local vreg, the ready instructions that name it (pruned lazily).
-    let mut cand_refs: Vec<Vec<usize>> = vec![Vec::new(); named.len()];
+    let mut cand_refs: Vec<Vec<u32>> = vec![Vec::new(); nl];
     let fit_key = |d: [i64; 2]| (d[0].max(0), d[1].max(0), d[0].signum());
     macro_rules! enter {
         ($j:expr) => {{
@@ -392,8 +503,8 @@ pub fn schedule_block(f: &Function, insts: &[Inst], live: &BlockLive, limit: [u3
     for j in (0..n).filter(|&j| npred[j] == 0) {
         in_cands[j] = true;
         ncands += 1;
-        for &v in uses[j].iter().chain(&defs[j]) {
-            cand_refs[local(v)].push(j);
+        for &v in uses.of(j).iter().chain(defs.of(j)) {
+            cand_refs[v as usize].push(j as u32);
         }
         if coalesced[j] {
             glued.insert(earliest[j], j, cycle);
@@ -401,10 +512,12 @@ pub fn schedule_block(f: &Function, insts: &[Inst], live: &BlockLive, limit: [u3
         enter!(j);
     }
     let mut order = Vec::with_capacity(n);
+    let mut fitting: Vec<(i64, i64, i64)> = Vec::new();
+    let mut touched: Vec<(usize, (bool, bool))> = Vec::new();
     while ncands > 0 {
         let glue = glued.best(cycle).filter(|&(at, _)| at <= cycle).map(|x| x.1);
-        let fitting: Vec<(i64, i64, i64)> =
-            fit.0.keys().copied().filter(|&(a0, a1, _)| cur[0] + a0 <= limit[0] && cur[1] + a1 <= limit[1]).collect();
+        fitting.clear();
+        fitting.extend(fit.0.keys().copied().filter(|&(a0, a1, _)| cur[0] + a0 <= limit[0] && cur[1] + a1 <= limit[1]));
         let pick = if let Some(j) = glue {
             Some(j)
         } else if !fitting.is_empty() {
@@ -412,8 +525,8 @@ pub fn schedule_block(f: &Function, insts: &[Inst], live: &BlockLive, limit: [u3
             // before one that adds, then the longest path to the end, then the original
             // order (module doc).
             fitting
-                .into_iter()
-                .filter_map(|b| fit.0.get_mut(&b).and_then(|t| t.best(cycle)).map(|(at, k)| (at, b.2, k)))
+                .iter()
+                .filter_map(|&b| fit.0.get_mut(&b).and_then(|t| t.best(cycle)).map(|(at, k)| (at, b.2, k)))
                 .min()
                 .map(|(_, _, (_, j))| j)
         } else {
@@ -421,7 +534,8 @@ pub fn schedule_block(f: &Function, insts: &[Inst], live: &BlockLive, limit: [u3
             over.0.iter_mut().next().and_then(|(_, t)| t.best(cycle)).map(|(_, (_, j))| j)
         };
         let Some(pick) = pick else { break };
-        crate::work::add(1 + (fit.0.len() + dag.succ[pick].len() + uses[pick].len() + defs[pick].len()) as u64);
+        let (up, dp) = (uses.of(pick), defs.of(pick));
+        crate::work::add(1 + (fit.0.len() + dag.succ.of(pick).len() + up.len() + dp.len()) as u64);
         leave!(pick);
         if coalesced[pick] {
             glued.remove(earliest[pick], pick);
@@ -430,48 +544,54 @@ pub fn schedule_block(f: &Function, insts: &[Inst], live: &BlockLive, limit: [u3
         ncands -= 1;
         cycle = cycle.max(earliest[pick]) + 1;
         order.push(pick);
-        let touched: Vec<usize> = uses[pick].iter().chain(&defs[pick]).copied().collect();
-        let before: Vec<(bool, bool)> = touched.iter().map(|&v| state(v, &is_live, &remaining)).collect();
+        touched.clear();
+        touched.extend(up.iter().chain(dp).map(|&v| (v as usize, state(v as usize, &is_live, &remaining))));
         // Pressure: uses ending here leave, new defs enter (dead ones leave again).
-        for &v in &uses[pick] {
+        for &v in up {
+            let v = v as usize;
             let last = last_use(v, &remaining);
-            let r = &mut remaining[local(v)];
-            *r = r.saturating_sub(1);
-            if last && !defs[pick].contains(&v) && is_live.remove(&v) {
-                add(&mut cur, width(f, v), -1);
+            remaining[v] = remaining[v].saturating_sub(1);
+            if last && !dp.contains(&(v as u32)) && is_live[v] {
+                is_live[v] = false;
+                add(&mut cur, wid[v], -1);
             }
         }
-        for &v in &defs[pick] {
-            let dead = remaining[local(v)] == 0 && !live.live_out.contains(VRegId::new(v));
+        for &v in dp {
+            let v = v as usize;
+            let dead = remaining[v] == 0 && !out[v];
             if dead {
-                if is_live.remove(&v) {
-                    add(&mut cur, width(f, v), -1);
+                if is_live[v] {
+                    is_live[v] = false;
+                    add(&mut cur, wid[v], -1);
                 }
-            } else if is_live.insert(v) {
-                add(&mut cur, width(f, v), 1);
+            } else if !is_live[v] {
+                is_live[v] = true;
+                add(&mut cur, wid[v], 1);
             }
         }
         // Ready instructions naming a vreg whose state changed get their delta anew.
-        for (&v, was) in touched.iter().zip(before) {
+        for &(v, was) in &touched {
             if state(v, &is_live, &remaining) == was {
                 continue;
             }
-            let refs = &mut cand_refs[local(v)];
+            let mut refs = std::mem::take(&mut cand_refs[v]);
             crate::work::add(refs.len() as u64);
-            refs.retain(|&j| in_cands[j]);
-            for j in refs.clone() {
-                leave!(j);
-                enter!(j);
+            refs.retain(|&j| in_cands[j as usize]);
+            for &j in &refs {
+                leave!(j as usize);
+                enter!(j as usize);
             }
+            cand_refs[v] = refs;
         }
-        for &(t, d) in &dag.succ[pick] {
+        for &(t, d) in dag.succ.of(pick) {
+            let t = t as usize;
             earliest[t] = earliest[t].max(cycle - 1 + d);
             npred[t] -= 1;
             if npred[t] == 0 {
                 in_cands[t] = true;
                 ncands += 1;
-                for &v in uses[t].iter().chain(&defs[t]) {
-                    cand_refs[local(v)].push(t);
+                for &v in uses.of(t).iter().chain(defs.of(t)) {
+                    cand_refs[v as usize].push(t as u32);
                 }
                 if coalesced[t] {
                     glued.insert(earliest[t], t, cycle);
@@ -486,6 +606,115 @@ pub fn schedule_block(f: &Function, insts: &[Inst], live: &BlockLive, limit: [u3
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The map-keyed form `build` replaced.
+    /// The dependence graph of one block: successors with the cycles they wait.
+    struct RefDag {
+        succ: Vec<Vec<(usize, u32)>>,
+        npred: Vec<u32>,
+        height: Vec<u32>,
+    }
+
+    fn build_reference(insts: &[Inst]) -> RefDag {
+        let n = insts.len();
+        let lat: Vec<u32> = insts.iter().map(latency).collect();
+        let mut succ: Vec<Vec<(usize, u32)>> = vec![Vec::new(); n];
+        let mut last_def: BTreeMap<usize, usize> = BTreeMap::new();
+        let mut uses_since: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        let (mut last_fence, mut loads_since) = (None::<usize>, Vec::new());
+        let (mut last_ctl, mut since_ctl) = (None::<usize>, Vec::new());
+        for (j, inst) in insts.iter().enumerate() {
+            let mut edges: Vec<(usize, u32)> = Vec::new();
+            let mut uses = Vec::new();
+            inst.for_each_use(|r| uses.push(r.vreg.index()));
+            let mut defs = Vec::new();
+            inst.for_each_def(|r| defs.push((r.vreg.index(), r.comp.is_some())));
+            // A predicated or component def keeps (part of) the older value: it reads it.
+            for &(d, comp) in &defs {
+                if comp || !inst.guard_is_always() {
+                    uses.push(d);
+                }
+            }
+            uses.sort_unstable();
+            uses.dedup();
+            for u in &uses {
+                if let Some(&i) = last_def.get(u) {
+                    edges.push((i, lat[i]));
+                }
+            }
+            for &(d, _) in &defs {
+                if let Some(&i) = last_def.get(&d) {
+                    edges.push((i, 1));
+                }
+                if let Some(us) = uses_since.get(&d) {
+                    edges.extend(us.iter().map(|&i| (i, 0)));
+                }
+            }
+            for &u in &uses {
+                uses_since.entry(u).or_default().push(j);
+            }
+            for &(d, _) in &defs {
+                last_def.insert(d, j);
+                uses_since.insert(d, Vec::new());
+            }
+            if fence(inst) {
+                // Stores in order, one issue slot apart: the slot makes a chain of sixteen
+                // stores sixteen cycles long in the path lengths, so the arithmetic feeding
+                // the later ones is due later (as-late-as-possible, module doc) — with 0
+                // every store's address was due at once and computed breadth first.
+                edges.extend(last_fence.map(|f| (f, 1)));
+                edges.extend(loads_since.drain(..).map(|l| (l, 0)));
+                last_fence = Some(j);
+            } else if inst.info().is(props::LOAD) {
+                edges.extend(last_fence.map(|f| (f, 0)));
+                loads_since.push(j);
+            }
+            edges.extend(last_ctl.map(|c| (c, 0)));
+            if control(inst) {
+                edges.extend(since_ctl.drain(..).map(|i| (i, 0)));
+                last_ctl = Some(j);
+            }
+            since_ctl.push(j);
+            for (i, d) in edges {
+                if i != j {
+                    succ[i].push((j, d));
+                }
+            }
+        }
+        let mut npred = vec![0u32; n];
+        for s in &mut succ {
+            s.sort_unstable();
+            s.dedup_by(|a, b| {
+                a.0 == b.0 && {
+                    b.1 = b.1.max(a.1);
+                    true
+                }
+            });
+            for &(t, _) in s.iter() {
+                npred[t] += 1;
+            }
+        }
+        let mut height = vec![0u32; n];
+        for j in (0..n).rev() {
+            height[j] = succ[j].iter().map(|&(t, d)| d + height[t]).max().unwrap_or(0).max(lat[j]);
+        }
+        RefDag { succ, npred, height }
+    }
+
+    /// Each instruction's distinct vregs read, and written, ascending (by vreg index).
+    fn distinct_vregs(insts: &[Inst]) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
+        let distinct = |fill: &dyn Fn(&mut Vec<usize>)| {
+            let mut v = Vec::new();
+            fill(&mut v);
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        let uses = insts.iter().map(|i| distinct(&|v| i.for_each_use(|r| v.push(r.vreg.index())))).collect();
+        let defs = insts.iter().map(|i| distinct(&|v| i.for_each_def(|r| v.push(r.vreg.index())))).collect();
+        (uses, defs)
+    }
+
     use crate::analysis::LiveSet;
 
     /// The rescan-every-step form `schedule_block` replaced.
@@ -497,7 +726,7 @@ mod tests {
         if insts.len() < 3 || insts.iter().any(opaque) {
             return None;
         }
-        let dag = build(insts);
+        let dag = build_reference(insts);
         let n = insts.len();
         let (uses, defs) = distinct_vregs(insts);
         let mut remaining: BTreeMap<usize, u32> = BTreeMap::new();
@@ -674,5 +903,20 @@ mod tests {
         }
         // The regions do get reordered.
         assert!(reordered > 500, "{reordered} reorders");
+    }
+
+    #[test]
+    fn build_gives_the_map_keyed_graph() {
+        let mut edges = 0;
+        for (k, f) in random_functions(11, 300).into_iter().enumerate() {
+            let insts = &f.blocks[0].insts;
+            let lat: Vec<u32> = insts.iter().map(latency).collect();
+            let (a, b) = (build(insts, &region_vregs(insts), &lat), build_reference(insts));
+            let succ: Vec<Vec<(usize, u32)>> =
+                (0..insts.len()).map(|j| a.succ.of(j).iter().map(|&(t, d)| (t as usize, d)).collect()).collect();
+            assert_eq!((succ, &a.npred, &a.height), (b.succ.clone(), &b.npred, &b.height), "function {k}");
+            edges += a.succ.items.len();
+        }
+        assert!(edges > 3000, "{edges} edges");
     }
 }

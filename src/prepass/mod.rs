@@ -134,21 +134,6 @@ pub(crate) fn name_list(f: &Function, vs: &[crate::ir::VRegId]) -> String {
     s
 }
 
-/// `f` with `per_block` applied to each block in layout order under one budget of `k`
-/// moves (`per_block(insts, left)` returns how many it made); and how many were made.
-pub(crate) fn moves_per_block(
-    f: &Function,
-    k: usize,
-    per_block: fn(&mut Vec<crate::ir::Inst>, usize) -> usize,
-) -> (Function, usize) {
-    let mut g = f.clone();
-    let mut left = k;
-    for blk in &mut g.blocks {
-        left -= per_block(&mut blk.insts, left);
-    }
-    (g, k - left)
-}
-
 /// Runs every pass not in `disabled` on every function of `m` (for callers outside the
 /// engine, like the fidelity report's naive estimate).
 pub fn apply(m: &mut Module, disabled: &std::collections::BTreeSet<String>, passes: &[&str]) {

@@ -8,6 +8,15 @@
 //! It replaces moving `Inst`s inside a `Vec` and rescanning the block for each move,
 //! which is O(moves × block length): a synthetic block of 20 000 hoisted shared loads
 //! took over a minute in `sink`.
+//!
+//! [`MovePlan`]: those passes look for the number of moves that fits a register target by
+//! a binary search over "the first `k` moves in layout order". A list only ever gains
+//! items — none moves once placed — so the order after the first `k` moves of a block is
+//! the unlimited run's final order restricted to the instructions seen by then, the rest
+//! in their own order: one unlimited run answers every `k` (issue 25: the scale kernel's
+//! early issue re-ran the whole pass and cloned the function for each of its 18 probes).
+
+use crate::ir::{Function, Inst, VRegId};
 
 /// Labels start in the middle of the range and step by `GAP` at the ends.
 const GAP: u64 = 1 << 20;
@@ -133,6 +142,154 @@ impl OrderList {
         for (k, &x) in items.iter().enumerate() {
             self.label[x] = base + k as u64 * GAP;
         }
+    }
+}
+
+/// A map from vreg to an instruction index over a vector indexed by vreg, emptied by
+/// undoing only what was set: made once per function and reused block after block, where
+/// a `BTreeMap` per block cost a tree walk per operand (issue 25).
+pub struct VregSlots {
+    at: Vec<u32>,
+    touched: Vec<u32>,
+}
+
+const EMPTY: u32 = u32::MAX;
+
+impl VregSlots {
+    /// Room for vregs `0..n` (it grows for higher ones).
+    pub fn new(n: usize) -> VregSlots {
+        VregSlots { at: vec![EMPTY; n], touched: Vec::new() }
+    }
+
+    pub fn get(&self, v: VRegId) -> Option<usize> {
+        self.at.get(v.index()).copied().filter(|&x| x != EMPTY).map(|x| x as usize)
+    }
+
+    pub fn insert(&mut self, v: VRegId, x: usize) {
+        let i = v.index();
+        if i >= self.at.len() {
+            self.at.resize(i + 1, EMPTY);
+        }
+        if self.at[i] == EMPTY {
+            self.touched.push(i as u32);
+        }
+        self.at[i] = x as u32;
+    }
+
+    pub fn clear(&mut self) {
+        for &i in &self.touched {
+            self.at[i as usize] = EMPTY;
+        }
+        self.touched.clear();
+    }
+}
+
+/// Two [`VregSlots`] a move pass keeps per vreg (its readers and writers so far).
+pub type Slots = [VregSlots; 2];
+
+/// One block's unlimited run of a move pass: the final order (instruction indices) and
+/// the index of each instruction that moved, in the order the pass visited them.
+pub struct BlockMoves {
+    pub order: Vec<usize>,
+    pub moved: Vec<usize>,
+}
+
+/// A move pass's unlimited run over a function's blocks, answering "the first `k` moves
+/// in layout order" for any `k` (module doc). `top_down`: the pass visits a block first
+/// to last (`schedule`'s early issue) or last to first (`sink`).
+pub struct MovePlan {
+    blocks: Vec<BlockMoves>,
+    top_down: bool,
+}
+
+impl MovePlan {
+    /// `per_block(insts, slots)` runs the pass on one block without a limit, `slots`
+    /// empty on entry.
+    pub fn new(f: &Function, per_block: fn(&[Inst], &mut Slots) -> BlockMoves, top_down: bool) -> MovePlan {
+        let mut slots = [VregSlots::new(f.vregs.len()), VregSlots::new(f.vregs.len())];
+        let blocks = f
+            .blocks
+            .iter()
+            .map(|b| {
+                let m = per_block(&b.insts, &mut slots);
+                slots.iter_mut().for_each(VregSlots::clear);
+                m
+            })
+            .collect();
+        MovePlan { blocks, top_down }
+    }
+
+    /// How many moves the unlimited run makes.
+    pub fn total(&self) -> usize {
+        self.blocks.iter().map(|b| b.moved.len()).sum()
+    }
+
+    /// Block `b`'s order under a limit of `limit` moves in it; `None` when it keeps its
+    /// own order. Top-down, instructions after the last move allowed are appended in
+    /// their order; bottom-up, the ones before it are put in front.
+    fn block_order(&self, b: usize, limit: usize) -> Option<Vec<usize>> {
+        let m = &self.blocks[b];
+        if limit == 0 || m.moved.is_empty() {
+            return None;
+        }
+        if limit >= m.moved.len() {
+            return Some(m.order.clone());
+        }
+        let last = m.moved[limit - 1];
+        let n = m.order.len();
+        Some(if self.top_down {
+            m.order.iter().copied().filter(|&x| x <= last).chain(last + 1..n).collect()
+        } else {
+            (0..last).chain(m.order.iter().copied().filter(|&x| x >= last)).collect()
+        })
+    }
+}
+
+/// A copy of a function whose blocks are put, in place, in the order of a plan's first
+/// `k` moves for one `k` after another: the instructions are moved, never cloned again.
+pub struct Planned {
+    f: Function,
+    /// Per block, its current order in the original's indices (`None`: unchanged).
+    current: Vec<Option<Vec<usize>>>,
+}
+
+impl Planned {
+    pub fn new(f: &Function) -> Planned {
+        Planned { current: vec![None; f.blocks.len()], f: f.clone() }
+    }
+
+    /// The function with the first `k` moves of `plan` (blocks in layout order); and how
+    /// many that is (fewer when the plan has fewer).
+    pub fn apply(&mut self, plan: &MovePlan, k: usize) -> (&Function, usize) {
+        let mut left = k;
+        for (b, blk) in self.f.blocks.iter_mut().enumerate() {
+            let here = plan.blocks[b].moved.len().min(left);
+            left -= here;
+            let want = plan.block_order(b, here);
+            if want == self.current[b] {
+                continue;
+            }
+            let n = blk.insts.len();
+            crate::work::add(n as u64);
+            // Where each original instruction is now.
+            let mut at = vec![0usize; n];
+            match &self.current[b] {
+                Some(cur) => cur.iter().enumerate().for_each(|(p, &o)| at[o] = p),
+                None => at.iter_mut().enumerate().for_each(|(p, x)| *x = p),
+            }
+            let rel: Vec<usize> = match &want {
+                Some(w) => w.iter().map(|&o| at[o]).collect(),
+                None => (0..n).map(|o| at[o]).collect(),
+            };
+            crate::prepass::permute(&mut blk.insts, rel);
+            self.current[b] = want;
+        }
+        (&self.f, k - left)
+    }
+
+    /// The function as last applied.
+    pub fn into_function(self) -> Function {
+        self.f
     }
 }
 

@@ -28,9 +28,9 @@ use crate::analysis::liveness::BlockSet;
 use crate::analysis::{cfg, liveness};
 use crate::ir::opcode::props;
 use crate::ir::regfile::REPORT_EXTRA;
-use crate::ir::{Function, Inst, RegFile, VRegId};
+use crate::ir::{Function, Inst, RegFile};
 use crate::prepass::list;
-use crate::prepass::order::OrderList;
+use crate::prepass::order::{BlockMoves, MovePlan, OrderList, Planned, Slots};
 use crate::prepass::sink::{movable, peak, target};
 use crate::prepass::{Pass, PassCtx};
 
@@ -58,14 +58,27 @@ fn fence(inst: &Inst) -> bool {
 /// destination; the top of the block when there is none. Returns how many moved. The
 /// order is an [`OrderList`] with, per vreg, the last reader and writer so far, so each
 /// load costs O(log n), not a rescan of the block.
+#[cfg(test)]
 fn hoist_block(insts: &mut Vec<Inst>, limit: usize) -> usize {
-    use std::collections::BTreeMap;
+    let m = hoist_moves(
+        insts,
+        &mut [crate::prepass::order::VregSlots::new(0), crate::prepass::order::VregSlots::new(0)],
+        limit,
+    );
+    if !m.moved.is_empty() {
+        crate::prepass::permute(insts, m.order);
+    }
+    m.moved.len()
+}
+
+/// [`hoist_block`]'s order and moves, the block left as it is.
+fn hoist_moves(insts: &[Inst], slots: &mut Slots, limit: usize) -> BlockMoves {
     let n = insts.len();
     let mut list = OrderList::new(n);
-    let mut last_use: BTreeMap<VRegId, usize> = BTreeMap::new();
-    let mut last_def: BTreeMap<VRegId, usize> = BTreeMap::new();
+    let [last_use, last_def] = slots;
     let mut last_fence: Option<usize> = None;
     let mut moved = 0;
+    let mut at = Vec::new();
     crate::work::add(n as u64);
     for (i, inst) in insts.iter().enumerate() {
         let mut placed = false;
@@ -78,20 +91,22 @@ fn hoist_block(insts: &mut Vec<Inst>, limit: usize) -> usize {
                     dep = Some(p);
                 }
             };
-            inst.for_each_use(|r| consider(last_def.get(&r.vreg).copied()));
+            inst.for_each_use(|r| consider(last_def.get(r.vreg)));
             inst.for_each_def(|r| {
-                consider(last_def.get(&r.vreg).copied());
-                consider(last_use.get(&r.vreg).copied());
+                consider(last_def.get(r.vreg));
+                consider(last_use.get(r.vreg));
             });
             match dep {
                 None if i > 0 => {
                     list.push_front(i);
                     moved += 1;
+                    at.push(i);
                     placed = true;
                 }
                 Some(x) if Some(x) != list.tail() => {
                     list.insert_after(i, x);
                     moved += 1;
+                    at.push(i);
                     placed = true;
                 }
                 _ => {}
@@ -102,12 +117,12 @@ fn hoist_block(insts: &mut Vec<Inst>, limit: usize) -> usize {
         }
         let later = |p: Option<usize>| p.is_none_or(|p| list.before(p, i));
         inst.for_each_use(|r| {
-            if later(last_use.get(&r.vreg).copied()) {
+            if later(last_use.get(r.vreg)) {
                 last_use.insert(r.vreg, i);
             }
         });
         inst.for_each_def(|r| {
-            if later(last_def.get(&r.vreg).copied()) {
+            if later(last_def.get(r.vreg)) {
                 last_def.insert(r.vreg, i);
             }
         });
@@ -115,15 +130,13 @@ fn hoist_block(insts: &mut Vec<Inst>, limit: usize) -> usize {
             last_fence = Some(i);
         }
     }
-    if moved > 0 {
-        crate::prepass::permute(insts, list.order());
-    }
-    moved
+    BlockMoves { order: list.order(), moved: at }
 }
 
-/// `f` with at most `k` loads issued early (blocks in layout order); and how many moved.
-fn hoist(f: &Function, k: usize) -> (Function, usize) {
-    crate::prepass::moves_per_block(f, k, hoist_block)
+/// Every block's early issue without a limit, from which `Planned` gives the function
+/// with the first `k` loads (blocks in layout order) issued early.
+fn hoist_plan(f: &Function) -> MovePlan {
+    MovePlan::new(f, |insts, slots| hoist_moves(insts, slots, usize::MAX), true)
 }
 
 /// Predicate registers a schedule may keep live at once: the seven of the P file (P0–P6,
@@ -132,20 +145,30 @@ fn p_room(order_peak: u32) -> u32 {
     order_peak.max(7)
 }
 
-fn p_peak(f: &Function) -> u32 {
+/// `f`'s liveness and its R and P peaks: one solve where `peak`, `p_peak` and the
+/// list schedule each solved it (issue 25: three solves of the same function per run,
+/// and per row of a sweep).
+struct Solved {
+    live: liveness::Liveness,
+    r: u32,
+    p: u32,
+}
+
+fn solve(f: &Function) -> Solved {
     let c = cfg::build(f, 1.0);
-    liveness::compute(f, &c, &[]).max_pressure(f, RegFile::P).0
+    let live = liveness::compute(f, &c, &[]);
+    let (r, p) = (live.max_pressure(f, RegFile::R).0, live.max_pressure(f, RegFile::P).0);
+    Solved { live, r, p }
 }
 
 /// `f` list-scheduled block by block (`prepass::list`) within R pressure `limit`; and
 /// how many blocks changed order. A block is scheduled region by region between the
 /// instructions that keep their place (`list::opaque`: calls and their ABI moves).
-fn list_schedule(f: &Function, limit: u32) -> (Function, usize) {
-    let c = cfg::build(f, 1.0);
-    let live = liveness::compute(f, &c, &[]);
+fn list_schedule(f: &Function, solved: &Solved, limit: u32) -> (Function, usize) {
+    let live = &solved.live;
     // Predicates: never more at once than the P file holds (P0–P6), nor than the PTX
     // order needs when it needs more.
-    let limit = [limit, p_room(live.max_pressure(f, RegFile::P).0)];
+    let limit = [limit, p_room(solved.p)];
     let mut g = f.clone();
     let mut changed = 0;
     let exits: Vec<usize> = live.exit_live().iter().map(|v| v.index()).collect();
@@ -217,18 +240,18 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
     let t = target(ctx);
     let need = |g: &Function| peak(g) + REPORT_EXTRA + 1;
     // Each `peak` solves liveness for the whole function: the input's once.
-    let before = peak(f);
+    let input = solve(f);
+    let (before, p_f) = (input.r, input.p);
     let need_f = before + REPORT_EXTRA + 1;
-    let p_f = p_peak(f);
     // Over the target the same list scheduler runs for pressure — its rule issues the
     // instruction that adds least when nothing fits — and is kept when it lowers the peak
     // (fft16: ptxas 64 registers at the default and at 64 without spills; radbg in PTX
     // order 72, and 8 bytes of spills at 64). Where it does not lower the peak (the sgemm
     // kernels at the default) the order stays, as ptxas gives an unreachable target up.
     if need_f > t {
-        let (g, blocks) = list_schedule(f, t.saturating_sub(REPORT_EXTRA + 1));
-        let peak_g = peak(&g);
-        if peak_g < before && p_peak(&g) <= p_room(p_f) {
+        let (g, blocks) = list_schedule(f, &input, t.saturating_sub(REPORT_EXTRA + 1));
+        let Solved { r: peak_g, p: p_g, .. } = solve(&g);
+        if peak_g < before && p_g <= p_room(p_f) {
             let summary = format!(
                 "list schedule for pressure over the target: {blocks} block(s) reordered, R peak {before} → {peak_g} (target {t})"
             );
@@ -247,9 +270,9 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
     // target is an occupancy goal, not a cap, and the whole target is used (hash64 30
     // with it, 26 without).
     let room = if ctx.maxrregcount.is_some() { 1 } else { 0 };
-    let (g, blocks) = list_schedule(f, t - REPORT_EXTRA - 1 - room);
-    let peak_g = peak(&g);
-    if peak_g + REPORT_EXTRA + 1 + room <= t && p_peak(&g) <= p_room(p_f) {
+    let (g, blocks) = list_schedule(f, &input, t - REPORT_EXTRA - 1 - room);
+    let Solved { r: peak_g, p: p_g, .. } = solve(&g);
+    if peak_g + REPORT_EXTRA + 1 + room <= t && p_g <= p_room(p_f) {
         let summary = if blocks == 0 {
             format!("list schedule: every block already in latency order (R peak {before}, target {t})")
         } else {
@@ -257,19 +280,20 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
         };
         return (g, summary);
     }
-    let (_, n) = hoist(f, usize::MAX);
+    let plan = hoist_plan(f);
+    let mut planned = Planned::new(f);
     // The most moves (layout order) that still fit.
-    let (mut lo, mut hi) = (0usize, n);
+    let (mut lo, mut hi) = (0usize, plan.total());
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
-        if need(&hoist(f, mid).0) <= t { lo = mid } else { hi = mid - 1 }
+        if need(planned.apply(&plan, mid).0) <= t { lo = mid } else { hi = mid - 1 }
     }
     if lo == 0 {
         return (f.clone(), format!("no load can be issued early within the register target {t}"));
     }
-    let (g, moved) = hoist(f, lo);
-    let summary = format!("{moved} load(s) issued early: R peak {before} → {} (target {t})", peak(&g));
-    (g, summary)
+    let (g, moved) = planned.apply(&plan, lo);
+    let summary = format!("{moved} load(s) issued early: R peak {before} → {} (target {t})", peak(g));
+    (planned.into_function(), summary)
 }
 
 /// The register target the latency schedule fills, for a function whose order needs
@@ -342,5 +366,11 @@ mod tests {
         }
         // The blocks do exercise the moves.
         assert!(total > 500, "{total} moves");
+    }
+
+    #[test]
+    fn planned_issues_early_as_the_pass_under_each_limit() {
+        let total = crate::prepass::sink::tests::check_planned(13, hoist_block, hoist_plan);
+        assert!(total > 200, "{total} moves");
     }
 }

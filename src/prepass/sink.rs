@@ -20,8 +20,8 @@
 use crate::analysis::{cfg, liveness};
 use crate::ir::opcode::props;
 use crate::ir::regfile::{REGFILE_PER_SM, REPORT_EXTRA, max_warps_per_sm};
-use crate::ir::{Function, Inst, Operand, Reg, RegFile, VRegId};
-use crate::prepass::order::OrderList;
+use crate::ir::{Function, Inst, Operand, Reg, RegFile};
+use crate::prepass::order::{BlockMoves, MovePlan, OrderList, Planned, Slots};
 use crate::prepass::{Pass, PassCtx};
 
 pub const PASS: Pass = Pass {
@@ -66,31 +66,45 @@ pub(crate) fn movable(inst: &Inst) -> bool {
 /// the straight line (a branch or exit), or — for a load — stores, synchronizes, calls
 /// or has a side effect. The order is kept in an [`OrderList`] and, per vreg, the first
 /// reader and writer of what follows, so each instruction costs O(log n), not a rescan.
+#[cfg(test)]
 fn sink_block(insts: &mut Vec<Inst>, limit: usize) -> usize {
-    use std::collections::BTreeMap;
+    let m = sink_moves(
+        insts,
+        &mut [crate::prepass::order::VregSlots::new(0), crate::prepass::order::VregSlots::new(0)],
+        limit,
+    );
+    if !m.moved.is_empty() {
+        crate::prepass::permute(insts, m.order);
+    }
+    m.moved.len()
+}
+
+/// [`sink_block`]'s order and moves, the block left as it is.
+fn sink_moves(insts: &[Inst], slots: &mut Slots, limit: usize) -> BlockMoves {
     let n = insts.len();
     let mut list = OrderList::new(n);
-    let mut first_use: BTreeMap<VRegId, usize> = BTreeMap::new();
-    let mut first_def: BTreeMap<VRegId, usize> = BTreeMap::new();
+    let [first_use, first_def] = slots;
     let (mut first_hazard, mut first_stop): (Option<usize>, Option<usize>) = (None, None);
     let mut moved = 0;
+    let mut at = Vec::new();
     for i in (0..n).rev() {
         let inst = &insts[i];
         let mut placed = false;
         if moved < limit
             && movable(inst)
             && let Some(Operand::Reg(Reg::V(d))) = inst.defs().first()
-            && let Some(&u) = first_use.get(&d.vreg)
+            && let Some(u) = first_use.get(d.vreg)
             && Some(u) != list.head()
         {
             let mut srcs = vec![d.vreg];
             inst.for_each_use(|r| srcs.push(r.vreg));
             let early = |p: Option<usize>| p.is_some_and(|p| list.before(p, u));
-            let clash = srcs.iter().any(|s| early(first_def.get(s).copied()));
+            let clash = srcs.iter().any(|s| early(first_def.get(*s)));
             let hazard = inst.info().is(props::LOAD) && early(first_hazard);
             if !clash && !hazard && !early(first_stop) {
                 list.insert_before(i, u);
                 moved += 1;
+                at.push(i);
                 placed = true;
             }
         }
@@ -99,12 +113,12 @@ fn sink_block(insts: &mut Vec<Inst>, limit: usize) -> usize {
         }
         let earlier = |p: Option<usize>| p.is_none_or(|p| list.before(i, p));
         inst.for_each_use(|r| {
-            if earlier(first_use.get(&r.vreg).copied()) {
+            if earlier(first_use.get(r.vreg)) {
                 first_use.insert(r.vreg, i);
             }
         });
         inst.for_each_def(|r| {
-            if earlier(first_def.get(&r.vreg).copied()) {
+            if earlier(first_def.get(r.vreg)) {
                 first_def.insert(r.vreg, i);
             }
         });
@@ -118,15 +132,7 @@ fn sink_block(insts: &mut Vec<Inst>, limit: usize) -> usize {
             first_stop = Some(i);
         }
     }
-    if moved > 0 {
-        crate::prepass::permute(insts, list.order());
-    }
-    moved
-}
-
-/// `f` with at most `k` instructions sunk (blocks in layout order); and how many moved.
-fn sink(f: &Function, k: usize) -> (Function, usize) {
-    crate::prepass::moves_per_block(f, k, sink_block)
+    BlockMoves { order: list.order(), moved: at }
 }
 
 fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
@@ -138,8 +144,12 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
     if need_f <= t {
         return (f.clone(), format!("fits the register target {t}: nothing to sink"));
     }
-    let (all, n) = sink(f, usize::MAX);
-    if n == 0 || need(&all) > t {
+    // One unlimited run per block; any number of moves is a prefix of it
+    // (`order::MovePlan`), applied in place to one copy.
+    let plan = MovePlan::new(f, |insts, slots| sink_moves(insts, slots, usize::MAX), false);
+    let n = plan.total();
+    let mut planned = Planned::new(f);
+    if n == 0 || need(planned.apply(&plan, n).0) > t {
         // ptxas gives up a target it cannot reach and schedules for latency instead.
         return (f.clone(), format!("the register target {t} is out of reach (R peak {before}): nothing sunk"));
     }
@@ -147,12 +157,12 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
     let (mut lo, mut hi) = (1usize, n);
     while lo < hi {
         let mid = (lo + hi) / 2;
-        if need(&sink(f, mid).0) <= t { hi = mid } else { lo = mid + 1 }
+        if need(planned.apply(&plan, mid).0) <= t { hi = mid } else { lo = mid + 1 }
     }
-    let (g, moved) = sink(f, lo);
+    let (g, moved) = planned.apply(&plan, lo);
     let summary =
-        format!("{moved} hoisted instruction(s) sunk to their first use: R peak {before} → {} (target {t})", peak(&g));
-    (g, summary)
+        format!("{moved} hoisted instruction(s) sunk to their first use: R peak {before} → {} (target {t})", peak(g));
+    (planned.into_function(), summary)
 }
 
 #[cfg(test)]
@@ -228,6 +238,60 @@ pub(crate) mod tests {
                 m.functions[0].blocks.iter().flat_map(|b| b.insts.clone()).collect()
             })
             .collect()
+    }
+
+    /// Functions of four random blocks each (`random_blocks`, which all declare the same
+    /// registers), for the passes' function-wide move limits.
+    pub(crate) fn random_functions(seed: u64, count: usize) -> Vec<Function> {
+        let text = ".target sm_80\n.entry k {\n.reg .R %r<8>\n.reg .R.x2 %rd<2>\nBB0:\nEXIT\n}\n";
+        let template = crate::ir::parse_str(text).expect("parses").functions[0].clone();
+        let blocks = random_blocks(seed, 4 * count);
+        blocks
+            .chunks(4)
+            .map(|four| {
+                let mut f = template.clone();
+                f.blocks = four
+                    .iter()
+                    .enumerate()
+                    .map(|(k, insts)| crate::ir::Block { label: format!("BB{k}"), insts: insts.clone() })
+                    .collect();
+                f
+            })
+            .collect()
+    }
+
+    /// `Planned` gives, for every limit, what the pass gives run block by block in
+    /// layout order under that limit.
+    pub(crate) fn check_planned(
+        seed: u64,
+        per_block: fn(&mut Vec<Inst>, usize) -> usize,
+        plan: fn(&Function) -> MovePlan,
+    ) -> usize {
+        let mut total = 0;
+        for (n, f) in random_functions(seed, 100).into_iter().enumerate() {
+            let plan = plan(&f);
+            let mut planned = Planned::new(&f);
+            // Every limit, out of order too (the binary searches go back and forth).
+            let mut limits: Vec<usize> = (0..=plan.total() + 1).collect();
+            limits.extend((0..=plan.total()).rev());
+            for k in limits {
+                let mut want = f.clone();
+                let mut left = k;
+                for b in &mut want.blocks {
+                    left -= per_block(&mut b.insts, left);
+                }
+                let (got, moved) = planned.apply(&plan, k);
+                assert_eq!((got, moved), (&want, k - left), "function {n}, limit {k}");
+            }
+            total += plan.total();
+        }
+        total
+    }
+
+    #[test]
+    fn planned_sinks_as_the_pass_under_each_limit() {
+        let total = check_planned(3, sink_block, |f| MovePlan::new(f, |i, s| sink_moves(i, s, usize::MAX), false));
+        assert!(total > 200, "{total} moves");
     }
 
     #[test]

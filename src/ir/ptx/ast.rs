@@ -222,6 +222,10 @@ pub struct FuncDecl<'a> {
     pub body: Option<Vec<Stmt<'a>>>,
     /// The closing `}` of the body (the header's start for a declaration).
     pub close: Pos,
+    /// The opening `{` of the body (the header's start for a declaration): where
+    /// `parse::parse_body` reads it again when the body was dropped
+    /// (`parse::parse_skeleton`).
+    pub open: Pos,
     /// Where each of `.maxntid`, `.reqntid`, `.minnctapersm`, `.maxnreg` is written:
     /// (name without the dot, start, length).
     pub directives: Vec<(&'static str, Pos, u32)>,

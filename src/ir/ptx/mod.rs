@@ -33,6 +33,7 @@ mod operand;
 pub mod ops;
 pub mod parse;
 mod stmt;
+pub mod stream;
 
 use crate::ir::diag::Diagnostic;
 use crate::ir::model::Module;

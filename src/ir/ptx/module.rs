@@ -63,7 +63,17 @@ fn first_code<'a, 'b>(stmts: &'b [Stmt<'a>]) -> Option<&'b Stmt<'a>> {
 /// Lowers a parsed module. Returns the module and every diagnostic (errors included;
 /// the caller decides).
 pub(super) fn lower_module<'a>(src: &'a str, m: &'a PtxModule<'a>, diags: &mut Vec<Diagnostic>) -> Lowered {
-    let lines = LineIndex::new(src);
+    lower_module_with(src, &LineIndex::new(src), m, diags)
+}
+
+/// [`lower_module`] with the line index of `src` made once by the caller (`stream`
+/// lowers a file group by group: an index per group was a scan of the whole file each).
+pub(super) fn lower_module_with<'a>(
+    src: &'a str,
+    lines: &LineIndex,
+    m: &'a PtxModule<'a>,
+    diags: &mut Vec<Diagnostic>,
+) -> Lowered {
     let mut module = Module::default();
     let mut map = SourceMap::default();
     let target = m.targets.iter().find(|(t, _)| t.starts_with("sm_"));
@@ -147,7 +157,7 @@ pub(super) fn lower_module<'a>(src: &'a str, m: &'a PtxModule<'a>, diags: &mut V
             diags.push(Diagnostic::error(span(p, p + fd.name.len() as u32), "function defined twice"));
             continue;
         }
-        let (f, spans) = lower_function(src, &lines, &mut ms, diags, fd, body);
+        let (f, spans) = lower_function(src, lines, &mut ms, diags, fd, body);
         module.functions.push(f);
         map.functions.push(spans);
     }

@@ -29,8 +29,29 @@ pub struct SyntaxError {
 
 /// Parses a whole PTX file.
 pub fn parse_module(src: &str) -> Result<PtxModule<'_>, SyntaxError> {
-    let mut p = Parser { src };
-    match p.module(src) {
+    let mut p = Parser { src, skeleton: false };
+    syntax_error(src, p.module(src))
+}
+
+/// Parses a whole PTX file but keeps no function body: each is parsed (so a syntax
+/// error is found where `parse_module` finds it) and dropped, `Some(vec![])` left in
+/// its place with its `open` position, for `parse_body` to read again when its turn
+/// comes. A file of thousands of functions is held as its headers (issue 25: the whole
+/// syntax tree is ten times the text).
+pub fn parse_skeleton(src: &str) -> Result<PtxModule<'_>, SyntaxError> {
+    let mut p = Parser { src, skeleton: true };
+    syntax_error(src, p.module(src))
+}
+
+/// The body of the function whose `{` is at `open` in `src` (from `parse_skeleton`).
+pub fn parse_body(src: &str, open: Pos) -> Result<Vec<crate::ir::ptx::ast::Stmt<'_>>, SyntaxError> {
+    let p = Parser { src, skeleton: false };
+    let at = src.get(open as usize + 1..).unwrap_or("");
+    syntax_error(src, p.body(at, 1).map(|(_, b)| b))
+}
+
+fn syntax_error<T>(src: &str, r: Result<T, nom::Err<PErr<'_>>>) -> Result<T, SyntaxError> {
+    match r {
         Ok(m) => Ok(m),
         Err(nom::Err::Error(e) | nom::Err::Failure(e)) => {
             Err(SyntaxError { offset: src.len() - e.at.len(), expected: e.expected.into_owned() })
@@ -41,6 +62,8 @@ pub fn parse_module(src: &str) -> Result<PtxModule<'_>, SyntaxError> {
 
 pub(super) struct Parser<'a> {
     pub(super) src: &'a str,
+    /// Drop each function body once parsed (`parse_skeleton`).
+    skeleton: bool,
 }
 
 /// Linkage directives in front of a function or variable.
@@ -223,6 +246,7 @@ impl<'a> Parser<'a> {
             minnctapersm: None,
             body: None,
             close: pos,
+            open: pos,
             directives: Vec::new(),
         };
         // Performance directives, then a body, a ';', or nothing at all (PTX 1.x
@@ -277,8 +301,9 @@ impl<'a> Parser<'a> {
                 return Ok((r, f));
             }
             if let Some(r) = i.strip_prefix('{') {
+                f.open = self.pos(i);
                 let (r, body) = self.body(r, 1)?;
-                f.body = Some(body);
+                f.body = Some(if self.skeleton { Vec::new() } else { body });
                 f.close = self.pos(r).saturating_sub(1);
                 return Ok((r, f));
             }
