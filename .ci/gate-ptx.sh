@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds radbg's real-kernel gate set (issues 22 and 23): CUDA sources of 29 independent public
+# Builds radbg's real-kernel gate set (issues 22 and 23): CUDA sources of 31 independent public
 # projects, fetched from package registries only (crates.io, PyPI, Debian) at pinned versions
 # and checksums, compiled to PTX for sm_80 and sm_90 by CUDA 13.0.88's nvcc -ptx (the NVVM of
 # NVRTC 13.0.88; PyPI wheels nvidia-cuda-nvcc/-nvvm/-crt/-runtime/-cccl/curand), and measured

@@ -145,6 +145,17 @@ SOURCES = [
          url=PYPI + "32/a1/92a63536ee9742cfb7b3f4f1c30640f6964739cf33c9313d5c3401e168d6/thinc-9.1.1.tar.gz",
          sha="21fae2986d7777a6f050b9046dc9eab11852f1c9a997dcc9032f3ecc22784a4a", files=["thinc/backends/*.cu"],
          nvrtc=True),
+    # RELION (cryo-EM refinement): its accelerated kernels (helper.cu: 42 kernels, weighted sums,
+    # FFT-shift, CTF, translations); the other .cu files are host code or need libtiff's headers.
+    dict(name="relion", ver="3.1.3", lic="GPL-2.0", url=DEB + "main/r/relion/relion_3.1.3.orig.tar.gz",
+         sha="f10934058e0670807b7004899d7b5103c21ad77841219352c66a33f98586d42e",
+         files=["src/acc/cuda/cuda_kernels/helper.cu"], inc=["."], defs=["CUDA"]),
+    # StarPU (task runtime): the CUDA codelets of its examples (block filters, pi reduction, SpMV,
+    # stencil shadow cells); its configure output starpu_config.h is a stub.
+    dict(name="starpu", ver="1.3.10", lic="LGPL-2.1-or-later", url=DEB + "main/s/starpu/starpu_1.3.10%2bdfsg.orig.tar.gz",
+         sha="682f3b7454f30493c116c8dcfa76daa014a8983923f904fafddf179d947664d4",
+         files=["examples/filters/fmultiple_cuda.cu", "examples/pi/pi_redux_kernel.cu", "examples/spmv/spmv_cuda.cu",
+                "examples/stencil/shadow.cu"], inc=["include", "@stub"]),
     dict(name="cccl-cub", ver="cuda-cccl 13.0.85", lic="Apache-2.0 WITH LLVM-exception", url=None, sha=None,
          files=["*.cu"]),
 ]
@@ -239,6 +250,82 @@ COMMON_STUBS = {
 }
 
 STUBS = {
+    "starpu": {"starpu_config.h": "/* configure's output, for the CUDA examples only */\n"
+                "#ifndef __STARPU_CONFIG_PUBLIC_H__\n"
+                "#define __STARPU_CONFIG_PUBLIC_H__\n"
+                "#define STARPU_MAJOR_VERSION 1\n"
+                "#define STARPU_MINOR_VERSION 3\n"
+                "#define STARPU_RELEASE_VERSION 10\n"
+                "#define STARPU_USE_CPU 1\n"
+                "#define STARPU_USE_CUDA 1\n"
+                "#define STARPU_HAVE_POSIX_MEMALIGN 1\n"
+                "#define STARPU_HAVE_MALLOC_H 1\n"
+                "#define STARPU_MAXNODES 16\n"
+                "#define STARPU_NMAXBUFS 8\n"
+                "#define STARPU_MAXCPUS 64\n"
+                "#define STARPU_MAXNUMANODES 2\n"
+                "#define STARPU_MAXCUDADEVS 4\n"
+                "#define STARPU_MAXOPENCLDEVS 8\n"
+                "#define STARPU_MAXMICDEVS 0\n"
+                "#define STARPU_NMAXWORKERS 80\n"
+                "#define STARPU_NMAX_SCHED_CTXS 10\n"
+                "#define STARPU_MAXIMPLEMENTATIONS 4\n"
+                "#define STARPU_HAVE_UNISTD_H 1\n"
+                "#define STARPU_HAVE_STRERROR_R 1\n"
+                "#define STARPU_HAVE_UNSETENV 1\n"
+                "#define STARPU_HAVE_SETENV 1\n"
+                "#define STARPU_HAVE_PTHREAD_SPIN_LOCK 1\n"
+                "#define STARPU_HAVE_PTHREAD_BARRIER 1\n"
+                "#define STARPU_HAVE_SYNC_BOOL_COMPARE_AND_SWAP 1\n"
+                "#define STARPU_HAVE_SYNC_VAL_COMPARE_AND_SWAP 1\n"
+                "#define STARPU_HAVE_SYNC_FETCH_AND_ADD 1\n"
+                "#define STARPU_HAVE_SYNC_FETCH_AND_OR 1\n"
+                "#define STARPU_HAVE_SYNC_LOCK_TEST_AND_SET 1\n"
+                "#define STARPU_HAVE_SYNC_SYNCHRONIZE 1\n"
+                "#define STARPU_HAVE_CURAND 1\n"
+                "typedef long starpu_ssize_t;\n"
+                "#define __starpu_func__ __func__\n"
+                "#define __starpu_inline __inline__\n"
+                "#endif\n",
+               "cusparse.h": "#pragma once\ntypedef struct cusparseContext *cusparseHandle_t;\n"},
+    "starpu": {"starpu_config.h": "/* configure's output, for the CUDA examples only */\n"
+                "#ifndef __STARPU_CONFIG_PUBLIC_H__\n"
+                "#define __STARPU_CONFIG_PUBLIC_H__\n"
+                "#define STARPU_MAJOR_VERSION 1\n"
+                "#define STARPU_MINOR_VERSION 3\n"
+                "#define STARPU_RELEASE_VERSION 10\n"
+                "#define STARPU_USE_CPU 1\n"
+                "#define STARPU_USE_CUDA 1\n"
+                "#define STARPU_HAVE_POSIX_MEMALIGN 1\n"
+                "#define STARPU_HAVE_MALLOC_H 1\n"
+                "#define STARPU_MAXNODES 16\n"
+                "#define STARPU_NMAXBUFS 8\n"
+                "#define STARPU_MAXCPUS 64\n"
+                "#define STARPU_MAXNUMANODES 2\n"
+                "#define STARPU_MAXCUDADEVS 4\n"
+                "#define STARPU_MAXOPENCLDEVS 8\n"
+                "#define STARPU_MAXMICDEVS 0\n"
+                "#define STARPU_NMAXWORKERS 80\n"
+                "#define STARPU_NMAX_SCHED_CTXS 10\n"
+                "#define STARPU_MAXIMPLEMENTATIONS 4\n"
+                "#define STARPU_HAVE_UNISTD_H 1\n"
+                "#define STARPU_HAVE_STRERROR_R 1\n"
+                "#define STARPU_HAVE_UNSETENV 1\n"
+                "#define STARPU_HAVE_SETENV 1\n"
+                "#define STARPU_HAVE_PTHREAD_SPIN_LOCK 1\n"
+                "#define STARPU_HAVE_PTHREAD_BARRIER 1\n"
+                "#define STARPU_HAVE_SYNC_BOOL_COMPARE_AND_SWAP 1\n"
+                "#define STARPU_HAVE_SYNC_VAL_COMPARE_AND_SWAP 1\n"
+                "#define STARPU_HAVE_SYNC_FETCH_AND_ADD 1\n"
+                "#define STARPU_HAVE_SYNC_FETCH_AND_OR 1\n"
+                "#define STARPU_HAVE_SYNC_LOCK_TEST_AND_SET 1\n"
+                "#define STARPU_HAVE_SYNC_SYNCHRONIZE 1\n"
+                "#define STARPU_HAVE_CURAND 1\n"
+                "typedef long starpu_ssize_t;\n"
+                "#define __starpu_func__ __func__\n"
+                "#define __starpu_inline __inline__\n"
+                "#endif\n",
+               "cusparse.h": "#pragma once\ntypedef struct cusparseContext *cusparseHandle_t;\n"},
     "elpa": {"config-f90.h": "/* configure's output: nothing the CUDA files need */\n"},
     "sundials": {"sundials/sundials_config.h": "#define SUNDIALS_VERSION \"6.4.1\"\n#define SUNDIALS_VERSION_MAJOR 6\n"
                  "#define SUNDIALS_VERSION_MINOR 4\n#define SUNDIALS_VERSION_PATCH 1\n#define SUNDIALS_VERSION_LABEL \"\"\n"

@@ -1,5 +1,5 @@
 //! The real-kernel gate (issue 22) and its dev/test split (issue 23): radbg over the gate set
-//! that `.ci/gate-ptx.sh` builds (`~/.cache/radbg-gate`: 29 independent public projects, their
+//! that `.ci/gate-ptx.sh` builds (`~/.cache/radbg-gate`: 31 independent public projects, their
 //! PTX files named `SOURCE__FILE.sm_NN.ptx`), counting per budget the kernels, checker faults,
 //! failed allocations where ptxas succeeds, importer rejections of PTX that ptxas accepts, and
 //! panics, and listing each failure.
