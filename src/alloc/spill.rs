@@ -220,23 +220,7 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
                 }
                 let rec = &mut recs[i];
                 let width = f.vregs[rec.vreg.index()].width;
-                let op = match rec.mem {
-                    SpillMem::Local => ops.0.clone(),
-                    SpillMem::Shared => ops.1.clone(),
-                };
-                let mut ld = Inst::new(
-                    op,
-                    vec![Operand::vreg(rec.vreg)],
-                    vec![Operand::Mem(Box::new(MemRef {
-                        base: None,
-                        index: None,
-                        sym: None,
-                        offset: rec.offset as i64,
-                    }))],
-                );
-                ld.mods = width_mod(width).into();
-                ld.origin = inst.origin;
-                out.push(ld);
+                out.push(reload(rec, (&ops.0, &ops.1), rec.vreg, width, inst.origin));
                 rec.reloads += 1;
                 if let Some(o) = inst.origin {
                     rec.origins.push(o);
@@ -270,23 +254,7 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
                 if let Some(o) = inst.origin {
                     rec.origins.push(o);
                 }
-                let op = match rec.mem {
-                    SpillMem::Local => ops.0.clone(),
-                    SpillMem::Shared => ops.1.clone(),
-                };
-                let mut ld = Inst::new(
-                    op,
-                    vec![Operand::vreg(t)],
-                    vec![Operand::Mem(Box::new(MemRef {
-                        base: None,
-                        index: None,
-                        sym: None,
-                        offset: rec.offset as i64,
-                    }))],
-                );
-                ld.mods = width_mod(width).into();
-                ld.origin = inst.origin;
-                out.push(ld);
+                out.push(reload(rec, (&ops.0, &ops.1), t, width, inst.origin));
                 rename_uses(&mut inst, rec.vreg, t);
             }
             // Stores after the definitions of spilled vregs.
@@ -337,6 +305,21 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
         f.blocks[b].insts = out;
     }
     recs
+}
+
+/// A spill reload of `rec`'s slot into `dest` (a reload temporary, or the spilled vreg
+/// itself before a def that keeps its older value), `width` registers wide, from the
+/// instruction at `origin`. `loads` are the LDL and LDS opcodes.
+fn reload(rec: &SpilledVreg, loads: (&Opcode, &Opcode), dest: VRegId, width: u8, origin: Option<u32>) -> Inst {
+    let op = match rec.mem {
+        SpillMem::Local => loads.0.clone(),
+        SpillMem::Shared => loads.1.clone(),
+    };
+    let slot = MemRef { base: None, index: None, sym: None, offset: rec.offset as i64 };
+    let mut ld = Inst::new(op, vec![Operand::vreg(dest)], vec![Operand::Mem(Box::new(slot))]);
+    ld.mods = width_mod(width).into();
+    ld.origin = origin;
+    ld
 }
 
 /// Replaces every read of `from` in `inst` (sources, guard, address registers) by `to`,
