@@ -293,6 +293,21 @@ impl Planned {
     }
 }
 
+/// Applies a per-block move pass (`sink_moves`, `hoist_moves`) to `insts` in place under
+/// `limit`, with fresh slots; the number of instructions moved. The tests' entry point.
+#[cfg(test)]
+pub(crate) fn apply_block(
+    insts: &mut Vec<crate::ir::Inst>,
+    limit: usize,
+    moves: fn(&[crate::ir::Inst], &mut Slots, usize) -> BlockMoves,
+) -> usize {
+    let m = moves(insts, &mut [VregSlots::new(0), VregSlots::new(0)], limit);
+    if !m.moved.is_empty() {
+        crate::prepass::permute(insts, m.order);
+    }
+    m.moved.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::OrderList;

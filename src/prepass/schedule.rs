@@ -60,15 +60,7 @@ fn fence(inst: &Inst) -> bool {
 /// load costs O(log n), not a rescan of the block.
 #[cfg(test)]
 fn hoist_block(insts: &mut Vec<Inst>, limit: usize) -> usize {
-    let m = hoist_moves(
-        insts,
-        &mut [crate::prepass::order::VregSlots::new(0), crate::prepass::order::VregSlots::new(0)],
-        limit,
-    );
-    if !m.moved.is_empty() {
-        crate::prepass::permute(insts, m.order);
-    }
-    m.moved.len()
+    crate::prepass::order::apply_block(insts, limit, hoist_moves)
 }
 
 /// [`hoist_block`]'s order and moves, the block left as it is.

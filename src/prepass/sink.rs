@@ -68,15 +68,7 @@ pub(crate) fn movable(inst: &Inst) -> bool {
 /// reader and writer of what follows, so each instruction costs O(log n), not a rescan.
 #[cfg(test)]
 fn sink_block(insts: &mut Vec<Inst>, limit: usize) -> usize {
-    let m = sink_moves(
-        insts,
-        &mut [crate::prepass::order::VregSlots::new(0), crate::prepass::order::VregSlots::new(0)],
-        limit,
-    );
-    if !m.moved.is_empty() {
-        crate::prepass::permute(insts, m.order);
-    }
-    m.moved.len()
+    crate::prepass::order::apply_block(insts, limit, sink_moves)
 }
 
 /// [`sink_block`]'s order and moves, the block left as it is.
