@@ -230,6 +230,24 @@ pub fn stands_for(m: &Machine, f: &Function, v: VRegId) -> Option<String> {
             return Some(format!("{what} {stem}, at {}", at(first_ref().or(vr.origin))));
         }
     }
+    // `%slow8`: a register a ptxas-internal routine clobbers at its call (`slowpath`).
+    if let Some(k) = vr.name.strip_prefix("%slow")
+        && !k.is_empty()
+        && k.bytes().all(|b| b.is_ascii_digit())
+    {
+        let call = f.blocks.iter().flat_map(|b| &b.insts).find(|i| {
+            let mut hit = false;
+            i.for_each_def(|r| hit |= r.vreg == v);
+            hit
+        })?;
+        let rt = crate::prepass::slowpath::called_by(call)?;
+        return Some(format!(
+            "a register ptxas's internal routine {} clobbers, called for the {} at {}",
+            rt.name,
+            call.mods.trim_start_matches('.').to_ascii_lowercase(),
+            at(call.origin)
+        ));
+    }
     let bare = vr.name.trim_start_matches('%');
     let kind = if let Some(rest) = bare.strip_prefix("k64tmp") {
         rest.bytes().all(|b| b.is_ascii_digit()).then_some("k64")

@@ -26,6 +26,7 @@ pub mod order;
 pub mod remat;
 pub mod schedule;
 pub mod sink;
+pub mod slowpath;
 pub mod uniform;
 pub mod vectorize;
 pub mod webs;
@@ -64,6 +65,7 @@ pub const PASSES: &[Pass] = &[
     ifconvert::PASS,
     sink::PASS,
     schedule::PASS,
+    slowpath::PASS,
 ];
 
 /// Stage names that switch a fidelity rule rather than a pass (`set stage report off`).

@@ -475,9 +475,18 @@ pub fn report(cx: &Ctx, fi: usize) -> Report {
         _ => Breakdown { registers, elsewhere: registers, ..Breakdown::default() },
     };
     if breakdown.rule > 0 {
+        // Which rule of `engine::stages::report_stats` raised the count above the
+        // allocation's own: the spilling and calling rules replace the figure; otherwise
+        // it is the plain `+ REPORT_EXTRA` (before, every non-spilling entry was said to
+        // call, calls or not).
+        let own = registers - breakdown.rule;
+        let plain = crate::alloc::stats::ptxas_reported(own);
         breakdown.rule_reason = match stats {
-            Some(s) if s.spill_stores > 0 => "ptxas reports an entry that spills at its whole budget (report rule)",
-            _ => "ptxas reports an entry that calls at least at the ABI minimum (report rule)",
+            Some(s) if s.spill_stores > 0 && registers > plain => {
+                "ptxas reports an entry that spills at its whole budget (report rule)"
+            }
+            _ if registers > plain => "ptxas reports an entry that calls at least at the ABI minimum (report rule)",
+            _ => "ptxas counts R0 up to the highest register it names, plus 2 (report rule)",
         };
     }
     Report {
@@ -639,9 +648,21 @@ pub fn explain(cx: &Ctx, fi: usize) -> Explanation {
         // what PTX register and line each stands for.
         if cx.m.opts.imported {
             let f = cx.func(fi);
+            // Neighbours that stand for the same thing (the registers one routine call
+            // clobbers) share one line.
+            let mut said: Vec<(Vec<&str>, String)> = Vec::new();
             for lv in p.live.iter().take(LIST) {
                 if let Some(x) = crate::engine::query_source::stands_for(cx.m, f, lv.vreg) {
-                    t.push_str(&format!("  {} is {x}\n", lv.name));
+                    match said.last_mut() {
+                        Some((names, last)) if *last == x => names.push(&lv.name),
+                        _ => said.push((vec![&lv.name], x)),
+                    }
+                }
+            }
+            for (names, x) in said {
+                match names.as_slice() {
+                    [one] => t.push_str(&format!("  {one} is {x}\n")),
+                    many => t.push_str(&format!("  {} are each {x}\n", many.join(", "))),
                 }
             }
         }

@@ -1,0 +1,155 @@
+//! The `slowpath` prepass (issue 23, ARCHITECTURE.md "Fidelity", rule 1): operations
+//! ptxas 13.0.88 implements as internal subroutines clobber the routine's registers at
+//! the call. Each case is the smallest kernel that calls one routine — one pointer kept,
+//! the operands loaded (or a parameter / immediate), the operation, one store — with
+//! the `Used N registers` ptxas reports for it (measured with the corpus ptxas, `-arch
+//! sm_80`) and radbg's. When ptxas is installed the test runs it on every case and
+//! checks its figure is still the recorded one.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::process::Command;
+
+use radbg::fidelity::measure::{Settings, run_file};
+
+/// A kernel that loads `%v1` (and `%v2`) of type `ty` from `p`, or takes `%v2` as the
+/// parameter `q`, computes `op`, and stores `%v3`.
+fn kernel(ty: &str, op: &str, q_param: bool) -> String {
+    let (param, v2) = if q_param {
+        (format!(", .param .{ty} q"), format!("ld.param.{ty} %v2, [q];"))
+    } else {
+        (String::new(), format!("ld.global.{ty} %v2, [%rd2+8];"))
+    };
+    format!(
+        ".version 9.0\n.target sm_80\n.address_size 64\n\
+         .visible .entry k(.param .u64 p{param})\n{{\n\
+         .reg .b64 %rd<4>;\n.reg .{ty} %v<4>;\n\
+         ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\n\
+         ld.global.{ty} %v1, [%rd2];\n{v2}\n\
+         {op};\nst.global.{ty} [%rd2+16], %v3;\nret;\n}}\n"
+    )
+}
+
+/// (type, operation, divisor a parameter, ptxas's count, radbg's count).
+const CASES: &[(&str, &str, bool, u32, u32)] = &[
+    ("f32", "div.rn.f32 %v3, %v1, %v2", false, 16, 16),
+    ("f32", "div.rn.ftz.f32 %v3, %v1, %v2", false, 14, 14),
+    ("f32", "sqrt.rn.f32 %v3, %v1", false, 10, 10),
+    ("f32", "sqrt.rn.ftz.f32 %v3, %v1", false, 10, 10),
+    // The routine's footprint is one word between two of radbg's even steps here.
+    ("f32", "rcp.rn.f32 %v3, %v1", false, 15, 14),
+    ("f32", "rcp.rn.ftz.f32 %v3, %v1", false, 9, 8),
+    ("f64", "div.rn.f64 %v3, %v1, %v2", false, 25, 25),
+    ("f64", "rcp.rn.f64 %v3, %v1", false, 14, 14),
+    ("f64", "sqrt.rn.f64 %v3, %v1", false, 20, 20),
+    ("u64", "div.u64 %v3, %v1, %v2", false, 20, 20),
+    ("u64", "rem.u64 %v3, %v1, %v2", false, 20, 20),
+    ("s64", "div.s64 %v3, %v1, %v2", false, 24, 24),
+    ("s64", "rem.s64 %v3, %v1, %v2", false, 22, 22),
+    ("u16", "div.u16 %v3, %v1, %v2", false, 12, 12),
+    ("s16", "rem.s16 %v3, %v1, %v2", false, 13, 12),
+    // A divisor in the constant bank or an immediate: the 64-bit routines read it there.
+    ("u64", "div.u64 %v3, %v1, %v2", true, 18, 18),
+    ("u64", "div.u64 %v3, %v2, %v1", true, 20, 20),
+    ("u64", "rem.u64 %v3, %v1, 1000", false, 18, 18),
+    ("s64", "div.s64 %v3, %v1, %v2", true, 22, 22),
+    // Inline: no routine, no clobbers.
+    ("f32", "div.full.f32 %v3, %v1, %v2", false, 8, 8),
+];
+
+fn radbg_count(text: &str, budget: Option<u32>, disabled: &[&str]) -> (u32, u32) {
+    let settings = Settings {
+        disabled_passes: disabled.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>(),
+        ..Default::default()
+    };
+    let run = run_file("k.ptx", text, "sm_80", budget, &settings).expect("runs");
+    let f = &run.funcs[0];
+    assert!(f.faults.is_empty(), "{:?}", f.faults);
+    (f.registers, f.spill_stores)
+}
+
+#[test]
+fn each_routine_clobbers_what_ptxas_counts() {
+    for &(ty, op, q, _ptxas, radbg) in CASES {
+        let (got, spills) = radbg_count(&kernel(ty, op, q), None, &[]);
+        assert_eq!((got, spills), (radbg, 0), "{op} (divisor a parameter: {q})");
+    }
+}
+
+#[test]
+fn without_the_stage_a_division_counts_like_an_add() {
+    let text = kernel("f32", "div.rn.f32 %v3, %v1, %v2", false);
+    assert_eq!(radbg_count(&text, None, &["slowpath"]).0, 8);
+    assert_eq!(radbg_count(&text, None, &[]).0, 16);
+}
+
+fn ptxas() -> Option<PathBuf> {
+    let home = std::env::var_os("HOME").map(PathBuf::from)?;
+    let cache = std::env::var_os("RADBG_CORPUS_CACHE").map_or_else(|| home.join(".cache/radbg-corpus"), PathBuf::from);
+    let p = cache.join("root/nvidia/cu13/bin/ptxas");
+    p.exists().then_some(p)
+}
+
+#[test]
+fn the_recorded_ptxas_figures_are_ptxas_s() {
+    let Some(ptxas) = ptxas() else {
+        eprintln!("ptxas 13.0.88 not in the corpus cache: the recorded figures are not re-measured");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("radbg-slowpath-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for (i, &(ty, op, q, want, _)) in CASES.iter().enumerate() {
+        let file = dir.join(format!("k{i}.ptx"));
+        std::fs::write(&file, kernel(ty, op, q)).expect("writes");
+        let out = Command::new(&ptxas)
+            .args(["-arch=sm_80", "-v", "-o", "/dev/null"])
+            .arg(&file)
+            .output()
+            .expect("ptxas runs");
+        let log = String::from_utf8_lossy(&out.stderr);
+        let used: Option<u32> =
+            log.split("Used ").nth(1).and_then(|s| s.split_whitespace().next()).and_then(|n| n.parse().ok());
+        assert_eq!(used, Some(want), "{op}: {log}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Dead destinations named `%slowN` the stage added, in the imported function.
+fn clobbers(text: &str, budget: Option<u32>) -> usize {
+    let (mut m, _) = radbg::ir::ptx::import_str("t.ptx", text).expect("imports");
+    m.options.maxrregcount = budget;
+    radbg::prepass::apply(&mut m, &BTreeSet::new(), &["slowpath"]);
+    m.functions[0].vregs.iter().filter(|v| v.name.starts_with("%slow")).count()
+}
+
+#[test]
+fn a_source_that_stays_live_is_read_in_place() {
+    // The dividend dies at the division: 13 words. Kept for the store after it: its
+    // pair is the routine's, 11 words.
+    let dies = kernel("u64", "div.u64 %v3, %v1, %v2", false);
+    assert_eq!(clobbers(&dies, None), 13);
+    let kept = dies.replace("ret;", "st.global.u64 [%rd2+24], %v1;\nret;");
+    assert_eq!(clobbers(&kept, None), 11);
+}
+
+#[test]
+fn under_a_budget_the_routine_takes_only_what_is_free() {
+    // Twenty-four loaded floats live across the division, at --maxrregcount 32: 29
+    // usable registers less 24 live, 2 sources and the result leave 3 (room for the
+    // result's word is counted), not the routine's 9; and nothing spills.
+    let mut loads = String::new();
+    let mut sum = String::new();
+    for i in 0..24 {
+        loads.push_str(&format!("ld.global.f32 %f{i}, [%rd2+{}];\n", 32 + 4 * i));
+        sum.push_str(&format!("add.f32 %v3, %v3, %f{i};\n"));
+    }
+    let text = kernel("f32", "div.rn.f32 %v3, %v1, %v2", false)
+        .replace(".reg .f32 %v<4>;", ".reg .f32 %v<4>;\n.reg .f32 %f<24>;")
+        .replace("ld.global.f32 %v1, [%rd2];", &format!("{loads}ld.global.f32 %v1, [%rd2];"))
+        .replace("st.global.f32 [%rd2+16], %v3;", &format!("{sum}st.global.f32 [%rd2+16], %v3;"));
+    assert_eq!(clobbers(&text, None), 9);
+    let tight = clobbers(&text, Some(32));
+    assert!(tight < 9, "{tight} clobbers at 32");
+    let (regs, spills) = radbg_count(&text, Some(32), &[]);
+    assert_eq!(spills, 0, "{regs} registers");
+}
