@@ -213,3 +213,80 @@ fn many_entries_import_group_by_group() {
     assert_eq!(held_small, held_large, "the largest group held at once");
     assert_linear("many entries, imported group by group", small, large);
 }
+
+/// A budget sweep's rows, each as a separate run at that budget would give it.
+fn separate_rows(module: &radbg::ir::Module, budgets: &[i64]) -> Vec<Vec<radbg::why::whatif::Figures>> {
+    budgets
+        .iter()
+        .map(|&b| {
+            let opts =
+                RunOptions { imported: true, maxrregcount: Some(b as u32), skip_check: true, ..RunOptions::default() };
+            let mut m = Machine::new(module.clone(), opts);
+            while m.step().is_some() {}
+            radbg::why::whatif::figures(&m)
+        })
+        .collect()
+}
+
+fn sweep_rows(module: &radbg::ir::Module, budgets: &[i64], jobs: usize) -> Vec<Vec<radbg::why::whatif::Figures>> {
+    let opts = RunOptions { imported: true, ..RunOptions::default() };
+    let rows = radbg::why::sweep::run(module, &opts, &radbg::why::sweep::Axis::MaxRegCount, budgets, jobs)
+        .expect("the sweep runs");
+    assert_eq!(rows.iter().map(|r| r.value).collect::<Vec<_>>(), budgets, "one row per budget, in order");
+    rows.into_iter().map(|r| r.funcs).collect()
+}
+
+/// A sweep of imported PTX shares the prepasses between the budgets that make the same
+/// scheduling decisions (`prepass::target_span`, `engine::sweep`): every row must still
+/// be exactly what a separate run at its budget gives — on kernels where `sink` and
+/// `schedule` act (the scale kernel's shape, a repeated body with loads and loops, calls).
+#[test]
+fn a_shared_sweep_gives_each_budget_what_a_separate_run_gives() {
+    let mut kernels = vec![("scale", scale_kernel(120)), ("repeat", repeated_body(3))];
+    for name in ["device_calls", "triton_style", "basic"] {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/ptx/{name}.ptx"));
+        kernels.push((name, std::fs::read_to_string(p).expect("fixture")));
+    }
+    let budgets: Vec<i64> = (1..=100).step_by(3).chain([128, 200, 255]).collect();
+    for (name, ptx) in kernels {
+        let module = radbg::load::import_ptx(&SourceFile::new("sweep.ptx", &ptx)).expect("imports").module;
+        let want = separate_rows(&module, &budgets);
+        for jobs in [1, 3] {
+            let got = sweep_rows(&module, &budgets, jobs);
+            for (k, b) in budgets.iter().enumerate() {
+                assert_eq!(got[k], want[k], "{name} at --maxrregcount {b} (jobs {jobs})");
+            }
+        }
+    }
+}
+
+/// The sharing itself, counted: budgets far above what the scale kernel needs all
+/// schedule alike, so a sweep of sixteen of them runs the prepasses and the stages
+/// before the ABI stage once and only the allocation per row — the work past the first
+/// row is fifteen allocations, not fifteen whole runs (it was, before issue 25's sweep
+/// sharing).
+#[test]
+fn a_sweep_runs_the_prepasses_once_per_span_of_budgets() {
+    let module = radbg::load::import_ptx(&SourceFile::new("sweep.ptx", scale_kernel(400))).expect("imports").module;
+    let budgets: Vec<i64> = (200..216).collect();
+    let work = |values: &[i64]| {
+        radbg::work::take();
+        sweep_rows(&module, values, 1);
+        radbg::work::take()
+    };
+    let (one, sixteen) = (work(&budgets[..1]), work(&budgets));
+    // The work of one row from the ABI stage on (the allocation; its liveness counts).
+    let opts = RunOptions { imported: true, maxrregcount: Some(200), skip_check: true, ..RunOptions::default() };
+    let mut m = Machine::new(module.clone(), opts);
+    while m.pos.stage < radbg::engine::Stage::Abi && m.step().is_some() {}
+    radbg::work::take();
+    while m.step().is_some() {}
+    let alloc = radbg::work::take();
+    assert!(alloc > 0 && one > 2 * alloc, "the prepasses count: one row {one}, its allocation {alloc}");
+    assert!(
+        sixteen - one <= 15 * alloc + alloc / 2,
+        "fifteen more budgets cost {} units of work, fifteen allocations {}: the prepasses ran again",
+        sixteen - one,
+        15 * alloc
+    );
+}

@@ -26,6 +26,7 @@ pub mod order;
 pub mod remat;
 pub mod schedule;
 pub mod sink;
+pub mod target_span;
 pub mod uniform;
 pub mod vectorize;
 pub mod webs;
