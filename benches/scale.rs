@@ -314,6 +314,13 @@ fn many() {
             // limits per group: no RADBG_MAX_MEMORY needed (it was 8G when the whole
             // module was imported at once).
             side_by_side(&format!("50 MB, {k} entries"), &p, None);
+            // `why` and `sweep` go one call group at a time too (`cli::stream`).
+            let radbg = Path::new(env!("CARGO_BIN_EXE_radbg"));
+            let f = p.to_string_lossy();
+            for (label, cmd) in [("radbg why", "why"), ("radbg sweep (13 budgets)", "sweep")] {
+                let m = measure(radbg, &[cmd, &f]);
+                println!("  {label:<28} radbg {}", show(&m));
+            }
         }
         Err(e) => println!("  skipped: {e}"),
     }

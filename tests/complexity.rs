@@ -290,3 +290,64 @@ fn a_sweep_runs_the_prepasses_once_per_span_of_budgets() {
         15 * alloc
     );
 }
+
+/// `why registers` for every function of a file of separate entries (what `radbg why`
+/// asks): the stages' replay re-ran every pass on every function of the module for each
+/// function asked (614 entries: over 12 minutes); the work must stay linear.
+#[test]
+fn why_registers_of_every_entry_grows_linearly() {
+    let work = |ptx: &str| -> (u64, usize) {
+        let loaded = radbg::load::import_ptx(&SourceFile::new("why.ptx", ptx)).expect("imports");
+        let n = loaded.module.functions.len();
+        let insts = loaded.module.functions.iter().map(|f| f.inst_count()).sum();
+        let mut d = radbg::engine::Debugger::new(loaded.module, RunOptions { imported: true, ..RunOptions::default() });
+        d.run_to_end();
+        radbg::work::take();
+        for fi in 0..n {
+            let q = radbg::why::WhyCmd::Registers(None);
+            radbg::why::answer_in(&d, "why.ptx", fi, &q, None).expect("answers");
+        }
+        (radbg::work::take(), insts)
+    };
+    assert_linear("why registers, many entries", work(&many_entries(30)), work(&many_entries(60)));
+}
+
+/// `radbg why` and `radbg sweep` on a file of separate entries run one call group at a
+/// time (`cli::stream`); their output must be the whole module's, byte for byte (standard
+/// input is never streamed: it gives the whole module's run to compare with).
+#[test]
+fn why_and_sweep_group_by_group_print_what_the_whole_module_gives() {
+    use std::io::Write;
+    let ptx = many_entries(12);
+    let dir = std::env::temp_dir().join(format!("radbg-complexity-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("many.ptx");
+    std::fs::write(&file, &ptx).expect("writes");
+    let radbg = |args: &[&str], stdin: bool| -> String {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_radbg"));
+        c.args(args).stdout(std::process::Stdio::piped()).stdin(std::process::Stdio::piped());
+        let mut child = c.spawn().expect("runs");
+        let mut input = child.stdin.take().expect("stdin");
+        if stdin {
+            input.write_all(ptx.as_bytes()).expect("writes stdin");
+        }
+        drop(input);
+        let out = child.wait_with_output().expect("runs");
+        assert!(out.status.success(), "radbg {args:?} failed");
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let f = file.to_string_lossy().to_string();
+    for args in [vec!["sweep", "--all", "--json"], vec!["sweep", "--maxrregcount", "20..40:4"]] {
+        let streamed = radbg(&[args.clone(), vec![f.as_str()]].concat(), false);
+        let whole = radbg(&[args.clone(), vec!["-"]].concat(), true);
+        assert!(streamed.contains("rep11"), "every entry swept");
+        assert_eq!(streamed, whole, "radbg {args:?}");
+    }
+    // `why` names the file in its lines (and pads its columns to the name).
+    let norm = |s: &str| s.replace(f.as_str(), "-").split_whitespace().collect::<Vec<_>>().join(" ");
+    let streamed = radbg(&["why", f.as_str()], false);
+    let whole = radbg(&["why", "-"], true);
+    assert!(streamed.contains("rep11"), "every entry explained");
+    assert_eq!(norm(&streamed), norm(&whole), "radbg why");
+    let _ = std::fs::remove_dir_all(&dir);
+}
