@@ -149,7 +149,7 @@ struct Solved {
 fn solve(f: &Function) -> Solved {
     let c = cfg::build(f, 1.0);
     let live = liveness::compute(f, &c, &[]);
-    let (r, p) = (live.max_pressure(f, RegFile::R).0, live.max_pressure(f, RegFile::P).0);
+    let [r, p] = live.max_pressures(f, [RegFile::R, RegFile::P]);
     Solved { live, r, p }
 }
 

@@ -38,7 +38,8 @@ pub fn target(ctx: &PassCtx) -> u32 {
 
 pub(crate) fn peak(f: &Function) -> u32 {
     let c = cfg::build(f, 1.0);
-    liveness::compute(f, &c, &[]).max_pressure(f, RegFile::R).0
+    let [r] = liveness::compute(f, &c, &[]).max_pressures(f, [RegFile::R]);
+    r
 }
 
 /// Whether `inst` may move: one whole-register def, always executes, no side effects,
