@@ -59,13 +59,13 @@ impl Drop for Building<'_> {
 /// Runs `finish` on a machine for each of `rows`, every machine started from `prefix`
 /// (a machine stepped to the first pass that reads the budget, not past the ABI stage)
 /// retargeted to the row's options, on up to `threads` threads. The results are in the
-/// order of `rows`.
+/// order of `rows`; `None` for a row whose thread died (a panic) before finishing it.
 pub fn rows<R: Send>(
     prefix: &Machine,
     rows: &[RunOptions],
     threads: usize,
     finish: &(dyn Fn(Machine) -> R + Sync),
-) -> Vec<R> {
+) -> Vec<Option<R>> {
     let queue = Mutex::new(Queue { next: 0, templates: Vec::new(), building: false });
     let built = Condvar::new();
     // The templates serving a row not yet taken; the others are dropped (memory).
@@ -128,6 +128,11 @@ pub fn rows<R: Send>(
             handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
         })
     };
-    done.sort_by_key(|d| d.0);
-    done.into_iter().map(|d| d.1).collect()
+    let mut out: Vec<Option<R>> = rows.iter().map(|_| None).collect();
+    for (i, r) in done.drain(..) {
+        if let Some(slot) = out.get_mut(i) {
+            *slot = Some(r);
+        }
+    }
+    out
 }

@@ -182,7 +182,13 @@ pub fn run(
             figures(&mach)
         };
         let funcs = crate::engine::sweep::rows(prefix, &opts, threads, &finish);
-        return Ok(values.iter().zip(funcs).map(|(&value, funcs)| Row { value, funcs }).collect());
+        return values
+            .iter()
+            .zip(funcs)
+            .map(|(&value, funcs)| {
+                funcs.map(|funcs| Row { value, funcs }).ok_or(format!("the run at {value} did not finish"))
+            })
+            .collect();
     }
     let mut rows: Vec<Result<Row, String>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
