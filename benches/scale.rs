@@ -16,20 +16,28 @@
 //! - `debug`: in process, on the scale kernel: run to the end, `step`, `reverse-step`,
 //!   `live` and a knob re-run (`set knob 684=…`).
 //!
-//! Latest figures (issue 25, branch scale2; 2 cores, load average 7–10 from other
-//! builds, so user time is the comparable figure; wall time was 1.5–3× it):
+//! Latest figures (issue 25, branch scale3; 2 cores, load average 6–10 from other
+//! builds, so user time is the comparable figure; wall time was 1.1–2.5× it). Measured
+//! with `/usr/bin/time` on the release binary, as this bench does:
 //!
 //! | shape | before (user / peak) | after (user / peak) |
 //! |---|---|---|
-//! | scale kernel, default budget | 1.78 s / 110 MB | 1.00 s / 103 MB |
-//! | sweep of 16 budgets | 11.9 s / 400 MB | 7.5 s / 398 MB |
-//! | 50 MB, 6,138 entries | 33.5 s / 1.30 GB (RADBG_MAX_MEMORY=8G) | 17.9 s / 84 MB |
-//! | 5 MB, 614 entries | 1.89 s / 136 MB | 1.79 s / 16 MB |
+//! | sweep of 16 budgets, scale kernel | 7.92 s / 398 MB | 6.69 s / 376 MB |
+//! | `why`, 5 MB, 614 entries | > 12 min, 3.6 GB (stopped) | 2.9 s / 20 MB |
+//! | `why`, 50 MB, 6,138 entries | not measurable | 33.7 s / 112 MB |
+//! | `sweep` (13 budgets), 5 MB | 10.9 s / 526 MB | 8.9 s / 27 MB |
+//! | `sweep` (13 budgets), 50 MB | (whole module resident) | 83.5 s / 83 MB |
+//! | `run`, 16.7 MB one function | 7.38 s / 655 MB | 6.72 s / 661 MB (no change aimed here) |
 //!
-//! Side by side with ptxas 13.0.88 in one `cargo bench --bench scale -- scale` run (wall
-//! time, load average 8.9 on 2 cores): default budget radbg 1.89 s / 101 MB, ptxas
-//! 26.97 s / 413 MB (14.3×); `--maxrregcount 64` 1.15 s / 101 MB against 11.87 s /
-//! 418 MB (10.3×); 32: 1.74 s / 125 MB against 35.80 s / 492 MB (20.6×).
+//! Earlier rounds (branch scale2): scale kernel at the default 1.78 → 1.00 s / 110 → 103 MB;
+//! `run` on the 50 MB file 33.5 s / 1.30 GB → 17.9 s / 84 MB; 5 MB 1.89 s / 136 MB →
+//! 1.79 s / 16 MB.
+//!
+//! Side by side with ptxas 13.0.88 in one run (load average 4.4 → 3.9 on 2 cores; wall,
+//! then user): default budget radbg 1.82 s (1.02 s) / 104 MB, ptxas 13.81 s (11.09 s) /
+//! 424 MB — 7.6× wall, 10.9× user; `--maxrregcount 64` 0.82 s (0.71 s) / 104 MB against
+//! 12.66 s (8.87 s) / 429 MB — 15.4×, 12.5×; 32: 2.05 s (1.22 s) / 131 MB against
+//! 30.06 s (19.84 s) / 503 MB — 14.7×, 16.3×.
 //!
 //! `cargo bench --bench scale [-- SHAPE...]` runs the named shapes (all by default);
 //! `RADBG_BENCH_NO_PTXAS=1` leaves ptxas out. The machine's cores and load average are
@@ -314,6 +322,13 @@ fn many() {
             // limits per group: no RADBG_MAX_MEMORY needed (it was 8G when the whole
             // module was imported at once).
             side_by_side(&format!("50 MB, {k} entries"), &p, None);
+            // `why` and `sweep` go one call group at a time too (`cli::stream`).
+            let radbg = Path::new(env!("CARGO_BIN_EXE_radbg"));
+            let f = p.to_string_lossy();
+            for (label, cmd) in [("radbg why", "why"), ("radbg sweep (13 budgets)", "sweep")] {
+                let m = measure(radbg, &[cmd, &f]);
+                println!("  {label:<28} radbg {}", show(&m));
+            }
         }
         Err(e) => println!("  skipped: {e}"),
     }

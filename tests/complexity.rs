@@ -213,3 +213,141 @@ fn many_entries_import_group_by_group() {
     assert_eq!(held_small, held_large, "the largest group held at once");
     assert_linear("many entries, imported group by group", small, large);
 }
+
+/// A budget sweep's rows, each as a separate run at that budget would give it.
+fn separate_rows(module: &radbg::ir::Module, budgets: &[i64]) -> Vec<Vec<radbg::why::whatif::Figures>> {
+    budgets
+        .iter()
+        .map(|&b| {
+            let opts =
+                RunOptions { imported: true, maxrregcount: Some(b as u32), skip_check: true, ..RunOptions::default() };
+            let mut m = Machine::new(module.clone(), opts);
+            while m.step().is_some() {}
+            radbg::why::whatif::figures(&m)
+        })
+        .collect()
+}
+
+fn sweep_rows(module: &radbg::ir::Module, budgets: &[i64], jobs: usize) -> Vec<Vec<radbg::why::whatif::Figures>> {
+    let opts = RunOptions { imported: true, ..RunOptions::default() };
+    let rows = radbg::why::sweep::run(module, &opts, &radbg::why::sweep::Axis::MaxRegCount, budgets, jobs)
+        .expect("the sweep runs");
+    assert_eq!(rows.iter().map(|r| r.value).collect::<Vec<_>>(), budgets, "one row per budget, in order");
+    rows.into_iter().map(|r| r.funcs).collect()
+}
+
+/// A sweep of imported PTX shares the prepasses between the budgets that make the same
+/// scheduling decisions (`prepass::target_span`, `engine::sweep`): every row must still
+/// be exactly what a separate run at its budget gives — on kernels where `sink` and
+/// `schedule` act (the scale kernel's shape, a repeated body with loads and loops, calls).
+#[test]
+fn a_shared_sweep_gives_each_budget_what_a_separate_run_gives() {
+    let mut kernels = vec![("scale", scale_kernel(120)), ("repeat", repeated_body(3))];
+    for name in ["device_calls", "triton_style", "basic"] {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/ptx/{name}.ptx"));
+        kernels.push((name, std::fs::read_to_string(p).expect("fixture")));
+    }
+    let budgets: Vec<i64> = (1..=100).step_by(3).chain([128, 200, 255]).collect();
+    for (name, ptx) in kernels {
+        let module = radbg::load::import_ptx(&SourceFile::new("sweep.ptx", &ptx)).expect("imports").module;
+        let want = separate_rows(&module, &budgets);
+        for jobs in [1, 3] {
+            let got = sweep_rows(&module, &budgets, jobs);
+            for (k, b) in budgets.iter().enumerate() {
+                assert_eq!(got[k], want[k], "{name} at --maxrregcount {b} (jobs {jobs})");
+            }
+        }
+    }
+}
+
+/// The sharing itself, counted: budgets far above what the scale kernel needs all
+/// schedule alike, so a sweep of sixteen of them runs the prepasses and the stages
+/// before the ABI stage once and only the allocation per row — the work past the first
+/// row is fifteen allocations, not fifteen whole runs (it was, before issue 25's sweep
+/// sharing).
+#[test]
+fn a_sweep_runs_the_prepasses_once_per_span_of_budgets() {
+    let module = radbg::load::import_ptx(&SourceFile::new("sweep.ptx", scale_kernel(400))).expect("imports").module;
+    let budgets: Vec<i64> = (200..216).collect();
+    let work = |values: &[i64]| {
+        radbg::work::take();
+        sweep_rows(&module, values, 1);
+        radbg::work::take()
+    };
+    let (one, sixteen) = (work(&budgets[..1]), work(&budgets));
+    // The work of one row from the ABI stage on (the allocation; its liveness counts).
+    let opts = RunOptions { imported: true, maxrregcount: Some(200), skip_check: true, ..RunOptions::default() };
+    let mut m = Machine::new(module.clone(), opts);
+    while m.pos.stage < radbg::engine::Stage::Abi && m.step().is_some() {}
+    radbg::work::take();
+    while m.step().is_some() {}
+    let alloc = radbg::work::take();
+    assert!(alloc > 0 && one > 2 * alloc, "the prepasses count: one row {one}, its allocation {alloc}");
+    assert!(
+        sixteen - one <= 15 * alloc + alloc / 2,
+        "fifteen more budgets cost {} units of work, fifteen allocations {}: the prepasses ran again",
+        sixteen - one,
+        15 * alloc
+    );
+}
+
+/// `why registers` for every function of a file of separate entries (what `radbg why`
+/// asks): the stages' replay re-ran every pass on every function of the module for each
+/// function asked (614 entries: over 12 minutes); the work must stay linear.
+#[test]
+fn why_registers_of_every_entry_grows_linearly() {
+    let work = |ptx: &str| -> (u64, usize) {
+        let loaded = radbg::load::import_ptx(&SourceFile::new("why.ptx", ptx)).expect("imports");
+        let n = loaded.module.functions.len();
+        let insts = loaded.module.functions.iter().map(|f| f.inst_count()).sum();
+        let mut d = radbg::engine::Debugger::new(loaded.module, RunOptions { imported: true, ..RunOptions::default() });
+        d.run_to_end();
+        radbg::work::take();
+        for fi in 0..n {
+            let q = radbg::why::WhyCmd::Registers(None);
+            radbg::why::answer_in(&d, "why.ptx", fi, &q, None).expect("answers");
+        }
+        (radbg::work::take(), insts)
+    };
+    assert_linear("why registers, many entries", work(&many_entries(30)), work(&many_entries(60)));
+}
+
+/// `radbg why` and `radbg sweep` on a file of separate entries run one call group at a
+/// time (`cli::stream`); their output must be the whole module's, byte for byte (standard
+/// input is never streamed: it gives the whole module's run to compare with).
+#[test]
+fn why_and_sweep_group_by_group_print_what_the_whole_module_gives() {
+    use std::io::Write;
+    let ptx = many_entries(12);
+    let dir = std::env::temp_dir().join(format!("radbg-complexity-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("many.ptx");
+    std::fs::write(&file, &ptx).expect("writes");
+    let radbg = |args: &[&str], stdin: bool| -> String {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_radbg"));
+        c.args(args).stdout(std::process::Stdio::piped()).stdin(std::process::Stdio::piped());
+        let mut child = c.spawn().expect("runs");
+        let mut input = child.stdin.take().expect("stdin");
+        if stdin {
+            input.write_all(ptx.as_bytes()).expect("writes stdin");
+        }
+        drop(input);
+        let out = child.wait_with_output().expect("runs");
+        assert!(out.status.success(), "radbg {args:?} failed");
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let f = file.to_string_lossy().to_string();
+    for args in [vec!["sweep", "--all", "--json"], vec!["sweep", "--maxrregcount", "20..40:4"]] {
+        let streamed = radbg(&[args.clone(), vec![f.as_str()]].concat(), false);
+        let whole = radbg(&[args.clone(), vec!["-"]].concat(), true);
+        assert!(streamed.contains("rep11"), "every entry swept");
+        assert_eq!(streamed, whole, "radbg {args:?}");
+    }
+    // `why` names the file in its lines (and pads its columns to the name).
+    let norm = |s: &str| s.replace(f.as_str(), "-").split_whitespace().collect::<Vec<_>>().join(" ");
+    let streamed = radbg(&["why", f.as_str()], false);
+    let whole = radbg(&["why", "-"], true);
+    assert!(streamed.contains("rep11"), "every entry explained");
+    assert_eq!(norm(&streamed), norm(&whole), "radbg why");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -130,6 +130,53 @@ impl Liveness {
         best
     }
 
+    /// The maximum pressure of each of `files` — `max_pressure(f, file).0` for each — in
+    /// one backward walk and without a curve per file (`prepass::schedule` asks R and P
+    /// of every function it solves; issue 25).
+    pub fn max_pressures<const N: usize>(&self, f: &Function, files: [RegFile; N]) -> [u32; N] {
+        let mut best = [0i64; N];
+        let slot = |v: VRegId| {
+            f.vregs.get(v.index()).and_then(|r| files.iter().position(|&x| x == r.file()).map(|k| (k, r.width as i64)))
+        };
+        let points = self.layout.len() as usize;
+        let mut seen: Vec<VRegId> = Vec::new();
+        for (b, blk) in f.blocks.iter().enumerate().take(self.nblocks) {
+            let mut live = self.live_out(b);
+            let mut w = [0i64; N];
+            for v in live.iter() {
+                if let Some((k, x)) = slot(v) {
+                    w[k] += x;
+                }
+            }
+            let start = self.layout.block_start[b] as usize;
+            for (i, inst) in blk.insts.iter().enumerate().rev() {
+                // As `pressure_curve`: a def nothing reads still takes its register at
+                // the instruction (`dead_def_weight`), each vreg once.
+                let mut with_defs = w;
+                seen.clear();
+                inst.for_each_def(|r| {
+                    if self.is_tracked(r.vreg) && !live.contains(r.vreg) && !seen.contains(&r.vreg) {
+                        seen.push(r.vreg);
+                        if let Some((k, x)) = slot(r.vreg) {
+                            with_defs[k] += x;
+                        }
+                    }
+                });
+                self.step_back(inst, &mut live, |v, ins| {
+                    if let Some((k, x)) = slot(v) {
+                        w[k] += if ins { x } else { -x };
+                    }
+                });
+                if start + i < points {
+                    for k in 0..N {
+                        best[k] = best[k].max(w[k].max(with_defs[k]));
+                    }
+                }
+            }
+        }
+        best.map(|x| x.clamp(0, u32::MAX as i64) as u32)
+    }
+
     /// Walks block `b` bottom-up calling `visit(index, inst, live_after)`, where
     /// `live_after` is the set live just after the instruction. The allocator builds
     /// interference with it.
@@ -141,6 +188,37 @@ impl Liveness {
         for (i, inst) in blk.insts.iter().enumerate().rev() {
             visit(i, inst, &live);
             self.step_back(inst, &mut live, |_, _| {});
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{cfg, liveness};
+
+    /// `max_pressures` is `max_pressure` per file, on synthetic kernels (several blocks,
+    /// loops, predicates) and imported PTX (calls, pairs, uniform registers).
+    #[test]
+    fn max_pressures_is_max_pressure_per_file() {
+        let mut modules: Vec<crate::ir::Module> = (0..24).map(|s| crate::synth::synthetic_kernel(300, s)).collect();
+        for text in [
+            include_str!("../../tests/ptx/device_calls.ptx"),
+            include_str!("../../tests/ptx/hopper.ptx"),
+            include_str!("../../tests/ptx/triton_style.ptx"),
+            include_str!("../../tests/ptx/tensor.ptx"),
+        ] {
+            let src = crate::ir::span::SourceFile::new("q.ptx", text);
+            modules.push(crate::load::import_ptx(&src).expect("imports").module);
+        }
+        let files = [RegFile::R, RegFile::P, RegFile::UR, RegFile::UP];
+        for m in &modules {
+            for f in &m.functions {
+                let live = liveness::compute(f, &cfg::build(f, 1.0), &[]);
+                let want = files.map(|file| live.max_pressure(f, file).0);
+                assert_eq!(live.max_pressures(f, files), want, "{}", f.name);
+                assert_eq!(live.max_pressures(f, [RegFile::P, RegFile::R]), [want[1], want[0]], "{}", f.name);
+            }
         }
     }
 }

@@ -36,27 +36,40 @@ pub fn run(args: &Args) -> ExitCode {
         );
         return ExitCode::FAILURE;
     };
-    let (module, mut opts) = match super::load_for_pipeline(&args.file, &args.pipeline) {
-        Ok(x) => x,
-        Err(code) => return code,
+    // A PTX file of many call groups runs one group at a time (`super::stream`): memory
+    // bounded by the largest group, not the file (issue 25); the same figures.
+    let streamed = super::stream::with_plan(&args.file, |plan| {
+        let mut opts = super::run_options(&args.pipeline);
+        opts.imported = true;
+        let note = map_target(&exe, &plan.import(0)?, &mut opts);
+        let mut figures = vec![None; plan.functions()];
+        let (mut sm, mut budget, mut failed) = (String::new(), None, false);
+        for k in 0..plan.len() {
+            let r = radbg_side(plan.import(k)?, opts.clone());
+            for (&id, f) in plan.ids(k).iter().zip(r.figures) {
+                *figures.get_mut(id)? = Some(f);
+            }
+            (sm, budget, failed) = (r.sm, r.budget, failed || r.failed);
+        }
+        let figures = figures.into_iter().collect::<Option<Vec<_>>>()?;
+        Some((RadbgSide { figures, sm, budget, failed }, note))
+    });
+    let (r, note) = match streamed {
+        Some(x) => x,
+        None => {
+            let (module, mut opts) = match super::load_for_pipeline(&args.file, &args.pipeline) {
+                Ok(x) => x,
+                Err(code) => return code,
+            };
+            let note = map_target(&exe, &module, &mut opts);
+            if module.functions.is_empty() {
+                eprintln!("radbg: {}: no function to compare", args.file.display());
+                return ExitCode::FAILURE;
+            }
+            (radbg_side(module, opts), note)
+        }
     };
-    let target = opts.sm.clone().unwrap_or_else(|| module.sm.clone());
-    let (version, note) = if target.suffix.is_empty() {
-        compare::map_target(target.version, &compare::supported_sms(&exe))
-    } else {
-        (target.version, None)
-    };
-    if let Some(n) = &note {
-        eprintln!("radbg: {n}");
-        opts.sm = Some(crate::ir::Sm { version, suffix: String::new() });
-    }
-    let (m, _) = crate::why::run_module(module, opts);
-    if m.module.functions.is_empty() {
-        eprintln!("radbg: {}: no function to compare", args.file.display());
-        return ExitCode::FAILURE;
-    }
-    let sm = m.module.sm.to_string();
-    let budget = m.module.options.maxrregcount;
+    let RadbgSide { figures, sm, budget, failed } = r;
     let ptxas = match compare::run_ptxas(&exe, &args.file, &sm, budget) {
         Ok(p) => p,
         Err(e) => {
@@ -64,7 +77,6 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let figures = crate::why::whatif::figures(&m);
     let x = compare::render(&figures, &ptxas);
     if args.json {
         let mut j = crate::command::render::answer_json(&x.answer);
@@ -83,7 +95,6 @@ pub fn run(args: &Args) -> ExitCode {
     // Nothing compared (no function of radbg's run in ptxas's report) or a function
     // radbg failed to allocate is a failure, so scripts can rely on the status.
     let compared = figures.iter().any(|f| ptxas.iter().any(|p| p.name == f.name));
-    let failed = m.funcs.iter().any(|r| r.alloc.as_deref().is_some_and(|a| a.failure().is_some()));
     if !compared || failed {
         if !compared {
             eprintln!("radbg: nothing compared: ptxas reported none of radbg's functions");
@@ -94,4 +105,39 @@ pub fn run(args: &Args) -> ExitCode {
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
+}
+
+/// A `.target` older than the ptxas accepts: compared at the oldest it does accept
+/// (the options changed to it), and the note saying so, printed.
+fn map_target(exe: &str, module: &crate::ir::Module, opts: &mut crate::engine::RunOptions) -> Option<String> {
+    let target = opts.sm.clone().unwrap_or_else(|| module.sm.clone());
+    let (version, note) = if target.suffix.is_empty() {
+        compare::map_target(target.version, &compare::supported_sms(exe))
+    } else {
+        (target.version, None)
+    };
+    if let Some(n) = &note {
+        eprintln!("radbg: {n}");
+        opts.sm = Some(crate::ir::Sm { version, suffix: String::new() });
+    }
+    note
+}
+
+/// What radbg's run of a module gives the comparison.
+struct RadbgSide {
+    figures: Vec<crate::why::whatif::Figures>,
+    sm: String,
+    budget: Option<u32>,
+    /// An allocation failed.
+    failed: bool,
+}
+
+fn radbg_side(module: crate::ir::Module, opts: crate::engine::RunOptions) -> RadbgSide {
+    let (m, _) = crate::why::run_module(module, opts);
+    RadbgSide {
+        figures: crate::why::whatif::figures(&m),
+        sm: m.module.sm.to_string(),
+        budget: m.module.options.maxrregcount,
+        failed: m.funcs.iter().any(|r| r.alloc.as_deref().is_some_and(|a| a.failure().is_some())),
+    }
 }

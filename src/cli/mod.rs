@@ -17,6 +17,7 @@ pub mod output;
 pub mod reduce;
 pub mod replay;
 pub mod run;
+pub mod stream;
 pub mod sweep;
 pub mod why;
 
@@ -239,6 +240,15 @@ pub fn load_for_pipeline(
     path: &Path,
     args: &PipelineArgs,
 ) -> Result<(crate::ir::Module, crate::engine::RunOptions), ExitCode> {
+    let (module, imported) = load_module(path)?;
+    let mut opts = run_options(args);
+    opts.imported = imported;
+    Ok((module, opts))
+}
+
+/// The module of `path` (its warnings printed) and whether it was imported from PTX;
+/// [`load_for_pipeline`] without the run options.
+pub fn load_module(path: &Path) -> Result<(crate::ir::Module, bool), ExitCode> {
     let loaded = crate::load::load_path(path).map_err(|msg| {
         eprint!("{msg}");
         if !msg.ends_with('\n') {
@@ -247,10 +257,7 @@ pub fn load_for_pipeline(
         ExitCode::FAILURE
     })?;
     eprint!("{}", loaded.warnings);
-    let module = loaded.module;
-    let mut opts = run_options(args);
-    opts.imported = loaded.imported;
-    Ok((module, opts))
+    Ok((loaded.module, loaded.imported))
 }
 
 /// The run options the pipeline arguments make: each setting applied in turn (clap

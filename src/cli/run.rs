@@ -65,39 +65,23 @@ pub fn run(args: &Args) -> ExitCode {
 /// (every group is imported once before anything runs or prints): then the caller
 /// loads the file whole, which reports it.
 fn run_streamed(args: &Args) -> Option<ExitCode> {
-    // Standard input cannot be read twice (the fallback reads it again).
-    if args.events || args.file.as_os_str() == "-" {
+    if args.events {
         return None;
     }
-    let name = args.file.display().to_string();
-    let bytes = crate::load::read_input(&args.file, &name).ok()?;
-    if !crate::load::is_ptx(&args.file, &bytes) {
-        return None;
-    }
-    let text = std::str::from_utf8(&bytes).ok()?;
-    // One function (the scale kernel): no split, and no second parse.
-    if text.matches(".entry").count() + text.matches(".func").count() < 2 {
-        return None;
-    }
-    let plan = crate::ir::ptx::stream::plan(text)?;
-    if plan.len() < 2 {
-        return None;
-    }
-    for k in 0..plan.len() {
-        plan.import(k)?;
-    }
-    let mut opts = super::run_options(&args.pipeline);
-    opts.imported = true;
-    opts.batch = true;
-    let mut out = Out { json: args.json, buffered: true, ..Out::default() };
-    out.functions = vec![None; plan.functions()];
-    for k in 0..plan.len() {
-        // Imported cleanly just above: the same text gives the same module.
-        let m = plan.import(k)?;
-        run_machine(Machine::new(m, opts.clone()), plan.ids(k), false, &mut out);
-    }
-    print_sorted(&mut out);
-    Some(finish(args, out))
+    super::stream::with_plan(&args.file, |plan| {
+        let mut opts = super::run_options(&args.pipeline);
+        opts.imported = true;
+        opts.batch = true;
+        let mut out = Out { json: args.json, buffered: true, ..Out::default() };
+        out.functions = vec![None; plan.functions()];
+        for k in 0..plan.len() {
+            // Imported cleanly before: the same text gives the same module.
+            let m = plan.import(k)?;
+            run_machine(Machine::new(m, opts.clone()), plan.ids(k), false, &mut out);
+        }
+        print_sorted(&mut out);
+        Some(finish(args, out))
+    })
 }
 
 /// The lines of several machines in the whole module's order: the ABI stage's lines of

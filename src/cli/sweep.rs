@@ -40,10 +40,69 @@ pub struct Args {
 
 pub fn run(args: &Args) -> ExitCode {
     let pa = super::PipelineArgs { sm: args.sm.clone(), ..Default::default() };
+    // A PTX file of many call groups is swept one group at a time (`super::stream`):
+    // memory bounded by the largest group, not the file (issue 25).
+    if let Some(code) = super::stream::with_plan(&args.file, |plan| streamed(args, &pa, plan)) {
+        return code;
+    }
     let (module, opts) = match super::load_for_pipeline(&args.file, &pa) {
         Ok(x) => x,
         Err(code) => return code,
     };
+    let (axis, values) = match axis(args, &module, &opts) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let rows = match sweep::run(&module, &opts, &axis, &values, jobs(args)) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("radbg: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    print(args, &rows, &axis)
+}
+
+/// The sweep of a file of several call groups, group by group: each group's rows put
+/// in the whole module's function order. `None` when a group does not import as it did
+/// when planned (the caller then sweeps the whole module).
+fn streamed(args: &Args, pa: &super::PipelineArgs, plan: &crate::ir::ptx::stream::Plan<'_>) -> Option<ExitCode> {
+    let mut opts = super::run_options(pa);
+    opts.imported = true;
+    let (axis, values) = match axis(args, &plan.import(0)?, &opts) {
+        Ok(x) => x,
+        Err(code) => return Some(code),
+    };
+    let mut slots: Vec<Vec<Option<crate::why::whatif::Figures>>> = vec![vec![None; plan.functions()]; values.len()];
+    for k in 0..plan.len() {
+        let m = plan.import(k)?;
+        let rows = match sweep::run(&m, &opts, &axis, &values, jobs(args)) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("radbg: {e}");
+                return Some(ExitCode::FAILURE);
+            }
+        };
+        for (slot, row) in slots.iter_mut().zip(rows) {
+            for (&id, f) in plan.ids(k).iter().zip(row.funcs) {
+                *slot.get_mut(id)? = Some(f);
+            }
+        }
+    }
+    let mut rows = Vec::with_capacity(values.len());
+    for (&value, funcs) in values.iter().zip(slots) {
+        rows.push(sweep::Row { value, funcs: funcs.into_iter().collect::<Option<Vec<_>>>()? });
+    }
+    Some(print(args, &rows, &axis))
+}
+
+/// What is swept and its values, from the arguments (a note when a knob changes nothing
+/// in `module`); the exit code of the error otherwise.
+fn axis(
+    args: &Args,
+    module: &crate::ir::Module,
+    opts: &crate::engine::RunOptions,
+) -> Result<(Axis, Vec<i64>), ExitCode> {
     let parsed = match (&args.knob, &args.budgets) {
         (Some(k), _) => match k.split_once('=') {
             Some((n, r)) => crate::engine::settings::knob_name(n)
@@ -59,33 +118,34 @@ pub fn run(args: &Args) -> ExitCode {
         Ok(x) => x,
         Err(e) => {
             eprintln!("radbg: {e}");
-            return ExitCode::from(2);
+            return Err(ExitCode::from(2));
         }
     };
     // Issue 24: sweeping a knob that changes nothing here says why (as `--knob` does).
     if let (Axis::Knob(name), Some(k)) = (&axis, &args.knob)
         && let Some(n) = crate::engine::settings::knob_name(name)
             .ok()
-            .and_then(|info| info.setting_note(&crate::engine::settings::knobs_in_force(&module.knobs, &opts)))
+            .and_then(|info| info.setting_note(&crate::engine::settings::knobs_in_force(&module.knobs, opts)))
     {
         eprintln!("radbg: note: --knob {k}: {n}");
     }
-    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
-    let rows = match sweep::run(&module, &opts, &axis, &values, jobs) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("radbg: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let x = sweep::render(&rows, &axis, args.all);
+    Ok((axis, values))
+}
+
+fn jobs(args: &Args) -> usize {
+    args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
+}
+
+/// The table (or JSON) and the SVG chart.
+fn print(args: &Args, rows: &[sweep::Row], axis: &Axis) -> ExitCode {
+    let x = sweep::render(rows, axis, args.all);
     if args.json {
         super::output::outln(&crate::command::render::answer_json(&x.answer).to_string());
     } else {
         super::output::out(&x.text);
     }
     if let Some(p) = &args.svg {
-        if let Err(e) = std::fs::write(p, sweep::svg(&rows, &axis)) {
+        if let Err(e) = std::fs::write(p, sweep::svg(rows, axis)) {
             eprintln!("radbg: cannot write {}: {e}", p.display());
             return ExitCode::FAILURE;
         }

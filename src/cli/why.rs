@@ -86,38 +86,111 @@ pub fn run(args: &Args) -> ExitCode {
     {
         return differ(args);
     }
-    let (module, opts) = match super::load_for_pipeline(&args.file, &args.pipeline) {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
+    let name = args.file.display().to_string();
+    // A PTX file of many call groups is explained one group at a time (`super::stream`):
+    // memory bounded by the largest group, not the file (issue 25).
+    let mut r = Report::default();
+    let streamed = super::stream::with_plan(&args.file, |plan| {
+        let mut opts = super::run_options(&args.pipeline);
+        opts.imported = true;
+        let mut r = Report::default();
+        for k in 0..plan.len() {
+            let d = debugger(plan.import(k)?, opts.clone());
+            // A spill's or failure's answer names events by their number in the whole
+            // module's trace, which one group's trace does not have: such a file is
+            // explained whole.
+            report(args, &d, &name, plan.ids(k), &mut r, false)?;
+        }
+        Some(r)
+    });
+    match streamed {
+        Some(s) => r = s,
+        None => {
+            let (module, opts) = match super::load_for_pipeline(&args.file, &args.pipeline) {
+                Ok(x) => x,
+                Err(code) => return code,
+            };
+            let d = debugger(module, opts);
+            let ids: Vec<usize> = (0..d.machine().module.functions.len()).collect();
+            report(args, &d, &name, &ids, &mut r, true);
+        }
+    }
+    r.answers.sort_by_key(|a| a.0);
+    for (_, x) in &r.answers {
+        super::output::out(x);
+    }
+    for e in &r.errors {
+        eprintln!("radbg: {e}");
+    }
+    if args.fail_on_spill && r.spilled {
+        eprintln!("radbg: {name} spills (--fail-on-spill)");
+        return ExitCode::FAILURE;
+    }
+    if r.failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+}
+
+/// What the report gathers, across the machines of a module's groups: each function's
+/// answers as printed, by its index in the whole module.
+#[derive(Default)]
+struct Report {
+    answers: Vec<(usize, String)>,
+    errors: Vec<String>,
+    spilled: bool,
+    failed: bool,
+}
+
+fn debugger(module: crate::ir::Module, opts: crate::engine::RunOptions) -> crate::engine::Debugger {
     let mut d = crate::engine::Debugger::new(module, opts);
     d.run_to_end();
-    let name = args.file.display().to_string();
+    d
+}
+
+/// Asks the report's questions of every function of `d` (`ids`: their indices in the
+/// whole module). With `whole` (the whole module) the answers are printed as they come;
+/// otherwise (one call group) they are kept in `r`, and `None`, with nothing kept, says
+/// a function spills or fails (see `run`).
+fn report(
+    args: &Args,
+    d: &crate::engine::Debugger,
+    name: &str,
+    ids: &[usize],
+    r: &mut Report,
+    whole: bool,
+) -> Option<()> {
     // Every question goes through `why::answer_in`, the function the session's `why`
     // command answers with: the batch report only chooses which questions to ask.
     // Each answer as printed: one JSON line (`--json`) or its text.
-    let ask = |q: WhyCmd, fi: usize| match crate::why::answer_in(&d, &name, fi, &q, None) {
+    let mut errors = Vec::new();
+    let mut ask = |q: WhyCmd, fi: usize| match crate::why::answer_in(d, name, fi, &q, None) {
         Ok(x) if args.json => Some(format!("{}\n", answer_json(&x.answer))),
         Ok(x) => Some(x.text),
-        Err(e) => {
+        Err(e) if whole => {
             eprintln!("radbg: {e}");
             None
         }
+        Err(e) => {
+            errors.push(e.to_string());
+            None
+        }
     };
-    let cx = Ctx::of(&d, &name);
-    let mut spilled = false;
-    let mut failed = false;
+    let cx = Ctx::of(d, name);
+    let mut out = Vec::new();
     for fi in 0..cx.m.module.functions.len() {
-        let mut answers: Vec<_> = ask(WhyCmd::Registers(None), fi).into_iter().collect();
         let a = cx.alloc(fi);
-        if a.is_some_and(|a| a.failure.is_some()) {
-            failed = true;
+        let failed = a.is_some_and(|a| a.failure.is_some());
+        let spilled = a.is_some_and(|a| !a.spills.is_empty());
+        if !whole && (failed || spilled) {
+            return None;
+        }
+        let mut answers: Vec<_> = ask(WhyCmd::Registers(None), fi).into_iter().collect();
+        if failed {
+            r.failed = true;
             answers.extend(ask(WhyCmd::Fail(None), fi));
         }
         if let Some(a) = a
-            && !a.spills.is_empty()
+            && spilled
         {
-            spilled = true;
+            r.spilled = true;
             // A spilling function's report always says why it spills. The first few in
             // full (each revisits two moments of the run); the rest by name, so a kernel
             // with hundreds of spills still answers quickly.
@@ -134,13 +207,16 @@ pub fn run(args: &Args) -> ExitCode {
                 });
             }
         }
-        for x in answers {
-            super::output::out(&x);
+        if whole {
+            for x in answers {
+                super::output::out(&x);
+            }
+        } else {
+            let id = ids.get(fi).copied().unwrap_or(fi);
+            out.extend(answers.into_iter().map(|x| (id, x)));
         }
     }
-    if args.fail_on_spill && spilled {
-        eprintln!("radbg: {name} spills (--fail-on-spill)");
-        return ExitCode::FAILURE;
-    }
-    if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+    r.answers.extend(out);
+    r.errors.extend(errors);
+    Some(())
 }

@@ -16,6 +16,7 @@ pub mod event;
 pub mod machine;
 pub use settings::options;
 pub mod settings;
+pub mod sweep;
 pub use machine::stages;
 
 pub use event::{Event, EventKind, Stage};

@@ -404,9 +404,23 @@ impl<B: Ord + Copy, K: Ord + Copy> Buckets<B, K> {
 /// instruction's delta is recomputed only when a vreg it names changes whether it is live
 /// or has one read left — so a block costs O(n log n), not O(n × ready).
 pub fn schedule_block(f: &Function, insts: &[Inst], live: &BlockLive, limit: [u32; 2]) -> Option<Vec<usize>> {
+    schedule_block_within(f, insts, live, limit).0
+}
+
+/// [`schedule_block`], and the R limits (inclusive) that give the same order: the
+/// limit is read only by comparing it with the pressure a ready instruction would make,
+/// so every limit on the same side of each comparison made picks the same instructions
+/// (`prepass::target_span`: a sweep shares the schedule between such budgets).
+pub fn schedule_block_within(
+    f: &Function,
+    insts: &[Inst],
+    live: &BlockLive,
+    limit: [u32; 2],
+) -> (Option<Vec<usize>>, (i64, i64)) {
     use std::cmp::Reverse;
+    let mut span = (i64::MIN, i64::MAX);
     if insts.len() < 3 || insts.iter().any(opaque) {
-        return None;
+        return (None, span);
     }
     let n = insts.len();
     // Everything below is indexed by instruction or by the region's local vreg numbers
@@ -517,7 +531,19 @@ pub fn schedule_block(f: &Function, insts: &[Inst], live: &BlockLive, limit: [u3
     while ncands > 0 {
         let glue = glued.best(cycle).filter(|&(at, _)| at <= cycle).map(|x| x.1);
         fitting.clear();
-        fitting.extend(fit.0.keys().copied().filter(|&(a0, a1, _)| cur[0] + a0 <= limit[0] && cur[1] + a1 <= limit[1]));
+        fitting.extend(fit.0.keys().copied().filter(|&(a0, a1, _)| {
+            // The P limit does not follow the budget: only the R comparison narrows.
+            let r = cur[0] + a0;
+            if cur[1] + a1 > limit[1] {
+                false
+            } else if r <= limit[0] {
+                span.0 = span.0.max(r);
+                true
+            } else {
+                span.1 = span.1.min(r - 1);
+                false
+            }
+        }));
         let pick = if let Some(j) = glue {
             Some(j)
         } else if !fitting.is_empty() {
@@ -600,7 +626,7 @@ pub fn schedule_block(f: &Function, insts: &[Inst], live: &BlockLive, limit: [u3
             }
         }
     }
-    (order.len() == n).then_some(order)
+    ((order.len() == n).then_some(order), span)
 }
 
 #[cfg(test)]

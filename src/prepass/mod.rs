@@ -27,6 +27,7 @@ pub mod remat;
 pub mod schedule;
 pub mod sink;
 pub mod slowpath;
+pub mod target_span;
 pub mod uniform;
 pub mod vectorize;
 pub mod webs;

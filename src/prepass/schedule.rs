@@ -32,7 +32,7 @@ use crate::ir::{Function, Inst, RegFile};
 use crate::prepass::list;
 use crate::prepass::order::{BlockMoves, MovePlan, OrderList, Planned, Slots};
 use crate::prepass::sink::{movable, peak, target};
-use crate::prepass::{Pass, PassCtx};
+use crate::prepass::{Pass, PassCtx, target_span};
 
 pub const PASS: Pass = Pass {
     name: "schedule",
@@ -149,14 +149,16 @@ struct Solved {
 fn solve(f: &Function) -> Solved {
     let c = cfg::build(f, 1.0);
     let live = liveness::compute(f, &c, &[]);
-    let (r, p) = (live.max_pressure(f, RegFile::R).0, live.max_pressure(f, RegFile::P).0);
+    let [r, p] = live.max_pressures(f, [RegFile::R, RegFile::P]);
     Solved { live, r, p }
 }
 
 /// `f` list-scheduled block by block (`prepass::list`) within R pressure `limit`; and
 /// how many blocks changed order. A block is scheduled region by region between the
 /// instructions that keep their place (`list::opaque`: calls and their ABI moves).
-fn list_schedule(f: &Function, solved: &Solved, limit: u32) -> (Function, usize) {
+/// `off`: the limit is the target plus `off` (its comparisons narrow `target_span`);
+/// `None` when it does not follow the target.
+fn list_schedule(f: &Function, solved: &Solved, limit: u32, off: Option<i64>) -> (Function, usize) {
     let live = &solved.live;
     // Predicates: never more at once than the P file holds (P0–P6), nor than the PTX
     // order needs when it needs more.
@@ -164,6 +166,7 @@ fn list_schedule(f: &Function, solved: &Solved, limit: u32) -> (Function, usize)
     let mut g = f.clone();
     let mut changed = 0;
     let exits: Vec<usize> = live.exit_live().iter().map(|v| v.index()).collect();
+    let mut span = (i64::MIN, i64::MAX);
     // The backward transfer (`Liveness::step_back`) on a sparse set.
     let step_back = |inst: &Inst, cur: &mut BTreeSet<usize>| {
         inst.for_each_def(|r| {
@@ -205,7 +208,9 @@ fn list_schedule(f: &Function, solved: &Solved, limit: u32) -> (Function, usize)
             let scheduled = after.and_then(|live_out| {
                 let live_in: Vec<usize> = cur.iter().copied().collect();
                 let bl = list::BlockLive { live_in: list::Sorted(&live_in), live_out: list::Sorted(&live_out) };
-                list::schedule_block(f, &blk.insts[start..end], &bl, limit)
+                let (order, within) = list::schedule_block_within(f, &blk.insts[start..end], &bl, limit);
+                span = (span.0.max(within.0), span.1.min(within.1));
+                order
             });
             let mut piece = match scheduled {
                 Some(o) => o.into_iter().map(|j| start + j).collect(),
@@ -225,11 +230,15 @@ fn list_schedule(f: &Function, solved: &Solved, limit: u32) -> (Function, usize)
             changed += 1;
         }
     }
+    if let Some(off) = off {
+        target_span::limit_between(span.0, span.1, off);
+    }
     (g, changed)
 }
 
 fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
     let t = target(ctx);
+    let ti = i64::from(t);
     let need = |g: &Function| peak(g) + REPORT_EXTRA + 1;
     // Each `peak` solves liveness for the whole function: the input's once.
     let input = solve(f);
@@ -240,8 +249,17 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
     // (fft16: ptxas 64 registers at the default and at 64 without spills; radbg in PTX
     // order 72, and 8 bytes of spills at 64). Where it does not lower the peak (the sgemm
     // kernels at the default) the order stays, as ptxas gives an unreachable target up.
-    if need_f > t {
-        let (g, blocks) = list_schedule(f, &input, t.saturating_sub(REPORT_EXTRA + 1));
+    // Every comparison with the target goes through `target_span` (a sweep shares this
+    // pass's result between the budgets that take the same branches).
+    if target_span::lt(ti, 0, need_f.into()) {
+        let off = if target_span::le((REPORT_EXTRA + 1).into(), ti, 0) {
+            -i64::from(REPORT_EXTRA + 1)
+        } else {
+            // The limit saturates at 0 here: it follows the target no further.
+            target_span::exactly(ti);
+            -ti
+        };
+        let (g, blocks) = list_schedule(f, &input, t.saturating_sub(REPORT_EXTRA + 1), Some(off));
         let Solved { r: peak_g, p: p_g, .. } = solve(&g);
         if peak_g < before && p_g <= p_room(p_f) {
             let summary = format!(
@@ -250,8 +268,12 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
             return (g, summary);
         }
     }
+    // At the default a function that needs more than the occupancy target gives it up
+    // for a step that depends on the function alone: then nothing below reads the target.
+    let follows = ctx.maxrregcount.is_some() || !target_span::lt(ti, 0, need_f.into());
     let t = latency_target(ctx, need_f);
-    if need_f >= t {
+    let fits = |x: u32| if follows { target_span::le(x.into(), ti, 0) } else { x <= t };
+    if !fits(need_f + 1) {
         return (f.clone(), format!("at the register target {t} already: no load issued early"));
     }
     // Under a budget the target is a hard cap: a register stays free for pair alignment
@@ -262,9 +284,10 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
     // target is an occupancy goal, not a cap, and the whole target is used (hash64 30
     // with it, 26 without).
     let room = if ctx.maxrregcount.is_some() { 1 } else { 0 };
-    let (g, blocks) = list_schedule(f, &input, t - REPORT_EXTRA - 1 - room);
+    let off = follows.then_some(-i64::from(REPORT_EXTRA + 1 + room));
+    let (g, blocks) = list_schedule(f, &input, t - REPORT_EXTRA - 1 - room, off);
     let Solved { r: peak_g, p: p_g, .. } = solve(&g);
-    if peak_g + REPORT_EXTRA + 1 + room <= t && p_g <= p_room(p_f) {
+    if fits(peak_g + REPORT_EXTRA + 1 + room) && p_g <= p_room(p_f) {
         let summary = if blocks == 0 {
             format!("list schedule: every block already in latency order (R peak {before}, target {t})")
         } else {
@@ -278,7 +301,7 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
     let (mut lo, mut hi) = (0usize, plan.total());
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
-        if need(planned.apply(&plan, mid).0) <= t { lo = mid } else { hi = mid - 1 }
+        if fits(need(planned.apply(&plan, mid).0)) { lo = mid } else { hi = mid - 1 }
     }
     if lo == 0 {
         return (f.clone(), format!("no load can be issued early within the register target {t}"));

@@ -36,7 +36,7 @@ use crate::analysis::{cfg, liveness};
 use crate::ir::model::RegRef;
 use crate::ir::regfile::REPORT_EXTRA;
 use crate::ir::{Function, Inst, Operand, RegClass, VRegId};
-use crate::prepass::{Pass, PassCtx};
+use crate::prepass::{Pass, PassCtx, target_span};
 
 pub const PASS: Pass = Pass {
     name: "slowpath",
@@ -85,14 +85,7 @@ impl Routine {
     /// in place and already holds its registers, so it needs no words of its own (dlib's
     /// `_cuda_copy_tensor` divides its live 64-bit index in R0/R3 by a parameter: the
     /// routine uses R4–R13, Used 16).
-    ///
-    /// `room`: the registers a budget leaves free at the call (`None`: no budget). Under
-    /// a budget the routine takes only what is free: it never makes the caller spill.
-    /// A choice (ARCHITECTURE.md, issue 23 rule 1): a floor at the fewest registers the
-    /// routine bodies use in the development part's SASS (5 for `div.rn.f32`, 6 for
-    /// `div.u64`, …) left the development part's spill figures unchanged and turned 197
-    /// of the test part's kernels at `--maxrregcount 32` into false spills.
-    pub fn clobbers(&self, f: &Function, inst: &Inst, live_after: &dyn Fn(VRegId) -> bool, room: Option<u32>) -> u8 {
+    pub fn clobbers(&self, f: &Function, inst: &Inst, live_after: &dyn Fn(VRegId) -> bool) -> u8 {
         let constant = matches!(inst.uses().get(1), Some(Operand::CBank { .. } | Operand::Imm(_)));
         let mut k = if constant { self.words - self.const_divisor_saves } else { self.words };
         let mut seen: Vec<RegRef> = Vec::new();
@@ -105,10 +98,7 @@ impl Routine {
             let w = if r.comp.is_some() { 1 } else { f.vregs[r.vreg.index()].width };
             k = k.saturating_sub(w);
         }
-        match room {
-            Some(room) if room < k as u32 => room as u8,
-            _ => k,
-        }
+        k
     }
 }
 
@@ -151,15 +141,40 @@ pub fn called_by(inst: &Inst) -> Option<&'static Routine> {
     })
 }
 
-/// The registers the allocator may hand out under the function's budget
-/// (`--maxrregcount` or `.maxnreg`, the smaller): the budget less the report's extra and
-/// the stack pointer (ARCHITECTURE.md, "report").
-fn usable(f: &Function, ctx: &PassCtx) -> Option<u32> {
-    let budget = match (ctx.maxrregcount, f.maxnreg) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }?;
-    Some(budget.saturating_sub(REPORT_EXTRA + 1))
+/// How many of a call's `k` clobbers fit under the function's budget (`--maxrregcount`
+/// or `.maxnreg`, the smaller), `taken` registers being live at the call: the budget less
+/// the report's extra and the stack pointer (ARCHITECTURE.md, "report") less `taken`.
+///
+/// Under a budget the routine takes only what is free: it never makes the caller spill.
+/// A choice (ARCHITECTURE.md, issue 23 rule 1): a floor at the fewest registers the
+/// routine bodies use in the development part's SASS (5 for `div.rn.f32`, 6 for
+/// `div.u64`, …) left the development part's spill figures unchanged and turned 197 of
+/// the test part's kernels at `--maxrregcount 32` into false spills.
+///
+/// Comparisons with `--maxrregcount` go through [`target_span`], so a sweep shares this
+/// pass between budgets that decide alike (a clamped count depends on the exact budget).
+fn fit(k: u8, taken: u32, f: &Function, ctx: &PassCtx) -> u8 {
+    let extra = REPORT_EXTRA + 1;
+    let under = |budget: u32| budget.saturating_sub(extra).saturating_sub(taken).min(k as u32) as u8;
+    match (ctx.maxrregcount, f.maxnreg) {
+        (None, None) => k,
+        (None, Some(n)) => under(n),
+        (Some(t), n) => {
+            let ti = i64::from(t);
+            if let Some(n) = n
+                && target_span::le(n.into(), ti, 0)
+            {
+                return under(n);
+            }
+            // Free registers t - extra - taken < k  ⇔  t < k + extra + taken.
+            if target_span::lt(ti, 0, i64::from(k) + i64::from(extra) + i64::from(taken)) {
+                target_span::exactly(ti);
+                under(t)
+            } else {
+                k
+            }
+        }
+    }
 }
 
 /// The R-file words of a live set.
@@ -168,7 +183,6 @@ fn live_words(f: &Function, set: &LiveSet) -> u32 {
 }
 
 fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
-    let usable = usable(f, ctx);
     if !f.blocks.iter().flat_map(|b| &b.insts).any(|i| routine(i).is_some()) {
         return (f.clone(), "no operation that ptxas calls a subroutine for".to_string());
     }
@@ -186,16 +200,14 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
             crate::work::add(insts.len() as u64);
             for (ii, inst) in insts.iter().enumerate().rev() {
                 if let Some(rt) = routine(inst) {
-                    let room = usable.map(|u| {
-                        let dst: u32 = inst
-                            .defs()
-                            .iter()
-                            .filter_map(|o| o.as_vreg())
-                            .map(|r| f.vregs[r.vreg.index()].width as u32)
-                            .sum();
-                        u.saturating_sub(live_words(f, &after) + dst)
-                    });
-                    clobbers[ii] = rt.clobbers(f, inst, &|v| after.contains(v), room);
+                    let k = rt.clobbers(f, inst, &|v| after.contains(v));
+                    let dst: u32 = inst
+                        .defs()
+                        .iter()
+                        .filter_map(|o| o.as_vreg())
+                        .map(|r| f.vregs[r.vreg.index()].width as u32)
+                        .sum();
+                    clobbers[ii] = fit(k, live_words(f, &after) + dst, f, ctx);
                 }
                 inst.for_each_def(|r| {
                     if live.def_kills(inst, r) {

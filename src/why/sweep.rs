@@ -160,6 +160,36 @@ pub fn run(
         Ok(Row { value: v, funcs: figures(&mach) })
     };
     let threads = threads.clamp(1, values.len().max(1));
+    // A budget sweep of imported PTX: the rows whose budgets give the same schedule share
+    // the stages up to the ABI stage (`engine::sweep`).
+    if let (true, Some(prefix)) = (shared_prepass, &prefix) {
+        let mut opts = Vec::with_capacity(values.len());
+        for &v in values {
+            let mut o = base.clone();
+            let mut header = Module {
+                sm: module.sm.clone(),
+                options: module.options.clone(),
+                knobs: module.knobs.clone(),
+                globals: Vec::new(),
+                functions: Vec::new(),
+                srcloc: Default::default(),
+            };
+            crate::why::whatif::apply(&what(v)?, &mut o, &mut header, 0)?;
+            opts.push(o);
+        }
+        let finish = |mut mach: crate::engine::Machine| {
+            while mach.step().is_some() {}
+            figures(&mach)
+        };
+        let funcs = crate::engine::sweep::rows(prefix, &opts, threads, &finish);
+        return values
+            .iter()
+            .zip(funcs)
+            .map(|(&value, funcs)| {
+                funcs.map(|funcs| Row { value, funcs }).ok_or(format!("the run at {value} did not finish"))
+            })
+            .collect();
+    }
     let mut rows: Vec<Result<Row, String>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|k| {
