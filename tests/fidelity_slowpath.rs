@@ -153,3 +153,34 @@ fn under_a_budget_the_routine_takes_only_what_is_free() {
     let (regs, spills) = radbg_count(&text, Some(32), &[]);
     assert_eq!(spills, 0, "{regs} registers");
 }
+
+/// A budget sweep shares the prepasses between budgets that decide alike
+/// (`prepass::target_span`); `slowpath`'s clobber count under a budget depends on the
+/// exact budget, so each row must still be what a separate run at that budget gives.
+#[test]
+fn a_sweep_row_is_a_separate_run_at_its_budget() {
+    use radbg::engine::{Machine, RunOptions};
+    let mut loads = String::new();
+    let mut sum = String::new();
+    for i in 0..20 {
+        loads.push_str(&format!("ld.global.f32 %f{i}, [%rd2+{}];\n", 32 + 4 * i));
+        sum.push_str(&format!("add.f32 %v3, %v3, %f{i};\n"));
+    }
+    let text = kernel("f32", "div.rn.f32 %v3, %v1, %v2", false)
+        .replace(".reg .f32 %v<4>;", ".reg .f32 %v<4>;\n.reg .f32 %f<20>;")
+        .replace("ld.global.f32 %v1, [%rd2];", &format!("{loads}ld.global.f32 %v1, [%rd2];"))
+        .replace("st.global.f32 [%rd2+16], %v3;", &format!("{sum}st.global.f32 [%rd2+16], %v3;"));
+    let file = radbg::ir::span::SourceFile::new("k.ptx", &text);
+    let module = radbg::load::import_ptx(&file).expect("imports").module;
+    let budgets: Vec<i64> = (16..=48).collect();
+    let opts = RunOptions { imported: true, ..RunOptions::default() };
+    let rows = radbg::why::sweep::run(&module, &opts, &radbg::why::sweep::Axis::MaxRegCount, &budgets, 2)
+        .expect("the sweep runs");
+    for (row, &b) in rows.iter().zip(&budgets) {
+        let opts =
+            RunOptions { imported: true, maxrregcount: Some(b as u32), skip_check: true, ..RunOptions::default() };
+        let mut m = Machine::new(module.clone(), opts);
+        while m.step().is_some() {}
+        assert_eq!(row.funcs, radbg::why::whatif::figures(&m), "--maxrregcount {b}");
+    }
+}
