@@ -219,9 +219,8 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
                 });
             }
         }
-        for ii in 0..g.blocks[bi].insts.len() {
+        for (ii, &k) in clobbers.iter().enumerate() {
             let Some(rt) = routine(&g.blocks[bi].insts[ii]) else { continue };
-            let k = clobbers[ii];
             crate::work::add(k as u64);
             let mut defs = Vec::with_capacity(k as usize);
             for _ in 0..k {
