@@ -33,7 +33,6 @@
 //! 13-19 tests of 3 s: alloc::bitspill's choice loop was quadratic), and with
 //! `differs-from-ptxas` at the default budget 50 % after 3 tests (ptxas takes ~20 s on it).
 //!
-//!
 //! Re-measured 2026-11-26 15:42-15:58 UTC after the first cuts of a large kernel
 //! (`reduce::slices`) and the importer's ptxas rules (`ir/ptx/validate.rs`) (release,
 //! 2 cores shared with two other builders, `uptime` load 7-10): the dev gate now has no
@@ -51,8 +50,8 @@
 //! The qrKernel (42 953 instructions, one function; not in this sample), by hand with
 //! `radbg reduce --until 'differs-from-ptxas > 10 %' --timeout 60`: before, 100 % left
 //! after 1-2 tests in 69-101 s (ptxas takes 20 s on it, 60-90 s at load 10, and the
-//! loop back-edge pass tested the whole kernel once per back edge); after, 42 953 -> 22 instructions in 60.4 s (sm_80) and 60.6 s (sm_90) wall,
-//! 117-118 tests, at load 6-8 (the budget ends it: declarations are still to go).
+//! loop back-edge pass tested the whole kernel once per back edge); after, 42 953 -> 22 instructions in 60.4 s (sm_80)
+//! and 60.6 s (sm_90) wall, 117-118 tests, at load 6-8 (the budget ends it: declarations are still to go).
 //!
 //! All need the corpus build (ptxas 13.0.88 and the PTX; `gate` the gate set too) and
 //! skip, saying so, without it. `cargo bench --bench reduce -- corpus`, `-- gate` or
