@@ -189,6 +189,9 @@ fn errors_name_the_problem() {
     check_err(&"{".repeat(80), "less deeply nested '{ }' scopes");
     check_err(".reg .b32 %big<2000000>;", "a register count of at most 1048576 (the limit per declaration)");
     check_err("ld.global.u32 %r1, [%rd1+0x100000000];", "offset 4294967296 does not fit in 32 bits");
-    check_err("ld.param.u64 %r1, [k_p0];", "LDC.64 loads a wider value");
+    check_err(
+        "ld.param.u64 %r1, [k_p0];",
+        "arguments mismatch for instruction 'ld': %r1 is .b32, the instruction works on .u64",
+    );
     check_err("mov.u32 %r1, %r2.x;", "%r2 is not a vector register");
 }

@@ -413,11 +413,13 @@ fn narrowed_ptx_is_checked_by_the_real_ptxas() {
     let Some(exe) = real_ptxas() else { return };
     let accepted = |t: &str| radbg::reduce::ptxas::run(&exe, t, "sm_80", None).is_ok();
     // A fused multiply-add and a rounded conversion: narrowing the .f64 family turns
-    // `cvt.rn.f32.f64` into `cvt.rn.f32.f32`, which radbg's loader reads and ptxas
-    // refuses ("Illegal rounding modifier").
+    // `cvt.rn.f32.f64` into `cvt.rn.f32.f32`, which ptxas refuses ("Illegal rounding
+    // modifier") and, since ir/ptx/validate.rs, radbg's loader too: even without ptxas
+    // the narrowing does not go through.
     let p = printed_has_all(&["FMA", "F2F.RN"]);
     let unchecked = reduce_with(Format::Ptx, WIDE, &p);
-    assert!(!accepted(&unchecked.text), "without ptxas the narrowing goes through:\n{}", unchecked.text);
+    assert!(accepted(&unchecked.text), "ptxas rejects the result reduced without it:\n{}", unchecked.text);
+    assert!(unchecked.text.contains("cvt.rn.f32.f64"), "{}", unchecked.text);
     let mut c = cfg(RunOptions::default(), 2);
     c.ptxas = Some(exe.clone());
     let checked = radbg::reduce::reduce(Format::Ptx, WIDE, &p, &c, &mut |_| {}).expect("reduces");
@@ -517,4 +519,44 @@ fn the_search_starts_from_the_smallest_call_group_that_shows_the_predicate() {
             .expect("reduces");
     assert!(!o.text.contains("sum16"), "{}", o.text);
     assert!(o.insts <= 3, "{}", o.text);
+}
+
+/// A kernel of more than `reduce::slices::MIN_INSTS` instructions: a long chain of adds
+/// with one population count in its middle.
+fn long_chain(n: usize) -> String {
+    let mut s = String::from(
+        ".version 8.0\n.target sm_80\n.address_size 64\n\n.visible .entry chain(\n\t.param .u64 chain_p\n)\n{\n",
+    );
+    s.push_str(&format!("\t.reg .b32 \t%r<{}>;\n\t.reg .b64 \t%rd<3>;\n\n", n + 2));
+    s.push_str("\tld.param.u64 \t%rd1, [chain_p];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n");
+    for i in 1..=n {
+        if i == n * 2 / 3 {
+            s.push_str(&format!("\tpopc.b32 \t%r{i}, %r{};\n", i - 1));
+        } else {
+            s.push_str(&format!("\tadd.s32 \t%r{i}, %r{}, 1;\n", i - 1));
+        }
+    }
+    s.push_str(&format!("\tst.global.u32 \t[%rd2], %r{n};\n\tret;\n}}\n"));
+    s
+}
+
+#[test]
+fn a_large_kernel_is_cut_to_one_slice_first() {
+    let text = long_chain(3_000);
+    let p = printed_has("POPC");
+    let mut slices = Vec::new();
+    let mut c = cfg(RunOptions::default(), 2);
+    let two = radbg::reduce::reduce(Format::Ptx, &text, &p, &c, &mut |pr| {
+        if pr.pass == "slices" {
+            slices.push(pr.insts);
+        }
+    })
+    .expect("reduces");
+    // The slice holding the popc (a sixteenth: 188 instructions) before any pass.
+    assert!(slices.iter().any(|&n| n <= 3_004 / 16 + 1), "slices seen: {slices:?}");
+    assert_eq!(two.insts, 1, "{}", two.text);
+    assert!(two.text.contains("\tpopc.b32 \t%r"), "{}", two.text);
+    c.jobs = 1;
+    let one = radbg::reduce::reduce(Format::Ptx, &text, &p, &c, &mut |_| {}).expect("reduces");
+    assert_eq!(one.text, two.text, "jobs 1 vs 2");
 }

@@ -13,7 +13,8 @@
 //! - `pass`, `ori_passes`, `ptx_passes`: what can be removed or simplified;
 //!   `ptx_loops` (back edges, unrolled copies) and `ptx_types` (vector and register
 //!   widths) for PTX.
-//! - `search`: delta debugging over the passes, parallel and deterministic.
+//! - `search`: delta debugging over the passes, parallel and deterministic;
+//!   `slices`: its first cuts of a large kernel (keep one slice of the instructions).
 //! - `progress`: the progress line and the summary.
 
 pub mod focus;
@@ -26,6 +27,7 @@ pub mod ptx_passes;
 pub mod ptx_types;
 pub mod ptxas;
 pub mod search;
+pub mod slices;
 pub mod subject;
 
 pub use predicate::Predicate;

@@ -46,7 +46,7 @@ fn remove_insts(m: &mut Module, chosen: &[(usize, usize, usize)]) {
     }
 }
 
-impl<T> Items for ModelItems<T> {
+impl<T: Clone> Items for ModelItems<T> {
     fn count(&self) -> usize {
         self.items.len()
     }
@@ -57,6 +57,16 @@ impl<T> Items for ModelItems<T> {
         }
         let mut m = self.module.clone();
         (self.apply)(&mut m, chosen);
+        Some(crate::ir::print::print_module(&m))
+    }
+    fn keep(&self, range: Range<usize>) -> Option<String> {
+        let (before, after) = (self.items.get(..range.start)?, self.items.get(range.end..)?);
+        let chosen: Vec<T> = before.iter().chain(after).cloned().collect();
+        if chosen.is_empty() {
+            return None;
+        }
+        let mut m = self.module.clone();
+        (self.apply)(&mut m, &chosen);
         Some(crate::ir::print::print_module(&m))
     }
 }

@@ -25,6 +25,13 @@ pub trait Items {
     /// The text with the items in `range` removed (or simplified); `None` when that
     /// changes nothing.
     fn apply(&self, range: Range<usize>) -> Option<String>;
+    /// The text with every item *outside* `range` removed (the first cuts of a large
+    /// kernel, `reduce::slices`); `None` when that changes nothing or the pass has no
+    /// such form.
+    fn keep(&self, range: Range<usize>) -> Option<String> {
+        let _ = range;
+        None
+    }
 }
 
 /// A replacement of `start..end` in the text by `with`.
@@ -54,6 +61,16 @@ impl Items for EditItems<'_> {
 
     fn apply(&self, range: Range<usize>) -> Option<String> {
         let mut edits: Vec<&Edit> = self.items.get(range)?.iter().flatten().collect();
+        if edits.is_empty() {
+            return None;
+        }
+        edits.sort_by_key(|e| (e.start, e.end));
+        Some(splice(self.text, &edits))
+    }
+
+    fn keep(&self, range: Range<usize>) -> Option<String> {
+        let (before, after) = (self.items.get(..range.start)?, self.items.get(range.end..)?);
+        let mut edits: Vec<&Edit> = before.iter().chain(after).flatten().collect();
         if edits.is_empty() {
             return None;
         }

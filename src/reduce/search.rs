@@ -190,13 +190,76 @@ impl Search<'_> {
         Some((i, n))
     }
 
+    /// The first cuts of a large kernel (`reduce::slices`): keep only one slice of
+    /// `pass`'s items (the instructions), a sixteenth then a quarter, the first slice in
+    /// order that shows the predicate; repeated while the kernel stays large. True when
+    /// it changed `text`.
+    fn first_cuts(
+        &mut self,
+        pass: &dyn Pass,
+        coarse: &[&dyn Pass],
+        text: &mut String,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> bool {
+        let mut changed = false;
+        while self.out.insts > crate::reduce::slices::MIN_INSTS {
+            let found = {
+                let Some(items) = pass.prepare(text) else { break };
+                let n = items.count();
+                let mut found = None;
+                'parts: for parts in crate::reduce::slices::PARTS {
+                    let cands: Vec<String> =
+                        crate::reduce::slices::slices(n, parts).into_iter().filter_map(|r| items.keep(r)).collect();
+                    for batch in cands.chunks(self.cfg.jobs.max(1)) {
+                        if self.timed_out() {
+                            self.out.timed_out = true;
+                            return changed;
+                        }
+                        let hit = self.first_success(batch, None);
+                        self.report("slices", 1, progress);
+                        if let Some((i, insts)) = hit {
+                            found = Some((batch[i].clone(), insts));
+                            break 'parts;
+                        }
+                    }
+                }
+                found
+            };
+            let Some((t, insts)) = found else {
+                // No slice alone: large contiguous chunks of blocks and instructions.
+                let mut moved = false;
+                for p in coarse {
+                    moved |= self.run_pass(*p, 1, text, progress, true);
+                    if self.out.timed_out {
+                        return changed || moved;
+                    }
+                }
+                changed |= moved;
+                if moved {
+                    continue;
+                }
+                break;
+            };
+            *text = t;
+            self.out.insts = insts;
+            self.out.bytes = text.len();
+            changed = true;
+            self.report("slices", 1, progress);
+        }
+        changed
+    }
+
     /// One pass to its own fixed point over chunk sizes; true when it changed `text`.
+    ///
+    /// `coarse`: chunks of at least 1/[`slices::COARSE`] of the items only (the first
+    /// cuts of a large kernel; the rounds take it down to single items).
     fn run_pass(
         &mut self,
         pass: &dyn Pass,
         round: usize,
         text: &mut String,
         progress: &mut dyn FnMut(&Progress),
+        coarse: bool,
     ) -> bool {
         let mut changed = false;
         let ptxas = self.ptxas_for(pass);
@@ -212,6 +275,7 @@ impl Search<'_> {
                 if chunk == 0 || chunk > n {
                     chunk = n;
                 }
+                let floor = if coarse { (n / crate::reduce::slices::COARSE).max(1) } else { 1 };
                 let mut found = None;
                 'sizes: loop {
                     while pos < n {
@@ -239,7 +303,7 @@ impl Search<'_> {
                         }
                         pos = p;
                     }
-                    if chunk == 1 {
+                    if chunk <= floor {
                         break;
                     }
                     chunk = chunk.div_ceil(2);
@@ -373,11 +437,19 @@ pub fn reduce(
     if checkpoints {
         history.push(cur.clone());
     }
+    let named = |n: &str| passes.iter().find(|p| p.name() == n).map(|p| p.as_ref());
+    let coarse: Vec<&dyn Pass> = ["blocks", "instructions"].into_iter().filter_map(named).collect();
+    if let Some(p) = named("instructions")
+        && s.first_cuts(p, &coarse, &mut cur, progress)
+        && checkpoints
+    {
+        history.push(cur.clone());
+    }
     for round in 1..=cfg.max_rounds.max(1) {
         s.out.rounds = round;
         let mut changed = false;
         for p in &passes {
-            let moved = s.run_pass(p.as_ref(), round, &mut cur, progress);
+            let moved = s.run_pass(p.as_ref(), round, &mut cur, progress, false);
             if moved && checkpoints {
                 history.push(cur.clone());
             }

@@ -34,6 +34,7 @@ pub mod ops;
 pub mod parse;
 mod stmt;
 pub mod stream;
+pub mod validate;
 
 use crate::ir::diag::Diagnostic;
 use crate::ir::model::Module;
@@ -80,7 +81,8 @@ pub fn import_text(src: &str) -> Import {
     if let Some(d) = over_limits(src, &ast) {
         return Import { module: None, map: SourceMap::default(), stubs: Vec::new(), diags: vec![d] };
     }
-    let mut diags = Vec::new();
+    // What ptxas rejects and the lowering would let through (`validate`).
+    let mut diags = validate::check(src, &ast);
     let module::Lowered { mut module, map, stubs } = module::lower_module(src, &ast, &mut diags);
     module.srcloc = crate::ir::srcloc::SourceLines::scan(src);
     if !diags.iter().any(Diagnostic::is_error) {
