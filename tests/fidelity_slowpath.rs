@@ -132,21 +132,26 @@ fn a_source_that_stays_live_is_read_in_place() {
     assert_eq!(clobbers(&kept, None), 11);
 }
 
+/// `div.rn.f32` with `n` more loaded floats live across it (summed after it).
+fn crowded_division(n: usize) -> String {
+    let mut loads = String::new();
+    let mut sum = String::new();
+    for i in 0..n {
+        loads.push_str(&format!("ld.global.f32 %f{i}, [%rd2+{}];\n", 32 + 4 * i));
+        sum.push_str(&format!("add.f32 %v3, %v3, %f{i};\n"));
+    }
+    kernel("f32", "div.rn.f32 %v3, %v1, %v2", false)
+        .replace(".reg .f32 %v<4>;", &format!(".reg .f32 %v<4>;\n.reg .f32 %f<{n}>;"))
+        .replace("ld.global.f32 %v1, [%rd2];", &format!("{loads}ld.global.f32 %v1, [%rd2];"))
+        .replace("st.global.f32 [%rd2+16], %v3;", &format!("{sum}st.global.f32 [%rd2+16], %v3;"))
+}
+
 #[test]
 fn under_a_budget_the_routine_takes_only_what_is_free() {
     // Twenty-four loaded floats live across the division, at --maxrregcount 32: 29
     // usable registers less 24 live, 2 sources and the result leave 3 (room for the
     // result's word is counted), not the routine's 9; and nothing spills.
-    let mut loads = String::new();
-    let mut sum = String::new();
-    for i in 0..24 {
-        loads.push_str(&format!("ld.global.f32 %f{i}, [%rd2+{}];\n", 32 + 4 * i));
-        sum.push_str(&format!("add.f32 %v3, %v3, %f{i};\n"));
-    }
-    let text = kernel("f32", "div.rn.f32 %v3, %v1, %v2", false)
-        .replace(".reg .f32 %v<4>;", ".reg .f32 %v<4>;\n.reg .f32 %f<24>;")
-        .replace("ld.global.f32 %v1, [%rd2];", &format!("{loads}ld.global.f32 %v1, [%rd2];"))
-        .replace("st.global.f32 [%rd2+16], %v3;", &format!("{sum}st.global.f32 [%rd2+16], %v3;"));
+    let text = crowded_division(24);
     assert_eq!(clobbers(&text, None), 9);
     let tight = clobbers(&text, Some(32));
     assert!(tight < 9, "{tight} clobbers at 32");
@@ -160,16 +165,7 @@ fn under_a_budget_the_routine_takes_only_what_is_free() {
 #[test]
 fn a_sweep_row_is_a_separate_run_at_its_budget() {
     use radbg::engine::{Machine, RunOptions};
-    let mut loads = String::new();
-    let mut sum = String::new();
-    for i in 0..20 {
-        loads.push_str(&format!("ld.global.f32 %f{i}, [%rd2+{}];\n", 32 + 4 * i));
-        sum.push_str(&format!("add.f32 %v3, %v3, %f{i};\n"));
-    }
-    let text = kernel("f32", "div.rn.f32 %v3, %v1, %v2", false)
-        .replace(".reg .f32 %v<4>;", ".reg .f32 %v<4>;\n.reg .f32 %f<20>;")
-        .replace("ld.global.f32 %v1, [%rd2];", &format!("{loads}ld.global.f32 %v1, [%rd2];"))
-        .replace("st.global.f32 [%rd2+16], %v3;", &format!("{sum}st.global.f32 [%rd2+16], %v3;"));
+    let text = crowded_division(20);
     let file = radbg::ir::span::SourceFile::new("k.ptx", &text);
     let module = radbg::load::import_ptx(&file).expect("imports").module;
     let budgets: Vec<i64> = (16..=48).collect();

@@ -89,6 +89,18 @@ pub fn budget_range(s: &str) -> Result<Vec<i64>, String> {
     Ok(values)
 }
 
+/// The module's settings without its functions: what `whatif::apply` changes for a row
+/// (only the run options on either axis), so a row needs no copy of the functions.
+fn settings_only(module: &Module) -> Module {
+    Module {
+        sm: module.sm.clone(),
+        options: module.options.clone(),
+        knobs: module.knobs.clone(),
+        globals: Vec::new(),
+        functions: Vec::new(),
+        srcloc: Default::default(),
+    }
+}
 /// Runs the sweep over `values`, on up to `threads` threads.
 pub fn run(
     module: &Module,
@@ -137,14 +149,7 @@ pub fn run(
         let mut opts = base.clone();
         // Only the run options change on either axis (`whatif::apply` touches the module
         // for launch bounds alone): the settings are enough, not a copy of the functions.
-        let mut header = Module {
-            sm: module.sm.clone(),
-            options: module.options.clone(),
-            knobs: module.knobs.clone(),
-            globals: Vec::new(),
-            functions: Vec::new(),
-            srcloc: Default::default(),
-        };
+        let mut header = settings_only(module);
         crate::why::whatif::apply(&what(v)?, &mut opts, &mut header, 0)?;
         // Only the finished machine is read: step it without keeping the event trace
         // (hundreds of MB at 100k instructions, allocated and freed per row).
@@ -166,14 +171,7 @@ pub fn run(
         let mut opts = Vec::with_capacity(values.len());
         for &v in values {
             let mut o = base.clone();
-            let mut header = Module {
-                sm: module.sm.clone(),
-                options: module.options.clone(),
-                knobs: module.knobs.clone(),
-                globals: Vec::new(),
-                functions: Vec::new(),
-                srcloc: Default::default(),
-            };
+            let mut header = settings_only(module);
             crate::why::whatif::apply(&what(v)?, &mut o, &mut header, 0)?;
             opts.push(o);
         }
