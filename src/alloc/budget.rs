@@ -70,6 +70,18 @@ pub fn block_threads(f: &Function) -> Option<u32> {
 
 /// Resolves the general-register budget of a function (seed 000, "External Budget Inputs").
 pub fn resolve(m: &Module, f: &Function, uses_abi: bool) -> Budget {
+    resolve_as(m, f, uses_abi, false)
+}
+
+/// [`resolve`], with `measured`: launch bounds as ptxas 13.0.88 treats them (imported
+/// PTX, which radbg measures against it), else as seed 000 states (Ori IR, whose
+/// sessions exercise the seed's rule). Measured (issue 23 rule 2): with `.maxntid` the
+/// count is the same at every `--maxrregcount` (a 54-register kernel: 54 at 24, 32, 40
+/// and none; with `.maxntid 1024` and `.minnctapersm 2`, 32 with spills at each) and
+/// ptxas prints no ".minnctapersm ignored" line: the launch bounds, `.minnctapersm`
+/// included, replace `--maxrregcount`. Seed 000 says `.minnctapersm` is ignored when
+/// `--maxrregcount` is given.
+pub fn resolve_as(m: &Module, f: &Function, uses_abi: bool, measured: bool) -> Budget {
     let mut diagnostics = Vec::new();
     let mut gpr = GPR_CAP;
     let mut source = BudgetSource::ArchCap;
@@ -77,6 +89,13 @@ pub fn resolve(m: &Module, f: &Function, uses_abi: bool) -> Budget {
     // The CLI cap: --device-function-maxrregcount overrides --maxrregcount for device
     // functions (ptxas: "for -c compilations"; radbg treats every module as one).
     let mut cli = m.options.maxrregcount.map(|n| (n, BudgetSource::MaxRegCount));
+    // Measured: launch bounds replace --maxrregcount ([`resolve_as`]).
+    if measured
+        && f.launch_bounded()
+        && let Some((n, _)) = cli.take()
+    {
+        diagnostics.push(format!("--maxrregcount {n} ignored for {}: its launch bounds set the budget", f.name));
+    }
     if f.kind == FuncKind::Device
         && let Some(d) = m.options.device_function_maxrregcount
     {
@@ -105,16 +124,16 @@ pub fn resolve(m: &Module, f: &Function, uses_abi: bool) -> Budget {
             source = BudgetSource::MaxNReg;
         }
     }
-    // Launch bounds: .minnctapersm is ignored when -maxrregcount is given.
+    // Launch bounds: `.minnctapersm` is ignored when -maxrregcount is given (seed 000;
+    // when `measured`, the option is already gone).
     let mut launch_bound = None;
     if let Some(threads) = block_threads(f) {
         let blocks = match (f.minnctapersm, m.options.maxrregcount) {
-            (Some(b), Some(_)) => {
+            (Some(_), Some(_)) if !measured => {
                 diagnostics.push(".minnctapersm ignored if -maxrregcount option is used".to_string());
-                let _ = b;
                 1
             }
-            (Some(b), None) => b,
+            (Some(b), _) => b,
             (None, _) => 1,
         };
         let lb = regs_for_occupancy(threads, blocks);
@@ -124,7 +143,7 @@ pub fn resolve(m: &Module, f: &Function, uses_abi: bool) -> Budget {
             source = BudgetSource::LaunchBounds;
         }
     } else if f.minnctapersm.is_some() {
-        diagnostics.push(".minnctapersm ignored without .maxntid or .reqntid".to_string());
+        diagnostics.push(".minnctapersm is ignored when neither .maxntid nor .reqntid is specified".to_string());
     }
     // Values below the ABI floor are bumped up silently in ptxas; radbg says so.
     if uses_abi
@@ -255,6 +274,27 @@ mod tests {
         let b = resolve(&module(Some(128)), &f, false);
         assert!(b.diagnostics.iter().any(|d| d.contains("ignored if -maxrregcount")));
         assert_eq!(b.gpr, 128);
+    }
+
+    #[test]
+    fn measured_launch_bounds_replace_maxrregcount() {
+        // ptxas 13.0.88 with `.maxntid` gives the same count at every --maxrregcount
+        // (a 54-register kernel: 54 at 24, 32, 40 and none; with `.maxntid 1024` and
+        // `.minnctapersm 2`, 32 with spills at each): the launch bounds decide.
+        let mut f = Function::new("k", FuncKind::Entry);
+        f.maxntid = Some(vec![256]);
+        f.minnctapersm = Some(4);
+        let resolve = |m: &Module, f: &Function, abi: bool| resolve_as(m, f, abi, true);
+        for cli in [24, 128] {
+            let b = resolve(&module(Some(cli)), &f, false);
+            assert_eq!((b.gpr, b.source), (64, BudgetSource::LaunchBounds), "--maxrregcount {cli}");
+            assert!(b.diagnostics.iter().any(|d| d.contains(&format!("--maxrregcount {cli} ignored"))));
+        }
+        f.maxntid = Some(vec![1024]);
+        f.minnctapersm = Some(2);
+        assert_eq!(resolve(&module(Some(128)), &f, false).gpr, 32);
+        f.minnctapersm = None;
+        assert_eq!(resolve(&module(Some(24)), &f, false).gpr, 64);
     }
 
     #[test]

@@ -343,7 +343,7 @@ impl Machine {
                 Stage::Budget => {
                     let f = &self.module.functions[fi];
                     let uses_abi = stages::uses_abi(self, fi);
-                    let b = budget::resolve(&self.module, f, uses_abi);
+                    let b = budget::resolve_as(&self.module, f, uses_abi, self.opts.imported);
                     let ev = EventKind::Budget {
                         gpr: b.gpr,
                         source: self.budget_source(f, &b),

@@ -155,6 +155,18 @@ pub struct Function {
 }
 
 impl Function {
+    /// Whether the function has launch bounds (`.maxntid` or `.reqntid`).
+    pub fn launch_bounded(&self) -> bool {
+        self.maxntid.is_some() || self.reqntid.is_some()
+    }
+
+    /// The `--maxrregcount` that applies to this function: none when it has launch
+    /// bounds. Measured on ptxas 13.0.88 (ARCHITECTURE.md, "Fidelity", issue 23 rule 2):
+    /// with `.maxntid` the count is the same at every `--maxrregcount`, and the launch
+    /// bounds (with `.minnctapersm`) set the budget.
+    pub fn cli_maxrregcount(&self, cli: Option<u32>) -> Option<u32> {
+        cli.filter(|_| !self.launch_bounded())
+    }
     pub fn new(name: impl Into<String>, kind: FuncKind) -> Function {
         Function {
             name: name.into(),

@@ -142,7 +142,8 @@ pub(crate) fn name_list(f: &Function, vs: &[crate::ir::VRegId]) -> String {
 pub fn apply(m: &mut Module, disabled: &std::collections::BTreeSet<String>, passes: &[&str]) {
     for p in PASSES.iter().filter(|p| passes.contains(&p.name) && !disabled.contains(p.name)) {
         for fi in 0..m.functions.len() {
-            let ctx = PassCtx { module: m, sm: &m.sm, maxrregcount: m.options.maxrregcount };
+            let maxrregcount = m.functions[fi].cli_maxrregcount(m.options.maxrregcount);
+            let ctx = PassCtx { module: m, sm: &m.sm, maxrregcount };
             let (f, _) = (p.run)(&m.functions[fi], &ctx);
             m.functions[fi] = f;
         }

@@ -75,7 +75,8 @@ pub fn replay(m: &Machine, fi: usize) -> Option<Stages> {
             continue;
         }
         for j in 0..module.functions.len() {
-            let ctx = PassCtx { module: &module, sm: &module.sm, maxrregcount: module.options.maxrregcount };
+            let maxrregcount = module.functions[j].cli_maxrregcount(module.options.maxrregcount);
+            let ctx = PassCtx { module: &module, sm: &module.sm, maxrregcount };
             let (g, summary) = (pass.run)(&module.functions[j], &ctx);
             if g == module.functions[j] {
                 continue;
@@ -92,7 +93,8 @@ pub fn replay(m: &Machine, fi: usize) -> Option<Stages> {
             module.functions[j] = g;
         }
     }
-    let ctx = PassCtx { module: &module, sm: &module.sm, maxrregcount: module.options.maxrregcount };
+    let maxrregcount = module.functions[fi].cli_maxrregcount(module.options.maxrregcount);
+    let ctx = PassCtx { module: &module, sm: &module.sm, maxrregcount };
     let target = sink::target(&ctx);
     let (sm_version, budgeted) = (module.sm.version, ctx.maxrregcount.is_some());
     Some(Stages { imported_peak, steps, final_peak: cur, target, sm_version, budgeted })

@@ -60,7 +60,7 @@ pub fn prepass_step(m: &mut Machine) -> Option<Event> {
         let ctx = crate::prepass::PassCtx {
             module: &m.module,
             sm: &m.module.sm,
-            maxrregcount: m.module.options.maxrregcount,
+            maxrregcount: m.module.functions[fi].cli_maxrregcount(m.module.options.maxrregcount),
         };
         let (g, summary) = (pass.run)(&m.module.functions[fi], &ctx);
         let changed = g != m.module.functions[fi];
