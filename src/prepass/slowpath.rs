@@ -197,6 +197,12 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
         let mut clobbers = vec![0u8; insts.len()];
         if insts.iter().any(|i| routine(i).is_some()) {
             let mut after: LiveSet = live.live_out(bi);
+            // Its R-file words, kept as the set changes (not recounted per call).
+            let mut taken = live_words(f, &after);
+            let words_of = |v: VRegId| {
+                let vr = &f.vregs[v.index()];
+                if vr.class == RegClass::R { vr.width as u32 } else { 0 }
+            };
             crate::work::add(insts.len() as u64);
             for (ii, inst) in insts.iter().enumerate().rev() {
                 if let Some(rt) = routine(inst) {
@@ -207,15 +213,17 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
                         .filter_map(|o| o.as_vreg())
                         .map(|r| f.vregs[r.vreg.index()].width as u32)
                         .sum();
-                    clobbers[ii] = fit(k, live_words(f, &after) + dst, f, ctx);
+                    clobbers[ii] = fit(k, taken + dst, f, ctx);
                 }
                 inst.for_each_def(|r| {
-                    if live.def_kills(inst, r) {
-                        after.remove(r.vreg);
+                    if live.def_kills(inst, r) && after.remove(r.vreg) {
+                        taken -= words_of(r.vreg);
                     }
                 });
                 inst.for_each_use(|r| {
-                    after.insert(r.vreg);
+                    if after.insert(r.vreg) {
+                        taken += words_of(r.vreg);
+                    }
                 });
             }
         }
