@@ -167,6 +167,7 @@ impl Function {
     pub fn cli_maxrregcount(&self, cli: Option<u32>) -> Option<u32> {
         cli.filter(|_| !self.launch_bounded())
     }
+
     pub fn new(name: impl Into<String>, kind: FuncKind) -> Function {
         Function {
             name: name.into(),
