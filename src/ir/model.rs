@@ -152,6 +152,11 @@ pub struct Function {
     /// Basic blocks in layout order; the first is the entry.
     pub blocks: Vec<Block>,
     pub origin: Option<u32>,
+    /// Labels of loop headers marked `.pragma "nounroll"` in the PTX (imported only; not
+    /// printed as Ori IR): `prepass::unroll` leaves those loops alone.
+    pub nounroll: Vec<String>,
+    /// `.pragma "nounroll"` at module or function scope: no loop is unrolled.
+    pub nounroll_all: bool,
 }
 
 impl Function {
@@ -183,6 +188,8 @@ impl Function {
             vregs: Vec::new(),
             blocks: Vec::new(),
             origin: None,
+            nounroll: Vec::new(),
+            nounroll_all: false,
         }
     }
 

@@ -29,6 +29,7 @@ pub mod sink;
 pub mod slowpath;
 pub mod target_span;
 pub mod uniform;
+pub mod unroll;
 pub mod vectorize;
 pub mod webs;
 
@@ -64,6 +65,7 @@ pub const PASSES: &[Pass] = &[
     vectorize::PASS,
     remat::PASS,
     ifconvert::PASS,
+    unroll::PASS,
     sink::PASS,
     schedule::PASS,
     slowpath::PASS,

@@ -19,6 +19,8 @@ pub struct PtxModule<'a> {
     /// `.address_size 32|64`.
     pub address_size: Option<u32>,
     pub items: Vec<Item<'a>>,
+    /// Module-scope `.pragma` strings (`"nounroll"` applies to every loop of the module).
+    pub pragmas: Vec<&'a str>,
 }
 
 /// A module-scope item.
@@ -229,6 +231,9 @@ pub struct FuncDecl<'a> {
     /// Where each of `.maxntid`, `.reqntid`, `.minnctapersm`, `.maxnreg` is written:
     /// (name without the dot, start, length).
     pub directives: Vec<(&'static str, Pos, u32)>,
+    /// `.pragma` strings between the header and the body (`"nounroll"`: every loop of
+    /// the function).
+    pub pragmas: Vec<&'a str>,
 }
 
 /// One formal parameter: `.param .align 8 .b8 p[24]`, `.param .u64 .ptr.global p`,
@@ -264,6 +269,9 @@ impl Param<'_> {
 #[derive(Clone, Debug)]
 pub enum Stmt<'a> {
     Label(&'a str, Pos),
+    /// `.pragma "a", "b";` in a body: `"nounroll"` there applies to the loop whose
+    /// header block it is in (PTX ISA, "Performance-Tuning Directives").
+    Pragma(Vec<&'a str>, Pos),
     Decl(VarDecl<'a>),
     Inst(Inst<'a>),
     /// A nested `{ ... }` scope.

@@ -380,6 +380,16 @@ impl<'a, 'm> Fx<'a, 'm> {
                     self.closed = false;
                     self.line = self.line_of(*pos);
                 }
+                Stmt::Pragma(strings, _) => {
+                    // In a body, "nounroll" names the loop headed by the current block.
+                    if strings.contains(&super::module::NOUNROLL)
+                        && let Some(b) = self.f.blocks.last()
+                        && !self.f.nounroll.contains(&b.label)
+                    {
+                        let label = b.label.clone();
+                        self.f.nounroll.push(label);
+                    }
+                }
                 Stmt::Decl(d) => {
                     self.line = self.line_of(d.pos);
                     self.cur = InstSpans { span: span(d.pos, d.pos + 1), ..InstSpans::default() };

@@ -52,7 +52,11 @@ fn scan<'a>(stmts: &'a [Stmt<'a>], labels: &mut Vec<(&'a str, Pos)>, fx: &mut Fx
 fn first_code<'a, 'b>(stmts: &'b [Stmt<'a>]) -> Option<&'b Stmt<'a>> {
     for s in stmts {
         match s {
-            Stmt::Decl(_) | Stmt::BranchTargets { .. } | Stmt::CallTargets { .. } | Stmt::CallPrototype { .. } => {}
+            Stmt::Decl(_)
+            | Stmt::Pragma(..)
+            | Stmt::BranchTargets { .. }
+            | Stmt::CallTargets { .. }
+            | Stmt::CallPrototype { .. } => {}
             Stmt::Block(inner, _) => return first_code(inner).or(Some(s)),
             _ => return Some(s),
         }
@@ -157,7 +161,9 @@ pub(super) fn lower_module_with<'a>(
             diags.push(Diagnostic::error(span(p, p + fd.name.len() as u32), "function defined twice"));
             continue;
         }
-        let (f, spans) = lower_function(src, lines, &mut ms, diags, fd, body);
+        let (mut f, spans) = lower_function(src, lines, &mut ms, diags, fd, body);
+        // `.pragma "nounroll"` at module scope or in the header covers every loop.
+        f.nounroll_all |= m.pragmas.iter().chain(&fd.pragmas).any(|&p| p == NOUNROLL);
         module.functions.push(f);
         map.functions.push(spans);
     }
@@ -220,6 +226,10 @@ pub(super) fn stub_function(name: String, rets: &[ast::Param], params: &[ast::Pa
     f.blocks.push(Block { label: "BB0".into(), insts: vec![ret] });
     f
 }
+
+/// The pragma that keeps ptxas from unrolling a loop (PTX ISA, "Performance-Tuning
+/// Directives"); `prepass::unroll` honours it.
+pub const NOUNROLL: &str = "nounroll";
 
 fn lower_function<'a>(
     src: &'a str,

@@ -132,7 +132,11 @@ impl<'a> Parser<'a> {
                 }
                 "file" | "loc" => rest_of_line(rest),
                 "section" => self.section(rest)?.0,
-                "pragma" => self.pragma(rest)?.0,
+                "pragma" => {
+                    let (r, strings) = self.pragma(rest)?;
+                    m.pragmas.extend(strings);
+                    r
+                }
                 "alias" => skip_statement(rest)?.0,
                 "visible" | "weak" | "common" => {
                     i = rest;
@@ -200,18 +204,21 @@ impl<'a> Parser<'a> {
     }
 
     /// `.pragma "a", "b";`.
-    pub(super) fn pragma(&self, i: &'a str) -> PResult<'a, ()> {
+    pub(super) fn pragma(&self, i: &'a str) -> PResult<'a, Vec<&'a str>> {
         let mut i = i;
+        let mut strings = Vec::new();
         loop {
             let (r, ()) = ws(i)?;
-            let (r, _) = cut_with(string(r), "a string after .pragma")?;
+            let (r, s) = cut_with(string(r), "a string after .pragma")?;
+            strings.push(s);
             i = r;
             match sym(',')(i) {
                 Ok((r, ())) => i = r,
                 Err(_) => break,
             }
         }
-        cut_with(sym(';')(i), "';' after the pragma")
+        let (i, ()) = cut_with(sym(';')(i), "';' after the pragma")?;
+        Ok((i, strings))
     }
 
     fn function(&self, at: &'a str, i: &'a str, kind: FuncKind, external: bool) -> PResult<'a, FuncDecl<'a>> {
@@ -248,6 +255,7 @@ impl<'a> Parser<'a> {
             close: pos,
             open: pos,
             directives: Vec::new(),
+            pragmas: Vec::new(),
         };
         // Performance directives, then a body, a ';', or nothing at all (PTX 1.x
         // prototypes end without a ';').
@@ -292,7 +300,11 @@ impl<'a> Parser<'a> {
                         i = r;
                     }
                     "noreturn" | "explicitcluster" | "blocksareclusters" => i = r,
-                    "pragma" => i = self.pragma(r)?.0,
+                    "pragma" => {
+                        let (r, strings) = self.pragma(r)?;
+                        f.pragmas.extend(strings);
+                        i = r;
+                    }
                     _ => return Ok((i, f)),
                 }
                 continue;

@@ -38,7 +38,11 @@ impl<'a> Parser<'a> {
                 let (r, word) = cut_with(mod_word(d), "a directive name after '.'")?;
                 i = match word {
                     "loc" | "file" => rest_of_line(r),
-                    "pragma" => self.pragma(r)?.0,
+                    "pragma" => {
+                        let (r, strings) = self.pragma(r)?;
+                        out.push(Stmt::Pragma(strings, self.pos(at)));
+                        r
+                    }
                     "section" => self.section(r)?.0,
                     _ => match StateSpace::from_name(word) {
                         Some(space) => {

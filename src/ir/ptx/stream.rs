@@ -167,6 +167,7 @@ impl Plan<'_> {
             targets: s.targets.clone(),
             address_size: s.address_size,
             items: Vec::new(),
+            pragmas: s.pragmas.clone(),
         };
         let mut bytes = 0usize;
         for (j, it) in s.items.iter().enumerate() {

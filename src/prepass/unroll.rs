@@ -1,0 +1,410 @@
+//! `unroll`: ptxas unrolls a small innermost loop whose trip count is warp-uniform four
+//! times (issue 23, rule 3; ARCHITECTURE.md, "Rules from the development part's SASS").
+//!
+//! Evidence (nvdisasm of ptxas 13.0.88 cubins, sm_80). cudpp's `reorderDataKeysOnly`
+//! (ptxas 26, radbg 16 before this pass) keeps its PTX loop `$L__BB268_17` (one guarded
+//! `ld.shared`/`st.global` pair, a counter from 0 by 16 to a parameter) as four
+//! predicated copies in SASS — `@!P3 LDS R17`, `@!P4 LDS R19`, `@!P1 LDS R21`, `@!P2
+//! LDS R23`, their four address pairs R6–R13, one `BRA` per four — followed by a
+//! two-copy and a one-copy remainder; with `.pragma "nounroll"` on the loop ptxas
+//! reports 14. Hand-made loops (a counter, one load, N dependent FMAs, one store; the
+//! copies counted by their `STG`s) pin the rule down:
+//! - a trip count from constants, parameters, block indices or a load from a uniform
+//!   address is unrolled ×4 (7 `STG`: four, then two and one for the rest);
+//! - a trip count that depends on the thread (`%tid`, `%laneid`, a load from a
+//!   thread's own address) is unrolled too — unless the body loads from global
+//!   memory (`ld.global`, `.nc` included: 1 `STG`, kept as one copy). With `ld.shared`
+//!   or no load in its place the same loop is unrolled; cudpp's loop above, whose bound
+//!   comes from `ld.shared` at a thread's address, is one of those;
+//! - bodies of up to 49 imported instructions (branch included, register copies not:
+//!   ptxas propagates them first) are unrolled, from 50 on they are not;
+//! - `.pragma "nounroll"` on the header, the function or the module keeps the loop;
+//! - the trip count must be computable: the exit test compares a counter (a value the
+//!   body adds a loop-invariant step to, once) with a loop invariant. dfdx's grid-stride
+//!   `fill_with_f32` compares the 64-bit zero-extension of its 32-bit counter
+//!   (`cvt.u64.u32 %rd9, %r9; setp.lt.u64 %p2, %rd9, %rd6`) and ptxas keeps it as one
+//!   copy (one `STG` in its SASS), though its body has no load.
+//!
+//! Model: a single-block loop (after `ifconvert` has predicated its short branches)
+//! ending in a guarded branch to itself, not marked nounroll, whose branch predicate is
+//! warp-uniform or whose body has no global load, and whose body has at most
+//! [`MAX_BODY`] instructions, becomes [`FACTOR`]
+//! copies of its body and the one back edge. A value the body defines gets a fresh vreg
+//! in each copy but the last (`%f1$u1`, `%f1$u2` …), which keeps the original names so
+//! what flows round the loop and out of it is unchanged; the copies' exit tests stay (a
+//! dead predicate, no R register). Each copy steps the counter from the previous copy's
+//! value; ptxas computes each from the value on entry (`IADD3 R8, R0, 0x10`, `IADD3
+//! R10, R0, 0x20`, `IADD3 R12, R0, 0x30`, then `IADD3 R0, R0, 0x40` once in cudpp's
+//! SASS), but modelled so the development part moved away from ptxas (22 rows closer,
+//! 56 further), so it is not. Left out, choices written down here: the remainder
+//! copies (their pressure is at most the unrolled body's), and full unrolling of small
+//! constant trip counts (ptxas copies a 16-trip body 16 times; modelled as ×4 too).
+//!
+//! Thread dependence ([`varying`]) is flow-insensitive: a vreg is varying when any def
+//! reads a thread-dependent special register (everything but the block and grid
+//! indices and sizes), a varying vreg (sources, address registers, the guard), or is an
+//! atomic or warp-shuffle result.
+//!
+//! Owns the unrolling rule; must not know the allocator or the engine.
+
+use std::collections::HashMap;
+
+use crate::ir::opcode::props;
+use crate::ir::{Function, Guard, Inst, Operand, Reg, RegDecl, VReg, VRegId};
+use crate::prepass::{Pass, PassCtx};
+
+pub const PASS: Pass = Pass {
+    name: "unroll",
+    about: "small loops with a warp-uniform trip count unrolled four times, as ptxas does",
+    run,
+    ori: false,
+};
+
+/// Copies of the body ptxas makes (module doc: 7 `STG` = 4 + 2 + 1).
+pub const FACTOR: usize = 4;
+
+/// The largest body unrolled, in imported instructions with the branch (module doc:
+/// 49 unrolled, 50 kept).
+pub const MAX_BODY: usize = 49;
+
+/// Special registers that are the same for every thread of a warp.
+fn uniform_special(s: &str) -> bool {
+    ["SR_CTAID", "SR_NCTAID", "SR_NTID", "SR_NCLUSTERID", "SR_CLUSTERID", "SR_GRIDID"].iter().any(|p| s.starts_with(p))
+}
+
+/// Per vreg: whether its value may differ between the threads of a warp.
+pub fn varying(f: &Function) -> Vec<bool> {
+    let mut var = vec![false; f.vregs.len()];
+    loop {
+        let mut changed = false;
+        for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+            if inst.ndefs == 0 {
+                continue;
+            }
+            let m = inst.op.mnemonic();
+            let mut v = inst.info().is(props::UNKNOWN)
+                || m.starts_with("ATOM")
+                || m == "SHFL"
+                || m == "MATCH"
+                || inst.uses().iter().any(|o| matches!(o, Operand::Special(s) if !uniform_special(s)));
+            if !v {
+                inst.for_each_use(|r| v |= var.get(r.vreg.index()).copied().unwrap_or(true));
+            }
+            if v {
+                inst.for_each_def(|r| {
+                    if let Some(x) = var.get_mut(r.vreg.index())
+                        && !*x
+                    {
+                        *x = true;
+                        changed = true;
+                    }
+                });
+            }
+        }
+        crate::work::add(f.inst_count() as u64);
+        if !changed {
+            return var;
+        }
+    }
+}
+
+/// The loops `run` unrolls: blocks that branch back to themselves (see module doc).
+fn candidates(f: &Function, var: &[bool]) -> Vec<usize> {
+    if f.nounroll_all {
+        return Vec::new();
+    }
+    (0..f.blocks.len())
+        .filter(|&b| {
+            let blk = &f.blocks[b];
+            let Some(br) = blk.insts.last() else { return false };
+            let back = br.info().is(props::BRANCH)
+                && !br.guard_is_always()
+                && br.uses().iter().any(|o| matches!(o, Operand::Sym(s) if **s == *blk.label));
+            let uniform = match br.guard {
+                Some(Guard { reg: Reg::V(r), .. }) => !var.get(r.vreg.index()).copied().unwrap_or(true),
+                _ => false,
+            };
+            let plain = blk.insts[..blk.insts.len() - 1].iter().all(|i| {
+                let p = i.info();
+                !p.is(props::BRANCH)
+                    && !p.is(props::EXIT)
+                    && !p.is(props::CALL)
+                    && !p.is(props::UNKNOWN)
+                    && !p.is(props::PHI)
+                    && !p.is(props::SUSPEND)
+                    && !p.is(props::RESUME)
+            });
+            let global_load = blk.insts.iter().any(|i| matches!(i.op.mnemonic(), "LDG" | "LD"));
+            back && (uniform || !global_load)
+                && plain
+                && counted(blk)
+                && size(blk) <= MAX_BODY
+                && !f.nounroll.contains(&blk.label)
+        })
+        .collect()
+}
+
+/// The body's size as ptxas counts it for unrolling: its instructions but register
+/// copies, which ptxas propagates away first (a `mov.f32` in the loop moves the limit by
+/// one: 50 imported instructions with it are unrolled, 51 are not).
+fn size(blk: &crate::ir::Block) -> usize {
+    let copy =
+        |i: &&Inst| i.op.mnemonic() == "MOV" && i.guard_is_always() && matches!(i.uses(), [Operand::Reg(Reg::V(_))]);
+    blk.insts.len() - blk.insts.iter().filter(copy).count()
+}
+
+/// Whether the loop `blk` (a block branching back to itself) has a computable trip
+/// count: its branch's predicate is set once, unguarded, by an `ISETP` of a counter
+/// against a loop invariant, where the counter is set once, unguarded, by an `IADD3` of
+/// itself and an invariant step (module doc).
+fn counted(blk: &crate::ir::Block) -> bool {
+    let Some(Guard { reg: Reg::V(p), .. }) = blk.insts.last().and_then(|b| b.guard) else { return false };
+    let defs_of = |v: VRegId| {
+        blk.insts.iter().filter(move |i| {
+            let mut d = false;
+            i.for_each_def(|r| d |= r.vreg == v);
+            d
+        })
+    };
+    let single = |v: VRegId| {
+        let mut it = defs_of(v);
+        match (it.next(), it.next()) {
+            (Some(i), None) if i.guard_is_always() && i.ndefs == 1 => Some(i),
+            _ => None,
+        }
+    };
+    let invariant = |o: &Operand| match o {
+        Operand::Imm(_) | Operand::CBank { .. } => true,
+        Operand::Reg(Reg::V(r)) => defs_of(r.vreg).next().is_none(),
+        _ => false,
+    };
+    let counter = |o: &Operand| {
+        let Operand::Reg(Reg::V(r)) = o else { return false };
+        let Some(inc) = single(r.vreg) else { return false };
+        let u = inc.uses();
+        inc.op.mnemonic() == "IADD3"
+            && u.len() == 2
+            && ((u[0] == *o && invariant(&u[1])) || (u[1] == *o && invariant(&u[0])))
+    };
+    let Some(test) = single(p.vreg) else { return false };
+    let u = test.uses();
+    test.op.mnemonic() == "ISETP"
+        && u.len() == 2
+        && ((counter(&u[0]) && invariant(&u[1])) || (counter(&u[1]) && invariant(&u[0])))
+}
+
+/// A fresh vreg like `v`, named `v$uK`, with its own declaration.
+fn fresh(g: &mut Function, taken: &mut std::collections::HashSet<String>, v: VRegId, k: usize) -> VRegId {
+    let o = g.vregs[v.index()].clone();
+    let mut n = k;
+    let mut name = VReg::derived_name(&o.name, "$u", n);
+    while taken.contains(&name) {
+        n += FACTOR;
+        name = VReg::derived_name(&o.name, "$u", n);
+    }
+    taken.insert(name.clone());
+    let id = VRegId::new(g.vregs.len());
+    let mut nv = VReg::new(name.clone(), o.class, o.width, g.decls.len());
+    nv.flags = o.flags;
+    nv.origin = o.origin;
+    g.decls.push(RegDecl { prefix: name, count: None, class: o.class, width: o.width, origin: o.origin });
+    g.vregs.push(nv);
+    id
+}
+
+/// The vregs of `body` that each copy may define afresh: written whole by unguarded
+/// instructions only, not pinned or aliased. A value written in part, or under a guard
+/// and read before its def in the body or after the loop, keeps its name in every copy
+/// (a renamed copy would not hold the old value where the guard is false).
+fn renamable(f: &Function, body: &[Inst], live_out: &dyn Fn(VRegId) -> bool) -> Vec<bool> {
+    let n = f.vregs.len();
+    let mut whole = vec![false; n];
+    let mut partial = vec![false; n];
+    let mut guarded = vec![false; n];
+    let mut exposed = vec![false; n];
+    let mut defined = vec![false; n];
+    for inst in body {
+        inst.for_each_use(|r| {
+            if !defined[r.vreg.index()] {
+                exposed[r.vreg.index()] = true;
+            }
+        });
+        inst.for_each_def(|r| {
+            let v = r.vreg.index();
+            defined[v] = true;
+            if r.comp.is_some() {
+                partial[v] = true;
+            } else {
+                whole[v] = true;
+            }
+            if !inst.guard_is_always() {
+                guarded[v] = true;
+            }
+        });
+    }
+    (0..n)
+        .map(|v| {
+            let vr = &f.vregs[v];
+            whole[v]
+                && !partial[v]
+                && vr.pin.is_none()
+                && vr.alias.is_none()
+                && !(guarded[v] && (exposed[v] || live_out(VRegId::new(v))))
+        })
+        .collect()
+}
+
+fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
+    let var = varying(f);
+    let loops = candidates(f, &var);
+    if loops.is_empty() {
+        return (f.clone(), "no small loop with a warp-uniform trip count".to_string());
+    }
+    let live = crate::analysis::liveness::compute(f, &crate::analysis::cfg::build(f, 1.0), &[]);
+    let mut g = f.clone();
+    let mut taken: std::collections::HashSet<String> = f.vregs.iter().map(|v| v.name.clone()).collect();
+    let mut made = 0usize;
+    for &b in &loops {
+        let body = &f.blocks[b].insts[..f.blocks[b].insts.len() - 1];
+        let out = live.live_out(b);
+        let ok = renamable(f, body, &|v| out.contains(v));
+        let mut insts = Vec::with_capacity(body.len() * FACTOR + 1);
+        // The name each original vreg has at this point of the unrolled body.
+        let mut now: HashMap<VRegId, VRegId> = HashMap::new();
+        for k in 0..FACTOR {
+            let last = k + 1 == FACTOR;
+            for inst in body {
+                let mut c = inst.clone();
+                c.for_each_use_mut(|r| {
+                    if let Some(&n) = now.get(&r.vreg) {
+                        r.vreg = n;
+                    }
+                });
+                for o in c.operands.iter_mut().take(c.ndefs as usize) {
+                    if let Operand::Reg(Reg::V(r)) = o
+                        && ok[r.vreg.index()]
+                    {
+                        if last {
+                            now.remove(&r.vreg);
+                        } else {
+                            let n = fresh(&mut g, &mut taken, r.vreg, k + 1);
+                            made += 1;
+                            now.insert(r.vreg, n);
+                            r.vreg = n;
+                        }
+                    }
+                }
+                insts.push(c);
+            }
+        }
+        insts.push(f.blocks[b].insts[f.blocks[b].insts.len() - 1].clone());
+        crate::work::add(insts.len() as u64);
+        g.blocks[b].insts = insts;
+    }
+    let labels: Vec<&str> = loops.iter().map(|&b| f.blocks[b].label.as_str()).collect();
+    let shown = labels.iter().take(6).copied().collect::<Vec<_>>().join(", ");
+    let more = if labels.len() > 6 { format!(" and {} more", labels.len() - 6) } else { String::new() };
+    (
+        g,
+        format!(
+            "{} loop(s) unrolled ×{FACTOR} ({shown}{more}): the body copied, {made} value(s) renamed per copy",
+            loops.len()
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::Module;
+
+    fn import(src: &str) -> Module {
+        crate::ir::ptx::import_str("k.ptx", src).expect("imports").0
+    }
+
+    fn run_on(src: &str) -> (Function, String) {
+        let m = import(src);
+        let ctx = PassCtx { module: &m, sm: &m.sm, maxrregcount: None };
+        run(&m.functions[0], &ctx)
+    }
+
+    /// A counter from `start` to the parameter `n`, one load, two FMAs, one store.
+    fn kernel(start: &str, pragma: &str) -> String {
+        format!(
+            ".version 8.8\n.target sm_80\n.address_size 64\n\
+             .visible .entry k(.param .u64 a, .param .u32 n)\n{{\n\
+             .reg .pred %p<4>; .reg .b32 %r<10>; .reg .f32 %f<6>; .reg .b64 %rd<10>;\n\
+             ld.param.u64 %rd7, [a]; ld.param.u32 %r3, [n];\n\
+             cvta.to.global.u64 %rd1, %rd7;\n\
+             mov.u32 %r5, {start};\n\
+             setp.ge.u32 %p3, %r5, %r3; @%p3 bra $END;\n\
+             $LOOP:\n{pragma}\n\
+             mul.wide.u32 %rd4, %r5, 4; add.s64 %rd5, %rd1, %rd4;\n\
+             ld.global.f32 %f1, [%rd5]; fma.rn.f32 %f2, %f1, %f1, 0f3F800000;\n\
+             st.global.f32 [%rd5], %f2;\n\
+             add.s32 %r5, %r5, 1; setp.lt.u32 %p1, %r5, %r3; @%p1 bra $LOOP;\n\
+             $END:\nret;\n}}\n"
+        )
+    }
+
+    fn loads(f: &Function) -> usize {
+        f.blocks.iter().flat_map(|b| &b.insts).filter(|i| i.op.mnemonic() == "LDG").count()
+    }
+
+    #[test]
+    fn uniform_trip_count_is_unrolled_four_times() {
+        let (g, summary) = run_on(&kernel("0", ""));
+        assert_eq!(loads(&g), 4, "{summary}");
+        assert!(summary.starts_with("1 loop(s) unrolled ×4"), "{summary}");
+        // Copies 1–3 define fresh names; the last keeps the originals.
+        assert!(g.vreg_by_name("%f1$u1").is_some() && g.vreg_by_name("%f1$u3").is_some());
+        assert!(g.vreg_by_name("%f1$u4").is_none());
+        let body = &g.blocks.iter().find(|b| b.label.contains("LOOP")).expect("loop").insts;
+        let last_ld = body.iter().rposition(|i| i.op.mnemonic() == "LDG").expect("a load");
+        assert_eq!(body[last_ld].defs()[0].as_vreg().map(|r| g.vreg(r.vreg).name.clone()), Some("%f1".into()));
+    }
+
+    #[test]
+    fn thread_dependent_trip_count_with_a_global_load_is_kept() {
+        for start in ["%tid.x", "%laneid"] {
+            let (g, summary) = run_on(&kernel(start, ""));
+            assert_eq!(loads(&g), 1, "{start}: {summary}");
+        }
+        let (g, _) = run_on(&kernel("%ctaid.x", ""));
+        assert_eq!(loads(&g), 4, "a block index is warp-uniform");
+        // The same loop reading shared memory instead is unrolled.
+        let shared = kernel("%tid.x", "")
+            .replace("ld.global.f32 %f1, [%rd5]", "cvt.u32.u64 %r7, %rd5; ld.shared.f32 %f1, [%r7]");
+        let (g, summary) = run_on(&shared);
+        let lds = g.blocks.iter().flat_map(|b| &b.insts).filter(|i| i.op.mnemonic() == "LDS").count();
+        assert_eq!(lds, 4, "{summary}");
+    }
+
+    #[test]
+    fn nounroll_pragma_is_honoured_at_every_scope() {
+        let (g, summary) = run_on(&kernel("0", ".pragma \"nounroll\";"));
+        assert_eq!(loads(&g), 1, "{summary}");
+        let src = kernel("0", "").replace(".address_size 64\n", ".address_size 64\n.pragma \"nounroll\";\n");
+        let (g, _) = run_on(&src);
+        assert_eq!(loads(&g), 1, "module scope");
+    }
+
+    #[test]
+    fn a_trip_count_it_cannot_compute_is_kept() {
+        // dfdx's grid-stride shape: the 32-bit counter widened before the test.
+        let src = kernel("0", "").replace(
+            "setp.lt.u32 %p1, %r5, %r3;",
+            "cvt.u64.u32 %rd9, %r5; cvt.u64.u32 %rd8, %r3; setp.lt.u64 %p1, %rd9, %rd8;",
+        );
+        let (g, summary) = run_on(&src);
+        assert_eq!(loads(&g), 1, "{summary}");
+    }
+
+    #[test]
+    fn long_bodies_are_kept() {
+        let fmas: String = (0..MAX_BODY).map(|_| "fma.rn.f32 %f2, %f2, %f1, 0f3F800000;\n").collect();
+        let src = kernel("0", "").replace("st.global.f32", &format!("{fmas}st.global.f32"));
+        let (g, _) = run_on(&src);
+        assert_eq!(loads(&g), 1);
+    }
+}
