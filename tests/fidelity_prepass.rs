@@ -25,7 +25,7 @@ fn run_pass(name: &str, body: &str) -> (Vec<String>, String, Module) {
 fn run_pass_with(globals: &str, name: &str, body: &str) -> (Vec<String>, String, Module) {
     let m = module_with(globals, body);
     let pass = radbg::prepass::PASSES.iter().find(|p| p.name == name).expect("pass exists");
-    let ctx = radbg::prepass::PassCtx { module: &m, sm: &m.sm, maxrregcount: None };
+    let ctx = radbg::prepass::PassCtx { module: &m, sm: &m.sm, maxrregcount: None, cap: None };
     let (g, summary) = (pass.run)(&m.functions[0], &ctx);
     let insts = g.blocks.iter().flat_map(|b| &b.insts).map(|i| radbg::ir::print::print_inst(&g, i)).collect();
     let mut out = m.clone();
@@ -355,7 +355,7 @@ fn schedule_lowers_pressure_over_the_target() {
     };
     let before = peak(&m.functions[0]);
     // Budget 8: the allocator gets 6 registers; the schedule interleaves values and stores.
-    let ctx = radbg::prepass::PassCtx { module: &m, sm: &m.sm, maxrregcount: Some(8) };
+    let ctx = radbg::prepass::PassCtx { module: &m, sm: &m.sm, maxrregcount: Some(8), cap: None };
     let (g, summary) = (pass.run)(&m.functions[0], &ctx);
     assert!(summary.contains("for pressure over the target"), "{summary}");
     assert!(peak(&g) < before, "{} !< {before}: {summary}", peak(&g));
@@ -439,7 +439,7 @@ fn scheduled_with(globals: &str, body: &str, budget: Option<u32>) -> (Vec<String
         let c = radbg::analysis::cfg::build(f, 1.0);
         radbg::analysis::liveness::compute(f, &c, &[]).max_pressure(f, radbg::ir::RegFile::R).0
     };
-    let ctx = radbg::prepass::PassCtx { module: &m, sm: &m.sm, maxrregcount: budget };
+    let ctx = radbg::prepass::PassCtx { module: &m, sm: &m.sm, maxrregcount: budget, cap: None };
     let (g, _) = (pass.run)(&m.functions[k], &ctx);
     let insts = g.blocks.iter().flat_map(|b| &b.insts).map(|i| radbg::ir::print::print_inst(&g, i)).collect();
     (insts, peak(&m.functions[k]), peak(&g))
@@ -737,4 +737,27 @@ fn vectorize_and_remat_run_through_the_whole_pipeline_with_the_checker_passing()
         assert!(a.failure().is_none(), "{:?}", a.failure());
         assert_eq!(r.check_errors.as_deref(), Some(&[][..]), "checker");
     }
+}
+
+#[test]
+fn the_latency_schedule_never_aims_above_the_launch_bounds() {
+    use radbg::prepass::schedule::latency_target;
+    // deepspeed's dequant_reduce shape: `.maxntid 1024` leaves 64 registers; a function
+    // that needs 67 was scheduled up to the next occupancy step, 72, and spilled.
+    let ptx = |bounds: &str| {
+        format!(
+            ".version 8.8\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p){bounds}\n{{\n\
+             .reg .b64 %rd<2>;\nld.param.u64 %rd1, [p];\nret;\n}}\n"
+        )
+    };
+    let (m, _) = radbg::ir::ptx::import_str("k.ptx", &ptx("\n.maxntid 1024, 1, 1")).expect("imports");
+    let cap = radbg::alloc::budget::prepass_cap(&m, &m.functions[0]);
+    assert_eq!(cap, Some(64));
+    let ctx = radbg::prepass::PassCtx { module: &m, sm: &m.sm, maxrregcount: None, cap };
+    assert_eq!(latency_target(&ctx, 67), 64);
+    let free = radbg::prepass::PassCtx { module: &m, sm: &m.sm, maxrregcount: None, cap: None };
+    assert_eq!(latency_target(&free, 67), 72);
+    // Without launch bounds there is no cap.
+    let (m, _) = radbg::ir::ptx::import_str("k.ptx", &ptx("")).expect("imports");
+    assert_eq!(radbg::alloc::budget::prepass_cap(&m, &m.functions[0]), None);
 }

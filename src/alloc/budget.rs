@@ -157,6 +157,18 @@ pub fn resolve_as(m: &Module, f: &Function, uses_abi: bool, measured: bool) -> B
     Budget { gpr, source, diagnostics, launch_bound }
 }
 
+/// The most registers the pre-allocation stages may aim at (`prepass::PassCtx::cap`):
+/// the budget launch bounds set, as ptxas treats them ([`resolve_as`] measured), when the
+/// function has them. Measured: deepspeed's `dequant_reduce` kernels (`.maxntid 1024`:
+/// 64 registers) were scheduled for latency up to 72, the occupancy step above their
+/// need, and spilled where ptxas fits 64; aimed at the launch budget itself instead
+/// (`PassCtx::maxrregcount`), the kernels that need 24–47 were filled to 43–64 where ptxas
+/// reports 32–51 (ARCHITECTURE.md, issue 23 rule 4). So a cap, not a target.
+pub fn prepass_cap(m: &Module, f: &Function) -> Option<u32> {
+    let b = resolve_as(m, f, false, true);
+    (f.launch_bounded() && b.source == BudgetSource::LaunchBounds).then_some(b.gpr)
+}
+
 /// Number of physical registers of a file that the allocator may use for a class
 /// (seed 000: 255 GPR, 63 UR, 7 P/UP; tensor per-arch, a knob in radbg).
 pub fn file_cap(file: RegFile, knobs: &Knobs) -> u32 {

@@ -39,8 +39,11 @@ use crate::ir::{Function, Module, Sm};
 pub struct PassCtx<'a> {
     pub module: &'a Module,
     pub sm: &'a Sm,
-    /// `--maxrregcount`, when given.
+    /// `--maxrregcount`, when given (and the function has no launch bounds).
     pub maxrregcount: Option<u32>,
+    /// The budget launch bounds set: no target the stages aim at goes above it
+    /// (`alloc::budget::prepass_cap`).
+    pub cap: Option<u32>,
 }
 
 /// One pre-allocation pass.
@@ -145,7 +148,8 @@ pub fn apply(m: &mut Module, disabled: &std::collections::BTreeSet<String>, pass
     for p in PASSES.iter().filter(|p| passes.contains(&p.name) && !disabled.contains(p.name)) {
         for fi in 0..m.functions.len() {
             let maxrregcount = m.functions[fi].cli_maxrregcount(m.options.maxrregcount);
-            let ctx = PassCtx { module: m, sm: &m.sm, maxrregcount };
+            let cap = crate::alloc::budget::prepass_cap(m, &m.functions[fi]);
+            let ctx = PassCtx { module: m, sm: &m.sm, maxrregcount, cap };
             let (f, _) = (p.run)(&m.functions[fi], &ctx);
             m.functions[fi] = f;
         }

@@ -323,7 +323,8 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
 /// variant that kept the target for needs within one step of it (33–40) moved no corpus
 /// row and was not kept (ARCHITECTURE.md, step 18).
 pub fn latency_target(ctx: &PassCtx, need: u32) -> u32 {
-    occupancy_fallback(target(ctx), ctx.sm.version, ctx.maxrregcount.is_some(), need)
+    let t = occupancy_fallback(target(ctx), ctx.sm.version, ctx.maxrregcount.is_some(), need);
+    ctx.cap.map_or(t, |c| t.min(c))
 }
 
 /// `latency_target` from its parts: the target, the SM, whether a budget set it.

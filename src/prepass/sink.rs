@@ -33,7 +33,8 @@ pub const PASS: Pass = Pass {
 
 /// The register target ptxas schedules to: the budget, else full occupancy's count.
 pub fn target(ctx: &PassCtx) -> u32 {
-    ctx.maxrregcount.unwrap_or_else(|| REGFILE_PER_SM / (max_warps_per_sm(ctx.sm.version) * 32))
+    let t = ctx.maxrregcount.unwrap_or_else(|| REGFILE_PER_SM / (max_warps_per_sm(ctx.sm.version) * 32));
+    ctx.cap.map_or(t, |c| t.min(c))
 }
 
 pub(crate) fn peak(f: &Function) -> u32 {

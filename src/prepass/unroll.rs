@@ -324,7 +324,7 @@ mod tests {
 
     fn run_on(src: &str) -> (Function, String) {
         let m = import(src);
-        let ctx = PassCtx { module: &m, sm: &m.sm, maxrregcount: None };
+        let ctx = PassCtx { module: &m, sm: &m.sm, maxrregcount: None, cap: None };
         run(&m.functions[0], &ctx)
     }
 

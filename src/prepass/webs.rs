@@ -302,7 +302,7 @@ mod tests {
 
     fn split(src: &str) -> (Function, String) {
         let m = crate::ir::parse::parse_str(src).expect("parses");
-        let ctx = PassCtx { module: &m, sm: &m.sm, maxrregcount: None };
+        let ctx = PassCtx { module: &m, sm: &m.sm, maxrregcount: None, cap: None };
         run(&m.functions[0], &ctx)
     }
 

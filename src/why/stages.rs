@@ -76,7 +76,8 @@ pub fn replay(m: &Machine, fi: usize) -> Option<Stages> {
         }
         for j in 0..module.functions.len() {
             let maxrregcount = module.functions[j].cli_maxrregcount(module.options.maxrregcount);
-            let ctx = PassCtx { module: &module, sm: &module.sm, maxrregcount };
+            let cap = crate::alloc::budget::prepass_cap(&module, &module.functions[j]);
+            let ctx = PassCtx { module: &module, sm: &module.sm, maxrregcount, cap };
             let (g, summary) = (pass.run)(&module.functions[j], &ctx);
             if g == module.functions[j] {
                 continue;
@@ -94,7 +95,8 @@ pub fn replay(m: &Machine, fi: usize) -> Option<Stages> {
         }
     }
     let maxrregcount = module.functions[fi].cli_maxrregcount(module.options.maxrregcount);
-    let ctx = PassCtx { module: &module, sm: &module.sm, maxrregcount };
+    let cap = crate::alloc::budget::prepass_cap(&module, &module.functions[fi]);
+    let ctx = PassCtx { module: &module, sm: &module.sm, maxrregcount, cap };
     let target = sink::target(&ctx);
     let (sm_version, budgeted) = (module.sm.version, ctx.maxrregcount.is_some());
     Some(Stages { imported_peak, steps, final_peak: cur, target, sm_version, budgeted })

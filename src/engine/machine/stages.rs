@@ -61,6 +61,7 @@ pub fn prepass_step(m: &mut Machine) -> Option<Event> {
             module: &m.module,
             sm: &m.module.sm,
             maxrregcount: m.module.functions[fi].cli_maxrregcount(m.module.options.maxrregcount),
+            cap: crate::alloc::budget::prepass_cap(&m.module, &m.module.functions[fi]),
         };
         let (g, summary) = (pass.run)(&m.module.functions[fi], &ctx);
         let changed = g != m.module.functions[fi];
