@@ -26,7 +26,7 @@ pub const PASS: Pass = Pass {
     ori: false,
 };
 
-fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
+fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
     let mut g = f.clone();
     for v in &mut g.vregs {
         v.flags |= vflags::ASSEMBLED;
@@ -40,14 +40,14 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
             marked.push(VRegId::new(i));
         }
     }
-    let summary = if marked.is_empty() {
-        "no vreg assembled from component defs".to_string()
-    } else {
-        format!(
-            "{} vreg(s) assembled from component defs now live from their first component def: {}",
-            marked.len(),
-            crate::prepass::name_list(&g, &marked)
-        )
-    };
-    (g, summary)
+    if marked.is_empty() {
+        // Every flag is back as it was.
+        return (None, "no vreg assembled from component defs".to_string());
+    }
+    let summary = format!(
+        "{} vreg(s) assembled from component defs now live from their first component def: {}",
+        marked.len(),
+        crate::prepass::name_list(&g, &marked)
+    );
+    (Some(g), summary)
 }

@@ -100,7 +100,7 @@ fn triangle(f: &Function, uses: &BTreeMap<Box<str>, usize>, b: usize) -> Option<
     (!defines_guard).then_some(guard)
 }
 
-fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
+fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
     let mut g = f.clone();
     let (mut converted, mut moved, mut merged) = (0usize, 0usize, 0usize);
     let mut uses = symbol_uses(f);
@@ -132,7 +132,10 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
         }
     }
     if converted == 0 {
-        return (g, "no short guarded block to predicate".to_string());
+        return (None, "no short guarded block to predicate".to_string());
     }
-    (g, format!("{converted} guarded block(s) predicated ({moved} instruction(s)), {merged} join block(s) merged"))
+    (
+        Some(g),
+        format!("{converted} guarded block(s) predicated ({moved} instruction(s)), {merged} join block(s) merged"),
+    )
 }

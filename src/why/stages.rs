@@ -78,9 +78,7 @@ pub fn replay(m: &Machine, fi: usize) -> Option<Stages> {
             let maxrregcount = module.functions[j].cli_maxrregcount(module.options.maxrregcount);
             let ctx = PassCtx { module: &module, sm: &module.sm, maxrregcount };
             let (g, summary) = (pass.run)(&module.functions[j], &ctx);
-            if g == module.functions[j] {
-                continue;
-            }
+            let Some(g) = g.filter(|g| *g != module.functions[j]) else { continue };
             if j == fi {
                 let peak = sink::peak(&g);
                 let (moved, only_loads) = match pass.name {

@@ -63,12 +63,14 @@ pub fn prepass_step(m: &mut Machine) -> Option<Event> {
             maxrregcount: m.module.functions[fi].cli_maxrregcount(m.module.options.maxrregcount),
         };
         let (g, summary) = (pass.run)(&m.module.functions[fi], &ctx);
-        let changed = g != m.module.functions[fi];
-        if changed {
-            crate::ir::model::Module::replace_function(&mut m.module, fi, g);
-        } else if !imported {
-            // On Ori IR a pass that changes nothing stays out of the trace.
-            continue;
+        // `None`: the pass left the function as it is (no copy to compare).
+        match g.filter(|g| *g != m.module.functions[fi]) {
+            Some(g) => crate::ir::model::Module::replace_function(&mut m.module, fi, g),
+            None if !imported => {
+                // On Ori IR a pass that changes nothing stays out of the trace.
+                continue;
+            }
+            None => {}
         }
         m.prepass_log.push((pass.name.to_string(), summary.clone()));
         return Some(Event { func: Some(fi), kind: EventKind::Prepass { pass: pass.name.to_string(), summary } });
