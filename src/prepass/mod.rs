@@ -26,6 +26,7 @@ pub mod ifconvert;
 pub mod list;
 pub mod narrow;
 pub mod order;
+pub mod record;
 pub mod remat;
 pub mod schedule;
 pub mod sink;
