@@ -26,7 +26,20 @@ pub const PASS: Pass = Pass {
     ori: false,
 };
 
+const NOTHING: &str = "no vreg assembled from component defs";
+
 fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
+    // `comp_kills` marks only vregs with component defs: without one, no copy.
+    let mut component_def = false;
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        inst.for_each_def(|r| component_def |= r.comp.is_some());
+        if component_def {
+            break;
+        }
+    }
+    if !component_def {
+        return (None, NOTHING.to_string());
+    }
     let mut g = f.clone();
     for v in &mut g.vregs {
         v.flags |= vflags::ASSEMBLED;
@@ -42,7 +55,7 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
     }
     if marked.is_empty() {
         // Every flag is back as it was.
-        return (None, "no vreg assembled from component defs".to_string());
+        return (None, NOTHING.to_string());
     }
     let summary = format!(
         "{} vreg(s) assembled from component defs now live from their first component def: {}",

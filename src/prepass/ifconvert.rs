@@ -100,10 +100,17 @@ fn triangle(f: &Function, uses: &BTreeMap<Box<str>, usize>, b: usize) -> Option<
     (!defines_guard).then_some(guard)
 }
 
+const NOTHING: &str = "no short guarded block to predicate";
+
 fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
+    let mut uses = symbol_uses(f);
+    // The loop below finds a triangle only where `f` has one (it changes nothing before
+    // its first): without any, no copy.
+    if (0..f.blocks.len()).all(|b| triangle(f, &uses, b).is_none()) {
+        return (None, NOTHING.to_string());
+    }
     let mut g = f.clone();
     let (mut converted, mut moved, mut merged) = (0usize, 0usize, 0usize);
-    let mut uses = symbol_uses(f);
     let mut b = 0;
     while b < g.blocks.len() {
         let Some(guard) = triangle(&g, &uses, b) else {
@@ -132,7 +139,7 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
         }
     }
     if converted == 0 {
-        return (None, "no short guarded block to predicate".to_string());
+        return (None, NOTHING.to_string());
     }
     (
         Some(g),

@@ -40,7 +40,14 @@ pub const PASS: Pass = Pass {
 /// Known low zero bits are tracked up to 16-byte alignment, the widest access.
 const MAX_BITS: u8 = 4;
 
+const NOTHING: &str = "no adjacent shared loads to merge";
+
 fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
+    // A group is two loads or more of one block (`runs`): a function without two `LDS`
+    // in a block has none, and needs no alignment analysis.
+    if !f.blocks.iter().any(|b| b.insts.iter().filter(|i| i.op.mnemonic() == "LDS").nth(1).is_some()) {
+        return (None, NOTHING.to_string());
+    }
     let shared = |name: &str| ctx.module.globals.iter().any(|g| g.space == Space::Shared && g.name == name);
     let bits = alignment_bits(f, &shared);
     let defs = crate::prepass::def_counts(f);
@@ -50,7 +57,7 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
     let all: Vec<Vec<Vec<usize>>> =
         f.blocks.iter().map(|blk| groups_in_block(&blk.insts, f, &defs, &bits, &shared)).collect();
     if all.iter().all(Vec::is_empty) {
-        return (None, "no adjacent shared loads to merge".to_string());
+        return (None, NOTHING.to_string());
     }
     let mut g = f.clone();
     let mut fresh = crate::prepass::FreshVregs::new(&g, "%lv");
