@@ -16,7 +16,31 @@
 //! - `debug`: in process, on the scale kernel: run to the end, `step`, `reverse-step`,
 //!   `live` and a knob re-run (`set knob 684=…`).
 //!
-//! Latest figures (issue 25, branch scale3; 2 cores, load average 6–10 from other
+//! Latest figures (issue 25, branch scale4; 2 cores shared with two other builders, load
+//! average 4.3–5.3 while measuring; the release binary under `/usr/bin/time`, before =
+//! the branch's start, after = its end, run back to back):
+//!
+//! | shape | before (user / peak) | after (user / peak) |
+//! |---|---|---|
+//! | scale kernel, default budget | 1.05 s / 105 MB | 0.71 s / 98 MB |
+//! | scale kernel, `--maxrregcount 64` | 0.73 s / 105 MB | 0.48 s / 87 MB |
+//! | scale kernel, `--maxrregcount 32` | 1.03 s / 130 MB | 0.74–0.77 s / 129 MB |
+//! | sweep of 16 budgets, scale kernel | 6.12 s / 377 MB | 5.45 s / 368 MB |
+//! | `why`, 50 MB, 6,138 entries | 29.9 s / 113 MB | 17.2 s / 113 MB |
+//! | `run`, 50 MB | — | 14.4 s / 84 MB |
+//! | `sweep` (13 budgets), 50 MB | 81.0 s / 84 MB | 71.5 s / 84 MB |
+//!
+//! Side by side with ptxas 13.0.88 in one run (load average 4.7 → 4.3; wall, then user;
+//! radbg's figure the best of three runs back to back): default budget radbg 0.81 s
+//! (0.71 s) / 98 MB, ptxas 12.89 s (11.72 s) / 424 MB —
+//! 15.9× wall, 16.5× user; `--maxrregcount 64` 0.56 s (0.48 s) / 87 MB against 8.07 s
+//! (7.06 s) / 429 MB — 14.4×, 14.7×; 32: 0.88 s (0.74 s) / 129 MB against 17.70 s
+//! (15.38 s) / 504 MB — 20.1×, 20.8×. Where the time went (perf, `--call-graph dwarf`):
+//! clones, compares and frees of whole functions by passes that changed nothing (~22 %
+//! of a run, now gone), `OrderList`'s whole-list relabels, `why`'s replay of every
+//! prepass (a quarter of `why` on the many-entry file; now read from the engine's record).
+//!
+//! Previous round (issue 25, branch scale3; 2 cores, load average 6–10 from other
 //! builds, so user time is the comparable figure; wall time was 1.1–2.5× it). Measured
 //! with `/usr/bin/time` on the release binary, as this bench does:
 //!
@@ -33,7 +57,7 @@
 //! `run` on the 50 MB file 33.5 s / 1.30 GB → 17.9 s / 84 MB; 5 MB 1.89 s / 136 MB →
 //! 1.79 s / 16 MB.
 //!
-//! Side by side with ptxas 13.0.88 in one run (load average 4.4 → 3.9 on 2 cores; wall,
+//! Scale3's side by side with ptxas 13.0.88 (load average 4.4 → 3.9 on 2 cores; wall,
 //! then user): default budget radbg 1.82 s (1.02 s) / 104 MB, ptxas 13.81 s (11.09 s) /
 //! 424 MB — 7.6× wall, 10.9× user; `--maxrregcount 64` 0.82 s (0.71 s) / 104 MB against
 //! 12.66 s (8.87 s) / 429 MB — 15.4×, 12.5×; 32: 2.05 s (1.22 s) / 131 MB against

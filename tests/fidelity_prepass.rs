@@ -26,7 +26,7 @@ fn run_pass_with(globals: &str, name: &str, body: &str) -> (Vec<String>, String,
     let m = module_with(globals, body);
     let pass = radbg::prepass::PASSES.iter().find(|p| p.name == name).expect("pass exists");
     let ctx = radbg::prepass::PassCtx { module: &m, sm: &m.sm, maxrregcount: None, cap: None };
-    let (g, summary) = (pass.run)(&m.functions[0], &ctx);
+    let (g, summary) = pass.run_owned(&m.functions[0], &ctx);
     let insts = g.blocks.iter().flat_map(|b| &b.insts).map(|i| radbg::ir::print::print_inst(&g, i)).collect();
     let mut out = m.clone();
     out.functions[0] = g;
@@ -356,7 +356,7 @@ fn schedule_lowers_pressure_over_the_target() {
     let before = peak(&m.functions[0]);
     // Budget 8: the allocator gets 6 registers; the schedule interleaves values and stores.
     let ctx = radbg::prepass::PassCtx { module: &m, sm: &m.sm, maxrregcount: Some(8), cap: None };
-    let (g, summary) = (pass.run)(&m.functions[0], &ctx);
+    let (g, summary) = pass.run_owned(&m.functions[0], &ctx);
     assert!(summary.contains("for pressure over the target"), "{summary}");
     assert!(peak(&g) < before, "{} !< {before}: {summary}", peak(&g));
 }
@@ -440,7 +440,7 @@ fn scheduled_with(globals: &str, body: &str, budget: Option<u32>) -> (Vec<String
         radbg::analysis::liveness::compute(f, &c, &[]).max_pressure(f, radbg::ir::RegFile::R).0
     };
     let ctx = radbg::prepass::PassCtx { module: &m, sm: &m.sm, maxrregcount: budget, cap: None };
-    let (g, _) = (pass.run)(&m.functions[k], &ctx);
+    let (g, _) = pass.run_owned(&m.functions[k], &ctx);
     let insts = g.blocks.iter().flat_map(|b| &b.insts).map(|i| radbg::ir::print::print_inst(&g, i)).collect();
     (insts, peak(&m.functions[k]), peak(&g))
 }

@@ -93,6 +93,8 @@ pub fn run(args: &Args) -> ExitCode {
     let streamed = super::stream::with_plan(&args.file, |plan| {
         let mut opts = super::run_options(&args.pipeline);
         opts.imported = true;
+        // `why registers` reads what each prepass did from the run (no replay).
+        opts.record_stages = true;
         let mut r = Report::default();
         for k in 0..plan.len() {
             let d = debugger(plan.import(k)?, opts.clone());
@@ -106,10 +108,11 @@ pub fn run(args: &Args) -> ExitCode {
     match streamed {
         Some(s) => r = s,
         None => {
-            let (module, opts) = match super::load_for_pipeline(&args.file, &args.pipeline) {
+            let (module, mut opts) = match super::load_for_pipeline(&args.file, &args.pipeline) {
                 Ok(x) => x,
                 Err(code) => return code,
             };
+            opts.record_stages = true;
             let d = debugger(module, opts);
             let ids: Vec<usize> = (0..d.machine().module.functions.len()).collect();
             report(args, &d, &name, &ids, &mut r, true);

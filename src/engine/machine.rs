@@ -44,6 +44,8 @@ pub struct FuncResult {
     /// The liveness of the IR an allocator that keeps none (Chaitin-Briggs) ended with,
     /// once it has spill code: what the Live pane and `live` show after the run.
     pub final_live: Option<Arc<Liveness>>,
+    /// What each prepass did to the R peak (with `RunOptions::record_stages`).
+    pub stage_record: Option<crate::prepass::record::StageRecord>,
 }
 
 impl FuncResult {

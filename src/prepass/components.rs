@@ -26,7 +26,20 @@ pub const PASS: Pass = Pass {
     ori: false,
 };
 
-fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
+const NOTHING: &str = "no vreg assembled from component defs";
+
+fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
+    // `comp_kills` marks only vregs with component defs: without one, no copy.
+    let mut component_def = false;
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        inst.for_each_def(|r| component_def |= r.comp.is_some());
+        if component_def {
+            break;
+        }
+    }
+    if !component_def {
+        return (None, NOTHING.to_string());
+    }
     let mut g = f.clone();
     for v in &mut g.vregs {
         v.flags |= vflags::ASSEMBLED;
@@ -40,14 +53,14 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
             marked.push(VRegId::new(i));
         }
     }
-    let summary = if marked.is_empty() {
-        "no vreg assembled from component defs".to_string()
-    } else {
-        format!(
-            "{} vreg(s) assembled from component defs now live from their first component def: {}",
-            marked.len(),
-            crate::prepass::name_list(&g, &marked)
-        )
-    };
-    (g, summary)
+    if marked.is_empty() {
+        // Every flag is back as it was.
+        return (None, NOTHING.to_string());
+    }
+    let summary = format!(
+        "{} vreg(s) assembled from component defs now live from their first component def: {}",
+        marked.len(),
+        crate::prepass::name_list(&g, &marked)
+    );
+    (Some(g), summary)
 }

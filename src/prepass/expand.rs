@@ -138,7 +138,13 @@ fn divisor_prep(
     (ad, rcp)
 }
 
-fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
+const NOTHING: &str = "no integer divide/remainder, 64-bit multiply or guarded FP64 operation to expand";
+
+fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
+    // Without a candidate every block would be rebuilt as it is: no copy.
+    if !f.blocks.iter().flat_map(|b| &b.insts).any(|i| kind(i).is_some()) {
+        return (None, NOTHING.to_string());
+    }
     let mut g = f.clone();
     let (mut divs, mut muls, mut sels) = (0usize, 0usize, 0usize);
     let fresh = crate::prepass::FreshVregs::new(&g, "%xp");
@@ -262,13 +268,10 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
     }
     let made = t.made;
     if divs + muls + sels == 0 {
-        return (
-            f.clone(),
-            "no integer divide/remainder, 64-bit multiply or guarded FP64 operation to expand".to_string(),
-        );
+        return (None, NOTHING.to_string());
     }
     (
-        g,
+        Some(g),
         format!(
             "{divs} divide/remainder, {muls} 64-bit multiply and {sels} guarded FP64 operation(s) expanded: {made} temporary register(s) added"
         ),

@@ -187,17 +187,37 @@ fn fold_offsets(g: &mut Function, defs: &[u32]) -> (Vec<Option<(VRegId, i64)>>, 
         r
     }
     let mut memo: Vec<Option<(VRegId, i64)>> = vec![None; n];
-    let snapshot = g.clone();
     for v in 0..n {
         if cand[v] {
-            repl(&snapshot, VRegId::new(v), &cand, &def_at, &mut memo, 0);
+            repl(g, VRegId::new(v), &cand, &def_at, &mut memo, 0);
         }
     }
     let get = |v: VRegId| memo.get(v.index()).copied().flatten().filter(|_| cand[v.index()]);
     // Adds whose constant moved on towards the addresses (or that needed none).
     let addressed = (0..n).filter(|&v| get(VRegId::new(v)).is_some_and(|(r, k)| r.index() != v || k != 0)).count();
+    // A use whose offset would leave SASS's range needs the full value, which the
+    // rewritten adds would no longer hold: then the function stays as it was. Checked
+    // before anything is rewritten (a copy of the function to restore cost a clone of
+    // it per run: issue 25).
+    let displaced = |bi: usize, ii: usize, inst: &crate::ir::Inst| {
+        inst.defs().first().and_then(whole).is_some_and(|d| def_at[d.index()] == Some((bi, ii)) && get(d).is_some())
+    };
+    for (bi, blk) in g.blocks.iter().enumerate() {
+        for (ii, inst) in blk.insts.iter().enumerate() {
+            if displaced(bi, ii, inst) {
+                continue;
+            }
+            for o in &inst.operands {
+                let Operand::Mem(m) = o else { continue };
+                let Some(Reg::V(a)) = &m.base else { continue };
+                let Some((_, k)) = get(a.vreg) else { continue };
+                if (m.offset + k).abs() >= 1 << 23 {
+                    return (vec![None; n], 0);
+                }
+            }
+        }
+    }
     let mut gone: Vec<Option<(VRegId, i64)>> = vec![None; n];
-    let mut out_of_range = false;
     for (bi, blk) in g.blocks.iter_mut().enumerate() {
         for (ii, inst) in blk.insts.iter_mut().enumerate() {
             // A displaced add that keeps a register reads its sources' registers.
@@ -229,12 +249,6 @@ fn fold_offsets(g: &mut Function, defs: &[u32]) -> (Vec<Option<(VRegId, i64)>>, 
                 let Some(Reg::V(a)) = &m.base else { continue };
                 let Some((r, k)) = get(a.vreg) else { continue };
                 let off = m.offset + k;
-                if off.abs() >= 1 << 23 {
-                    // Out of SASS's offset range: this use needs the full value, which the
-                    // rewritten adds no longer hold. Leave the function as it was.
-                    out_of_range = true;
-                    continue;
-                }
                 if (r, off) != (a.vreg, m.offset) {
                     m.base = Some(Reg::V(crate::ir::RegRef { vreg: r, comp: None }));
                     m.offset = off;
@@ -242,14 +256,10 @@ fn fold_offsets(g: &mut Function, defs: &[u32]) -> (Vec<Option<(VRegId, i64)>>, 
             }
         }
     }
-    if out_of_range {
-        *g = snapshot;
-        return (vec![None; n], 0);
-    }
     (gone, addressed)
 }
 
-fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
+fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
     let n = f.vregs.len();
     let mut defs = vec![0u32; n];
     for inst in f.blocks.iter().flat_map(|b| &b.insts) {
@@ -361,5 +371,5 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
         "{folded} use(s) of constants and parameters folded into their instructions ({}…), {addressed} constant add(s) carried into address offsets, {removed} defining instruction(s) removed",
         names.join(", ")
     );
-    (g, summary)
+    (Some(g), summary)
 }

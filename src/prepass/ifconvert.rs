@@ -100,10 +100,17 @@ fn triangle(f: &Function, uses: &BTreeMap<Box<str>, usize>, b: usize) -> Option<
     (!defines_guard).then_some(guard)
 }
 
-fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
+const NOTHING: &str = "no short guarded block to predicate";
+
+fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
+    let mut uses = symbol_uses(f);
+    // The loop below finds a triangle only where `f` has one (it changes nothing before
+    // its first): without any, no copy.
+    if (0..f.blocks.len()).all(|b| triangle(f, &uses, b).is_none()) {
+        return (None, NOTHING.to_string());
+    }
     let mut g = f.clone();
     let (mut converted, mut moved, mut merged) = (0usize, 0usize, 0usize);
-    let mut uses = symbol_uses(f);
     let mut b = 0;
     while b < g.blocks.len() {
         let Some(guard) = triangle(&g, &uses, b) else {
@@ -132,7 +139,10 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
         }
     }
     if converted == 0 {
-        return (g, "no short guarded block to predicate".to_string());
+        return (None, NOTHING.to_string());
     }
-    (g, format!("{converted} guarded block(s) predicated ({moved} instruction(s)), {merged} join block(s) merged"))
+    (
+        Some(g),
+        format!("{converted} guarded block(s) predicated ({moved} instruction(s)), {merged} join block(s) merged"),
+    )
 }

@@ -4,7 +4,10 @@
 //! hoisting, ConvertMemoryToRegisterOrUniform, pre-colouring, instruction lowering; and
 //! measured ptxas behaviour where the seeds are silent — ARCHITECTURE.md, "Fidelity").
 //!
-//! Each pass is a function `(&Function, &PassCtx) -> (Function, summary)`; the engine
+//! Each pass is a function `(&Function, &PassCtx) -> (Option<Function>, summary)`, `None`
+//! when it leaves the function as it is (issue 25: a pass that changed nothing cloned the
+//! whole function, the engine compared the copy with the original and dropped it — a
+//! fifth of a run on the scale kernel went to copies, compares and frees); the engine
 //! (`engine::stages::prepass_step`) runs them in [`PASSES`] order, one event per pass
 //! and function, and skips a pass the user switched off (`set stage NAME off`,
 //! `--disable-stage NAME`). The passes run only on modules imported from PTX
@@ -23,6 +26,7 @@ pub mod ifconvert;
 pub mod list;
 pub mod narrow;
 pub mod order;
+pub mod record;
 pub mod remat;
 pub mod schedule;
 pub mod sink;
@@ -51,11 +55,22 @@ pub struct Pass {
     pub name: &'static str,
     /// One line for `help` and the stage list.
     pub about: &'static str,
-    pub run: fn(&Function, &PassCtx) -> (Function, String),
+    /// The pass on one function: the new function, `None` when it is unchanged; and the
+    /// one-line summary.
+    pub run: fn(&Function, &PassCtx) -> (Option<Function>, String),
     /// Runs on Ori IR input too (not only on imported PTX): a pass that makes the input
     /// what ptxas's allocator would be handed anyway (`webs`). On Ori IR its event shows
     /// only when it changes something or is switched off.
     pub ori: bool,
+}
+
+impl Pass {
+    /// The pass on `f`, the function always returned (a copy of `f` when unchanged): for
+    /// callers that keep both.
+    pub fn run_owned(&self, f: &Function, ctx: &PassCtx) -> (Function, String) {
+        let (g, summary) = (self.run)(f, ctx);
+        (g.unwrap_or_else(|| f.clone()), summary)
+    }
 }
 
 /// The passes, in pipeline order.
@@ -89,6 +104,15 @@ pub fn stage_names() -> Vec<&'static str> {
 pub(crate) fn permute(insts: &mut Vec<crate::ir::Inst>, order: impl IntoIterator<Item = usize>) {
     let mut slots: Vec<Option<crate::ir::Inst>> = std::mem::take(insts).into_iter().map(Some).collect();
     *insts = order.into_iter().map(|k| slots[k].take().expect("a permutation")).collect();
+}
+
+/// Undoes [`permute`]: puts `insts`, in the order `order`, back in their original order.
+pub(crate) fn unpermute(insts: &mut Vec<crate::ir::Inst>, order: &[usize]) {
+    let mut slots: Vec<Option<crate::ir::Inst>> = (0..insts.len()).map(|_| None).collect();
+    for (inst, &k) in std::mem::take(insts).into_iter().zip(order) {
+        slots[k] = Some(inst);
+    }
+    *insts = slots.into_iter().map(|s| s.expect("a permutation")).collect();
 }
 
 /// How many instructions write each vreg of `f` (whole or in part).
@@ -150,8 +174,9 @@ pub fn apply(m: &mut Module, disabled: &std::collections::BTreeSet<String>, pass
             let maxrregcount = m.functions[fi].cli_maxrregcount(m.options.maxrregcount);
             let cap = crate::alloc::budget::prepass_cap(m, &m.functions[fi]);
             let ctx = PassCtx { module: m, sm: &m.sm, maxrregcount, cap };
-            let (f, _) = (p.run)(&m.functions[fi], &ctx);
-            m.functions[fi] = f;
+            if let (Some(f), _) = (p.run)(&m.functions[fi], &ctx) {
+                m.functions[fi] = f;
+            }
         }
     }
 }

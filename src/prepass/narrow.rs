@@ -145,11 +145,11 @@ fn narrow_mods(mods: &str) -> Box<str> {
     out.into_boxed_str()
 }
 
-fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
+fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
     let ok = narrowable(f);
     let narrowed: Vec<VRegId> = (0..f.vregs.len()).filter(|&v| ok[v]).map(VRegId::new).collect();
     if narrowed.is_empty() {
-        return (f.clone(), "no 64-bit value used only as a shared/local address".to_string());
+        return (None, "no 64-bit value used only as a shared/local address".to_string());
     }
     let mut g = f.clone();
     let mut to = vec![None; f.vregs.len()];
@@ -192,5 +192,5 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
         narrowed.len(),
         crate::prepass::name_list(f, &narrowed)
     );
-    (g, summary)
+    (Some(g), summary)
 }

@@ -2,8 +2,12 @@
 //! (`sink`, `schedule`'s early issue): instructions are added to a linked list at either
 //! end, or right before or after one already in it, and any two compare by position in
 //! O(1) through integer labels. A label falls between its neighbours'; when two
-//! neighbours have no integer left between them, the whole list is labelled afresh
-//! (O(n), and then at least 2^20 / 2 … 20 nested insertions at one place before the next).
+//! neighbours have no integer left between them, the smallest aligned label range around
+//! them that is sparse enough is labelled afresh, evenly (Bender, Cole, Demaine,
+//! Farach-Colton, Zito 2002, "Two simplified algorithms for maintaining order in a
+//! list": a range of 2^i labels qualifies with at most 2^(i/2) items; amortised
+//! O(log n) per insertion). Relabelling the whole list each time (O(n) per 20 nested
+//! insertions at one place) was the bulk of `sink`'s plan on the scale kernel (issue 25).
 //!
 //! It replaces moving `Inst`s inside a `Vec` and rescanning the block for each move,
 //! which is O(moves × block length): a synthetic block of 20 000 hoisted shared loads
@@ -98,7 +102,7 @@ impl OrderList {
             Some(n) => {
                 let n = n as usize;
                 if self.label[n] - self.label[at] < 2 {
-                    self.relabel();
+                    self.make_room_after(at);
                 }
                 self.label[x] = self.label[at] + (self.label[n] - self.label[at]) / 2;
                 self.link(Some(at), x, Some(n));
@@ -135,8 +139,47 @@ impl OrderList {
         }
     }
 
+    /// Makes room between `at` and the item after it: the items of the smallest aligned
+    /// range of 2^i labels around `at`'s that holds at most 2^(i/2) of them get labels
+    /// spread evenly over it (module doc). The range is grown outwards from `at`, so the
+    /// cost is the number of items relabelled.
+    fn make_room_after(&mut self, at: usize) {
+        let own = u128::from(self.label[at]);
+        let (mut first, mut last, mut count) = (at, at, 1u128);
+        for i in 1..=64u32 {
+            let size = 1u128 << i;
+            let lo = own & !(size - 1);
+            while let Some(p) = self.prev[first].map(|p| p as usize).filter(|&p| u128::from(self.label[p]) >= lo) {
+                first = p;
+                count += 1;
+            }
+            while let Some(n) = self.next[last].map(|n| n as usize).filter(|&n| u128::from(self.label[n]) < lo + size) {
+                last = n;
+                count += 1;
+            }
+            // At most 2^(i/2) items (and so a gap of 2 or more between labels).
+            if count * count <= size {
+                crate::work::add(count as u64);
+                let gap = size / count;
+                let (mut x, mut l) = (first, lo);
+                loop {
+                    // Below 2^64: `lo + (count - 1) · gap < lo + size`.
+                    self.label[x] = l as u64;
+                    if x == last {
+                        break;
+                    }
+                    x = self.next[x].map_or(last, |y| y as usize);
+                    l += gap;
+                }
+                return;
+            }
+        }
+        self.relabel();
+    }
+
     /// Labels every item afresh, `GAP` apart, around the middle of the range.
     fn relabel(&mut self) {
+        crate::work::add(self.next.len() as u64);
         let items = self.order();
         let base = START - (items.len() as u64 / 2) * GAP;
         for (k, &x) in items.iter().enumerate() {
@@ -255,7 +298,13 @@ pub struct Planned {
 
 impl Planned {
     pub fn new(f: &Function) -> Planned {
-        Planned { current: vec![None; f.blocks.len()], f: f.clone() }
+        Planned::from_copy(f.clone())
+    }
+
+    /// [`Planned::new`] on a copy the caller already made (the function as the plan was
+    /// made from).
+    pub fn from_copy(f: Function) -> Planned {
+        Planned { current: vec![None; f.blocks.len()], f }
     }
 
     /// The function with the first `k` moves of `plan` (blocks in layout order); and how
@@ -311,6 +360,72 @@ pub(crate) fn apply_block(
 #[cfg(test)]
 mod tests {
     use super::OrderList;
+
+    /// Random insertions (either end, before or after a random item) against a `Vec`
+    /// kept in the same order: the order and every comparison agree.
+    #[test]
+    fn agrees_with_a_vec_under_random_insertions() {
+        let mut x: u64 = 11;
+        let mut rnd = |m: usize| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((x >> 33) as usize) % m
+        };
+        for n in [2usize, 50, 3000] {
+            let mut l = OrderList::new(n);
+            let mut want: Vec<usize> = Vec::new();
+            for item in 0..n {
+                if want.is_empty() {
+                    l.push_back(item);
+                    want.push(item);
+                    continue;
+                }
+                // Mostly at a few hot places, as the passes insert.
+                let at = if rnd(4) == 0 { rnd(want.len()) } else { want.len() / 2 };
+                match rnd(4) {
+                    0 => {
+                        l.push_front(item);
+                        want.insert(0, item);
+                    }
+                    1 => {
+                        l.push_back(item);
+                        want.push(item);
+                    }
+                    2 => {
+                        l.insert_before(item, want[at]);
+                        want.insert(at, item);
+                    }
+                    _ => {
+                        l.insert_after(item, want[at]);
+                        want.insert(at + 1, item);
+                    }
+                }
+            }
+            assert_eq!(l.order(), want, "n = {n}");
+            for w in want.windows(2) {
+                assert!(l.before(w[0], w[1]) && !l.before(w[1], w[0]));
+            }
+        }
+    }
+
+    /// Nested insertions at one place cost O(log n) each, amortised: the work counted
+    /// (items relabelled) per insertion stays small where relabelling the whole list
+    /// cost O(n) per 20 insertions.
+    #[test]
+    fn nested_insertions_relabel_locally() {
+        let per_insertion = |n: usize| {
+            let mut l = OrderList::new(n);
+            l.push_back(0);
+            l.push_back(1);
+            crate::work::take();
+            for x in 2..n {
+                l.insert_before(x, 1);
+            }
+            crate::work::take() as f64 / n as f64
+        };
+        let (small, large) = (per_insertion(20_000), per_insertion(40_000));
+        assert!(large < 64.0, "{large} items relabelled per insertion");
+        assert!(large <= small * 1.2 + 1.0, "{small} → {large} per insertion");
+    }
 
     #[test]
     fn keeps_order_through_nested_insertions_and_relabels() {

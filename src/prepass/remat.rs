@@ -54,29 +54,38 @@ fn cheap(inst: &Inst) -> bool {
     }
 }
 
-fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
+fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
     let c = crate::analysis::cfg::build(f, 1.0);
     let live = crate::analysis::liveness::compute(f, &c, &[]);
     let defs = crate::prepass::def_counts(f);
-    let mut g = f.clone();
     let mut moved = Vec::new();
-    for (b, blk) in g.blocks.iter_mut().enumerate() {
-        let out = live.live_out(b);
-        let order = block_order(&blk.insts, &defs, f, &|v| out.contains(v), &mut moved);
+    let mut sites = SiteMap::new(f.vregs.len());
+    // Each block's order reads only that block: all are found on `f`, and the function
+    // is copied only when one changes.
+    let orders: Vec<Option<Vec<usize>>> = f
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(b, blk)| {
+            let out = live.live_out(b);
+            block_order(&blk.insts, &defs, f, &|v| out.contains(v), &mut moved, &mut sites)
+        })
+        .collect();
+    if moved.is_empty() {
+        return (None, "no cheap value to compute later".to_string());
+    }
+    let mut g = f.clone();
+    for (blk, order) in g.blocks.iter_mut().zip(orders) {
         if let Some(order) = order {
             crate::prepass::permute(&mut blk.insts, order);
         }
     }
-    let summary = if moved.is_empty() {
-        "no cheap value to compute later".to_string()
-    } else {
-        format!(
-            "{} cheap value(s) computed just before their first use: {}",
-            moved.len(),
-            crate::prepass::name_list(&g, &moved)
-        )
-    };
-    (g, summary)
+    let summary = format!(
+        "{} cheap value(s) computed just before their first use: {}",
+        moved.len(),
+        crate::prepass::name_list(&g, &moved)
+    );
+    (Some(g), summary)
 }
 
 /// Positions in one block, by vreg: where it is read, and where it is written (whole or
@@ -86,6 +95,45 @@ struct Sites {
     uses: Vec<usize>,
     defs: Vec<usize>,
     whole_defs: Vec<usize>,
+}
+
+/// [`Sites`] by vreg over a vector indexed by vreg, made once per function and emptied
+/// block after block by clearing only the vregs the block touched (a `BTreeMap` per block
+/// cost a tree walk per operand: issue 25).
+struct SiteMap {
+    at: Vec<Sites>,
+    touched: Vec<VRegId>,
+}
+
+impl SiteMap {
+    fn new(n: usize) -> SiteMap {
+        SiteMap { at: (0..n).map(|_| Sites::default()).collect(), touched: Vec::new() }
+    }
+
+    fn entry(&mut self, v: VRegId) -> &mut Sites {
+        let i = v.index();
+        if i >= self.at.len() {
+            self.at.resize_with(i + 1, Sites::default);
+        }
+        let s = &mut self.at[i];
+        if s.uses.is_empty() && s.defs.is_empty() {
+            self.touched.push(v);
+        }
+        s
+    }
+
+    fn get(&self, v: VRegId) -> &Sites {
+        &self.at[v.index()]
+    }
+
+    fn clear(&mut self) {
+        for v in self.touched.drain(..) {
+            let s = &mut self.at[v.index()];
+            s.uses.clear();
+            s.defs.clear();
+            s.whole_defs.clear();
+        }
+    }
 }
 
 /// The new order of a block (indices into `insts`), `None` when nothing moves; the moved
@@ -99,14 +147,14 @@ fn block_order(
     f: &Function,
     live_out: &dyn Fn(VRegId) -> bool,
     moved: &mut Vec<VRegId>,
+    sites: &mut SiteMap,
 ) -> Option<Vec<usize>> {
-    use std::collections::BTreeMap;
     let n = insts.len();
-    let mut sites: BTreeMap<VRegId, Sites> = BTreeMap::new();
+    sites.clear();
     for (k, inst) in insts.iter().enumerate() {
-        inst.for_each_use(|r| sites.entry(r.vreg).or_default().uses.push(k));
+        inst.for_each_use(|r| sites.entry(r.vreg).uses.push(k));
         inst.for_each_def(|r| {
-            let s = sites.entry(r.vreg).or_default();
+            let s = sites.entry(r.vreg);
             s.defs.push(k);
             if r.comp.is_none() {
                 s.whole_defs.push(k);
@@ -130,7 +178,7 @@ fn block_order(
         }
         let v = d.vreg;
         // The first of its uses in the final order of what follows (within the block).
-        let Some(target) = sites[&v].uses.iter().filter(|&&u| u > i && u <= end).map(|&u| key[u]).min() else {
+        let Some(target) = sites.get(v).uses.iter().filter(|&&u| u > i && u <= end).map(|&u| key[u]).min() else {
             continue;
         };
         let anchor = target.0;
@@ -141,11 +189,11 @@ fn block_order(
         inst.for_each_use(|r| srcs.push(r.vreg));
         // Nothing between redefines the value or a source (original positions: moved
         // instructions only go down, so this is conservative).
-        let clash = srcs.iter().chain([&v]).any(|s| after(&sites[s].defs, i).is_some_and(|p| p < anchor));
+        let clash = srcs.iter().chain([&v]).any(|s| after(&sites.get(*s).defs, i).is_some_and(|p| p < anchor));
         // Every source live just before the anchor: read there or later before being
         // rewritten, or live out and not rewritten.
         let live = srcs.iter().all(|s| {
-            let st = &sites[s];
+            let st = sites.get(*s);
             let next_def = from(&st.whole_defs, anchor);
             match (from(&st.uses, anchor), next_def) {
                 (Some(u), Some(w)) => u <= w,

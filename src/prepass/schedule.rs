@@ -153,18 +153,17 @@ fn solve(f: &Function) -> Solved {
     Solved { live, r, p }
 }
 
-/// `f` list-scheduled block by block (`prepass::list`) within R pressure `limit`; and
-/// how many blocks changed order. A block is scheduled region by region between the
-/// instructions that keep their place (`list::opaque`: calls and their ABI moves).
-/// `off`: the limit is the target plus `off` (its comparisons narrow `target_span`);
-/// `None` when it does not follow the target.
-fn list_schedule(f: &Function, solved: &Solved, limit: u32, off: Option<i64>) -> (Function, usize) {
+/// `f` list-scheduled block by block (`prepass::list`) within R pressure `limit`: each
+/// block's new order (`None`: unchanged), to apply to a copy of `f` ([`Scheduled`]). A
+/// block is scheduled region by region between the instructions that keep their place
+/// (`list::opaque`: calls and their ABI moves). `off`: the limit is the target plus `off`
+/// (its comparisons narrow `target_span`); `None` when it does not follow the target.
+fn list_schedule(f: &Function, solved: &Solved, limit: u32, off: Option<i64>) -> Vec<Option<Vec<usize>>> {
     let live = &solved.live;
     // Predicates: never more at once than the P file holds (P0–P6), nor than the PTX
     // order needs when it needs more.
     let limit = [limit, p_room(solved.p)];
-    let mut g = f.clone();
-    let mut changed = 0;
+    let mut orders = Vec::with_capacity(f.blocks.len());
     let exits: Vec<usize> = live.exit_live().iter().map(|v| v.index()).collect();
     let mut span = (i64::MIN, i64::MAX);
     // The backward transfer (`Liveness::step_back`) on a sparse set.
@@ -183,7 +182,7 @@ fn list_schedule(f: &Function, solved: &Solved, limit: u32, off: Option<i64>) ->
             cur.extend(exits.iter().copied());
         }
     };
-    for (b, blk) in g.blocks.iter_mut().enumerate() {
+    for (b, blk) in f.blocks.iter().enumerate() {
         // Regions back to front: the live set after a region is the one before the
         // opaque instruction that follows it, so a backward walk keeps two sets at a time
         // (one per instruction was a block × vregs matrix: 1.2 GB on one 100k block).
@@ -225,23 +224,57 @@ fn list_schedule(f: &Function, solved: &Solved, limit: u32, off: Option<i64>) ->
             }
         }
         let order: Vec<usize> = pieces.into_iter().rev().flatten().collect();
-        if order.iter().enumerate().any(|(i, &j)| i != j) {
-            crate::prepass::permute(&mut blk.insts, order);
-            changed += 1;
-        }
+        orders.push(order.iter().enumerate().any(|(i, &j)| i != j).then_some(order));
     }
     if let Some(off) = off {
         target_span::limit_between(span.0, span.1, off);
     }
-    (g, changed)
+    orders
 }
 
-fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
+/// One copy of the function for every order `run` tries — a list schedule, undone when
+/// it is not kept, then the early issue's probes (`Planned`) — where each try copied
+/// the function and dropped the copy (issue 25: two copies and frees of the scale
+/// kernel per run, and per row of a sweep).
+struct Scheduled {
+    g: Function,
+    /// The orders applied, to undo.
+    applied: Vec<Option<Vec<usize>>>,
+}
+
+impl Scheduled {
+    fn new(f: &Function) -> Scheduled {
+        Scheduled { g: f.clone(), applied: Vec::new() }
+    }
+
+    /// Applies `orders` (from the function as given); how many blocks changed.
+    fn apply(&mut self, orders: Vec<Option<Vec<usize>>>) -> usize {
+        for (blk, o) in self.g.blocks.iter_mut().zip(&orders) {
+            if let Some(o) = o {
+                crate::prepass::permute(&mut blk.insts, o.iter().copied());
+            }
+        }
+        self.applied = orders;
+        self.applied.iter().flatten().count()
+    }
+
+    /// Back to the function as given.
+    fn undo(&mut self) {
+        for (blk, o) in self.g.blocks.iter_mut().zip(std::mem::take(&mut self.applied)) {
+            if let Some(o) = o {
+                crate::prepass::unpermute(&mut blk.insts, &o);
+            }
+        }
+    }
+}
+
+fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
     let t = target(ctx);
     let ti = i64::from(t);
-    let need = |g: &Function| peak(g) + REPORT_EXTRA + 1;
     // Each `peak` solves liveness for the whole function: the input's once.
     let input = solve(f);
+    // The one copy every try below reorders (made at the first).
+    let mut work: Option<Scheduled> = None;
     let (before, p_f) = (input.r, input.p);
     let need_f = before + REPORT_EXTRA + 1;
     // Over the target the same list scheduler runs for pressure — its rule issues the
@@ -259,14 +292,17 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
             target_span::exactly(ti);
             -ti
         };
-        let (g, blocks) = list_schedule(f, &input, t.saturating_sub(REPORT_EXTRA + 1), Some(off));
-        let Solved { r: peak_g, p: p_g, .. } = solve(&g);
+        let orders = list_schedule(f, &input, t.saturating_sub(REPORT_EXTRA + 1), Some(off));
+        let s = work.get_or_insert_with(|| Scheduled::new(f));
+        let blocks = s.apply(orders);
+        let Solved { r: peak_g, p: p_g, .. } = solve(&s.g);
         if peak_g < before && p_g <= p_room(p_f) {
             let summary = format!(
                 "list schedule for pressure over the target: {blocks} block(s) reordered, R peak {before} → {peak_g} (target {t})"
             );
-            return (g, summary);
+            return (work.map(|s| s.g), summary);
         }
+        s.undo();
     }
     // At the default a function that needs more than the occupancy target gives it up
     // for a step that depends on the function alone: then nothing below reads the target.
@@ -274,7 +310,7 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
     let t = latency_target(ctx, need_f);
     let fits = |x: u32| if follows { target_span::le(x.into(), ti, 0) } else { x <= t };
     if !fits(need_f + 1) {
-        return (f.clone(), format!("at the register target {t} already: no load issued early"));
+        return (None, format!("at the register target {t} already: no load issued early"));
     }
     // Under a budget the target is a hard cap: a register stays free for pair alignment
     // (the pressure counts words; the allocator places pairs on even registers).
@@ -285,30 +321,42 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
     // with it, 26 without).
     let room = if ctx.maxrregcount.is_some() { 1 } else { 0 };
     let off = follows.then_some(-i64::from(REPORT_EXTRA + 1 + room));
-    let (g, blocks) = list_schedule(f, &input, t - REPORT_EXTRA - 1 - room, off);
-    let Solved { r: peak_g, p: p_g, .. } = solve(&g);
+    let orders = list_schedule(f, &input, t - REPORT_EXTRA - 1 - room, off);
+    let s = work.get_or_insert_with(|| Scheduled::new(f));
+    let blocks = s.apply(orders);
+    let Solved { r: peak_g, p: p_g, .. } = solve(&s.g);
     if fits(peak_g + REPORT_EXTRA + 1 + room) && p_g <= p_room(p_f) {
-        let summary = if blocks == 0 {
-            format!("list schedule: every block already in latency order (R peak {before}, target {t})")
-        } else {
-            format!("list schedule for latency: {blocks} block(s) reordered, R peak {before} → {peak_g} (target {t})")
-        };
-        return (g, summary);
+        if blocks == 0 {
+            let summary = format!("list schedule: every block already in latency order (R peak {before}, target {t})");
+            return (None, summary);
+        }
+        let summary =
+            format!("list schedule for latency: {blocks} block(s) reordered, R peak {before} → {peak_g} (target {t})");
+        return (work.map(|s| s.g), summary);
     }
+    s.undo();
     let plan = hoist_plan(f);
-    let mut planned = Planned::new(f);
-    // The most moves (layout order) that still fit.
-    let (mut lo, mut hi) = (0usize, plan.total());
+    let mut planned = match work {
+        Some(s) => Planned::from_copy(s.g),
+        None => Planned::new(f),
+    };
+    // The most moves (layout order) that still fit; the peak with that many.
+    let (mut lo, mut hi, mut peak_lo) = (0usize, plan.total(), before);
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
-        if fits(need(planned.apply(&plan, mid).0)) { lo = mid } else { hi = mid - 1 }
+        let p = peak(planned.apply(&plan, mid).0);
+        if fits(p + REPORT_EXTRA + 1) {
+            (lo, peak_lo) = (mid, p);
+        } else {
+            hi = mid - 1;
+        }
     }
     if lo == 0 {
-        return (f.clone(), format!("no load can be issued early within the register target {t}"));
+        return (None, format!("no load can be issued early within the register target {t}"));
     }
-    let (g, moved) = planned.apply(&plan, lo);
-    let summary = format!("{moved} load(s) issued early: R peak {before} → {} (target {t})", peak(g));
-    (planned.into_function(), summary)
+    let (_, moved) = planned.apply(&plan, lo);
+    let summary = format!("{moved} load(s) issued early: R peak {before} → {peak_lo} (target {t})");
+    (Some(planned.into_function()), summary)
 }
 
 /// The register target the latency schedule fills, for a function whose order needs

@@ -129,7 +129,7 @@ fn sink_moves(insts: &[Inst], slots: &mut Slots, limit: usize) -> BlockMoves {
     BlockMoves { order: list.order(), moved: at }
 }
 
-fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
+fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
     let t = target(ctx);
     let need = |g: &Function| peak(g) + REPORT_EXTRA + 1;
     // Each `peak` solves liveness for the whole function: the input's once.
@@ -139,7 +139,7 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
     // pass's result between the budgets that take the same branches).
     let fits = |need: u32| target_span::le(need.into(), t.into(), 0);
     if fits(need_f) {
-        return (f.clone(), format!("fits the register target {t}: nothing to sink"));
+        return (None, format!("fits the register target {t}: nothing to sink"));
     }
     // One unlimited run per block; any number of moves is a prefix of it
     // (`order::MovePlan`), applied in place to one copy.
@@ -148,7 +148,7 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
     let mut planned = Planned::new(f);
     if n == 0 || !fits(need(planned.apply(&plan, n).0)) {
         // ptxas gives up a target it cannot reach and schedules for latency instead.
-        return (f.clone(), format!("the register target {t} is out of reach (R peak {before}): nothing sunk"));
+        return (None, format!("the register target {t} is out of reach (R peak {before}): nothing sunk"));
     }
     // The fewest moves (bottom-up) that fit.
     let (mut lo, mut hi) = (1usize, n);
@@ -159,7 +159,7 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
     let (g, moved) = planned.apply(&plan, lo);
     let summary =
         format!("{moved} hoisted instruction(s) sunk to their first use: R peak {before} → {} (target {t})", peak(g));
-    (planned.into_function(), summary)
+    (Some(planned.into_function()), summary)
 }
 
 #[cfg(test)]

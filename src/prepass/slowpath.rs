@@ -182,9 +182,9 @@ fn live_words(f: &Function, set: &LiveSet) -> u32 {
     set.iter().filter(|v| f.vregs[v.index()].class == RegClass::R).map(|v| f.vregs[v.index()].width as u32).sum()
 }
 
-fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
+fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
     if !f.blocks.iter().flat_map(|b| &b.insts).any(|i| routine(i).is_some()) {
-        return (f.clone(), "no operation that ptxas calls a subroutine for".to_string());
+        return (None, "no operation that ptxas calls a subroutine for".to_string());
     }
     let live = liveness::compute(f, &cfg::build(f, 1.0), &[]);
     let mut g = f.clone();
@@ -247,5 +247,8 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
     }
     let list: Vec<String> = calls.iter().map(|(n, k)| format!("{k}× {n}")).collect();
     let n: usize = calls.iter().map(|c| c.1).sum();
-    (g, format!("{n} call(s) of ptxas-internal routines ({}): {words} clobbered register(s) added", list.join(", ")))
+    (
+        Some(g),
+        format!("{n} call(s) of ptxas-internal routines ({}): {words} clobbered register(s) added", list.join(", ")),
+    )
 }

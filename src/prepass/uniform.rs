@@ -47,13 +47,13 @@ fn uniform_special(s: &str) -> bool {
     ["SR_CTAID", "SR_NCTAID", "SR_NTID", "SR_NCLUSTERID", "SR_CLUSTERID"].iter().any(|p| s.starts_with(p))
 }
 
-fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
+fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
     if !ctx.sm.has_uniform_registers() {
-        return (f.clone(), format!("{} has no uniform registers", ctx.sm));
+        return (None, format!("{} has no uniform registers", ctx.sm));
     }
     let cands = computed(f, candidates(f));
     if cands.is_empty() {
-        return (f.clone(), "no warp-uniform value".to_string());
+        return (None, "no warp-uniform value".to_string());
     }
     // The longest prefix (in program order) whose UR pressure fits.
     let (mut lo, mut hi) = (0usize, cands.len());
@@ -74,7 +74,7 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
         String::new()
     };
     (
-        g,
+        Some(g),
         format!(
             "{lo} warp-uniform vreg(s), {words} register(s), moved to UR: {}{capped}",
             crate::prepass::name_list(f, &cands[..lo])

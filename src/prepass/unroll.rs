@@ -254,11 +254,11 @@ fn renamable(f: &Function, body: &[Inst], live_out: &dyn Fn(VRegId) -> bool) -> 
         .collect()
 }
 
-fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
+fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
     let var = varying(f);
     let loops = candidates(f, &var);
     if loops.is_empty() {
-        return (f.clone(), "no small loop with a warp-uniform trip count".to_string());
+        return (None, "no small counted loop to unroll".to_string());
     }
     let live = crate::analysis::liveness::compute(f, &crate::analysis::cfg::build(f, 1.0), &[]);
     let mut g = f.clone();
@@ -305,7 +305,7 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
     let shown = labels.iter().take(6).copied().collect::<Vec<_>>().join(", ");
     let more = if labels.len() > 6 { format!(" and {} more", labels.len() - 6) } else { String::new() };
     (
-        g,
+        Some(g),
         format!(
             "{} loop(s) unrolled ×{FACTOR} ({shown}{more}): the body copied, {made} value(s) renamed per copy",
             loops.len()
@@ -325,7 +325,7 @@ mod tests {
     fn run_on(src: &str) -> (Function, String) {
         let m = import(src);
         let ctx = PassCtx { module: &m, sm: &m.sm, maxrregcount: None, cap: None };
-        run(&m.functions[0], &ctx)
+        PASS.run_owned(&m.functions[0], &ctx)
     }
 
     /// A counter from `start` to the parameter `n`, one load, two FMAs, one store.

@@ -40,15 +40,29 @@ pub const PASS: Pass = Pass {
 /// Known low zero bits are tracked up to 16-byte alignment, the widest access.
 const MAX_BITS: u8 = 4;
 
-fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
+const NOTHING: &str = "no adjacent shared loads to merge";
+
+fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
+    // A group is two loads or more of one block (`runs`): a function without two `LDS`
+    // in a block has none, and needs no alignment analysis.
+    if !f.blocks.iter().any(|b| b.insts.iter().filter(|i| i.op.mnemonic() == "LDS").nth(1).is_some()) {
+        return (None, NOTHING.to_string());
+    }
     let shared = |name: &str| ctx.module.globals.iter().any(|g| g.space == Space::Shared && g.name == name);
     let bits = alignment_bits(f, &shared);
     let defs = crate::prepass::def_counts(f);
+    // Each block's groups read only that block and its vregs, which the rebuild of the
+    // blocks before it leaves as they are: all are found on `f`, and the function is
+    // copied only when there is one.
+    let all: Vec<Vec<Vec<usize>>> =
+        f.blocks.iter().map(|blk| groups_in_block(&blk.insts, f, &defs, &bits, &shared)).collect();
+    if all.iter().all(Vec::is_empty) {
+        return (None, NOTHING.to_string());
+    }
     let mut g = f.clone();
     let mut fresh = crate::prepass::FreshVregs::new(&g, "%lv");
     let (mut quads, mut pairs, mut merged) = (0usize, 0usize, 0usize);
-    for b in 0..g.blocks.len() {
-        let groups = groups_in_block(&g.blocks[b].insts, &g, &defs, &bits, &shared);
+    for (b, groups) in all.into_iter().enumerate() {
         if groups.is_empty() {
             continue;
         }
@@ -96,12 +110,8 @@ fn run(f: &Function, ctx: &PassCtx) -> (Function, String) {
         }
         g.blocks[b].insts = out;
     }
-    let summary = if merged == 0 {
-        "no adjacent shared loads to merge".to_string()
-    } else {
-        format!("{merged} scalar shared load(s) merged into {quads} LDS.128 and {pairs} LDS.64")
-    };
-    (g, summary)
+    let summary = format!("{merged} scalar shared load(s) merged into {quads} LDS.128 and {pairs} LDS.64");
+    (Some(g), summary)
 }
 
 /// The address a load reads, without its offset: base register and symbol.

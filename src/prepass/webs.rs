@@ -237,12 +237,14 @@ fn for_each_occurrence(f: &mut Function, mut visit: impl FnMut(&mut crate::ir::m
     }
 }
 
-fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
+fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
     let mut w = compute(f);
     let n = f.vregs.len();
     // Web representative → vreg, numbering each vreg's webs in layout order of their
-    // first occurrence; the first keeps the vreg.
-    let mut g = f.clone();
+    // first occurrence; the first keeps the vreg. The new vregs and declarations are
+    // collected apart: with none, every occurrence keeps its vreg and the function is
+    // not copied.
+    let (mut new_vregs, mut new_decls) = (Vec::new(), Vec::new());
     let mut web_of: Vec<Option<VRegId>> = vec![None; w.sets.parent.len()];
     let mut count = vec![0u32; n];
     let mut i = 0;
@@ -262,25 +264,29 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
             }
             let o = &f.vregs[v.index()];
             let name = VReg::derived_name(&o.name, "$w", k as usize);
-            let id = VRegId::new(g.vregs.len());
-            let mut nv = VReg::new(name.clone(), o.class, o.width, g.decls.len());
+            let id = VRegId::new(n + new_vregs.len());
+            let mut nv = VReg::new(name.clone(), o.class, o.width, f.decls.len() + new_decls.len());
             nv.flags = o.flags;
             nv.origin = o.origin;
-            g.decls.push(RegDecl { prefix: name, count: None, class: o.class, width: o.width, origin: o.origin });
-            g.vregs.push(nv);
+            new_decls.push(RegDecl { prefix: name, count: None, class: o.class, width: o.width, origin: o.origin });
+            new_vregs.push(nv);
             id
         });
         rename.push(id);
     }
+    if new_vregs.is_empty() {
+        return (None, "every vreg is one web".to_string());
+    }
+    let mut g = f.clone();
+    g.decls.extend(new_decls);
+    g.vregs.extend(new_vregs);
     for_each_occurrence(&mut g, |r| {
         r.vreg = rename[i];
         i += 1;
     });
     let split: Vec<(usize, u32)> = count.iter().enumerate().filter(|(_, c)| **c > 1).map(|(v, c)| (v, *c)).collect();
     mark_assembled(&mut g, &split, n);
-    let summary = if split.is_empty() {
-        "every vreg is one web".to_string()
-    } else {
+    let summary = {
         let total: u32 = split.iter().map(|s| s.1).sum();
         let mut top = split.clone();
         top.sort_by_key(|&(v, c)| (std::cmp::Reverse(c), v));
@@ -293,7 +299,7 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Function, String) {
             names.join(", ")
         )
     };
-    (g, summary)
+    (Some(g), summary)
 }
 
 #[cfg(test)]
@@ -303,7 +309,7 @@ mod tests {
     fn split(src: &str) -> (Function, String) {
         let m = crate::ir::parse::parse_str(src).expect("parses");
         let ctx = PassCtx { module: &m, sm: &m.sm, maxrregcount: None, cap: None };
-        run(&m.functions[0], &ctx)
+        PASS.run_owned(&m.functions[0], &ctx)
     }
 
     fn names(f: &Function) -> String {

@@ -11,7 +11,7 @@
 use serde::Serialize;
 
 use crate::engine::Machine;
-use crate::ir::{Function, Inst, Module};
+use crate::ir::Module;
 use crate::prepass::{PASSES, PassCtx, sink};
 
 /// One stage that changed the function or was switched off.
@@ -43,6 +43,12 @@ pub struct Stages {
 pub fn replay(m: &Machine, fi: usize) -> Option<Stages> {
     if !m.opts.imported || fi >= m.source.functions.len() {
         return None;
+    }
+    // Recorded as the engine ran the passes (`radbg why`): nothing to run again.
+    if m.pos.stage > crate::engine::event::Stage::Prepass
+        && let Some(rec) = m.funcs.get(fi).and_then(|r| r.stage_record.as_ref())
+    {
+        return Some(recorded(m, fi, rec));
     }
     // The passes read of the module only its target, options and globals, never another
     // function: replaying `fi` alone gives its steps, where replaying every function for
@@ -79,13 +85,11 @@ pub fn replay(m: &Machine, fi: usize) -> Option<Stages> {
             let cap = crate::alloc::budget::prepass_cap(&module, &module.functions[j]);
             let ctx = PassCtx { module: &module, sm: &module.sm, maxrregcount, cap };
             let (g, summary) = (pass.run)(&module.functions[j], &ctx);
-            if g == module.functions[j] {
-                continue;
-            }
+            let Some(g) = g.filter(|g| *g != module.functions[j]) else { continue };
             if j == fi {
                 let peak = sink::peak(&g);
                 let (moved, only_loads) = match pass.name {
-                    "sink" => moved_lines(&module.functions[j], &g),
+                    "sink" => crate::prepass::record::moved_lines(&module.functions[j], &g),
                     _ => (None, true),
                 };
                 steps.push(Step { name: pass.name, off: false, peak, before: cur, summary, moved, only_loads });
@@ -102,34 +106,33 @@ pub fn replay(m: &Machine, fi: usize) -> Option<Stages> {
     Some(Stages { imported_peak, steps, final_peak: cur, target, sm_version, budgeted })
 }
 
-/// Instructions `sink` moved: `sink` only moves instructions down, so one it moved has
-/// an instruction that came after it in `f` before it in `g`; their count, the range of
-/// their PTX lines, and whether all are loads.
-fn moved_lines(f: &Function, g: &Function) -> (Option<(usize, u32, u32)>, bool) {
-    let key = |h: &Function, i: &Inst| format!("{:?} {}", i.origin, crate::ir::print::print_inst(h, i));
-    let mut lines = Vec::new();
-    let mut only_loads = true;
-    for (a, b) in f.blocks.iter().zip(&g.blocks) {
-        // Where each instruction of `a` sits in `b` (equal keys taken in order).
-        let mut at: std::collections::BTreeMap<String, std::collections::VecDeque<usize>> = Default::default();
-        for (j, i) in b.insts.iter().enumerate() {
-            at.entry(key(g, i)).or_default().push_back(j);
-        }
-        let pos: Vec<usize> =
-            a.insts.iter().map(|i| at.get_mut(&key(f, i)).and_then(|q| q.pop_front()).unwrap_or(usize::MAX)).collect();
-        let mut later_min = usize::MAX;
-        for (i, inst) in a.insts.iter().enumerate().rev() {
-            if pos[i] != usize::MAX && later_min < pos[i] && sink::movable(inst) {
-                only_loads &= inst.info().is(crate::ir::opcode::props::LOAD);
-                lines.push(inst.origin);
-            }
-            later_min = later_min.min(pos[i]);
-        }
+/// [`replay`]'s answer from the engine's record of the passes.
+fn recorded(m: &Machine, fi: usize, rec: &crate::prepass::record::StageRecord) -> Stages {
+    let src = &*m.source;
+    let maxrregcount = src.functions[fi].cli_maxrregcount(src.options.maxrregcount);
+    let cap = crate::alloc::budget::prepass_cap(src, &src.functions[fi]);
+    let ctx = PassCtx { module: src, sm: &src.sm, maxrregcount, cap };
+    let steps = rec
+        .steps
+        .iter()
+        .map(|s| Step {
+            name: s.name,
+            off: s.off,
+            peak: s.peak,
+            before: s.before,
+            summary: s.summary.clone(),
+            moved: s.moved,
+            only_loads: s.only_loads,
+        })
+        .collect();
+    Stages {
+        imported_peak: rec.imported_peak,
+        steps,
+        final_peak: rec.current(),
+        target: sink::target(&ctx),
+        sm_version: src.sm.version,
+        budgeted: ctx.maxrregcount.is_some(),
     }
-    let n = lines.len();
-    let ls: Vec<u32> = lines.into_iter().flatten().collect();
-    let range = ls.iter().min().zip(ls.iter().max()).map(|(lo, hi)| (n, *lo, *hi));
-    (range, only_loads)
 }
 
 /// The sentence for one stage, in the user's terms.

@@ -41,6 +41,11 @@ pub fn prepass_step(m: &mut Machine) -> Option<Event> {
         if m.opts.disabled_passes.contains(pass.name) {
             m.pos.sub += 1;
             m.pos.func = 0;
+            if m.opts.record_stages {
+                for fi in 0..m.funcs.len() {
+                    stage_record(m, fi).off(pass.name);
+                }
+            }
             let summary = "switched off".to_string();
             m.prepass_log.push((pass.name.to_string(), summary.clone()));
             return Some(Event { func: None, kind: EventKind::Prepass { pass: pass.name.to_string(), summary } });
@@ -57,6 +62,10 @@ pub fn prepass_step(m: &mut Machine) -> Option<Event> {
             m.pos.sub += 1;
             m.pos.func = 0;
         }
+        if m.opts.record_stages {
+            // Started before the function's first pass runs: on it as loaded.
+            stage_record(m, fi);
+        }
         let ctx = crate::prepass::PassCtx {
             module: &m.module,
             sm: &m.module.sm,
@@ -64,16 +73,31 @@ pub fn prepass_step(m: &mut Machine) -> Option<Event> {
             cap: crate::alloc::budget::prepass_cap(&m.module, &m.module.functions[fi]),
         };
         let (g, summary) = (pass.run)(&m.module.functions[fi], &ctx);
-        let changed = g != m.module.functions[fi];
-        if changed {
-            crate::ir::model::Module::replace_function(&mut m.module, fi, g);
-        } else if !imported {
-            // On Ori IR a pass that changes nothing stays out of the trace.
-            continue;
+        // `None`: the pass left the function as it is (no copy to compare).
+        match g.filter(|g| *g != m.module.functions[fi]) {
+            Some(g) => {
+                if m.opts.record_stages {
+                    let f = m.module.clone();
+                    stage_record(m, fi).changed(pass.name, &f.functions[fi], &g, &summary);
+                }
+                crate::ir::model::Module::replace_function(&mut m.module, fi, g)
+            }
+            None if !imported => {
+                // On Ori IR a pass that changes nothing stays out of the trace.
+                continue;
+            }
+            None => {}
         }
         m.prepass_log.push((pass.name.to_string(), summary.clone()));
         return Some(Event { func: Some(fi), kind: EventKind::Prepass { pass: pass.name.to_string(), summary } });
     }
+}
+
+/// Function `fi`'s record of the prepasses (`RunOptions::record_stages`), started on the
+/// function as it is now — as loaded, when called at its first pass.
+fn stage_record(m: &mut Machine, fi: usize) -> &mut crate::prepass::record::StageRecord {
+    let module = &m.module;
+    m.funcs[fi].stage_record.get_or_insert_with(|| crate::prepass::record::StageRecord::new(&module.functions[fi]))
 }
 
 /// Dead-code elimination (seed 004, OriPerformLiveDead), then liveness recomputed on

@@ -34,6 +34,9 @@ pub struct RunOptions {
     /// function in hand, not every function's working data (issue 25). Queries, the
     /// debugger and `why` need those and leave this off.
     pub batch: bool,
+    /// Record, per function, the R peak after each prepass that changes it
+    /// (`prepass::record`): `radbg why` reads the record instead of replaying the passes.
+    pub record_stages: bool,
 }
 
 impl RunOptions {

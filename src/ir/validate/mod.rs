@@ -281,7 +281,8 @@ impl<'m> FnV<'m, '_> {
     fn registers(&mut self) {
         let f = self.f;
         let uniform_ok = self.m.sm.has_uniform_registers();
-        let mut first: HashMap<&str, usize> = HashMap::new();
+        // Sized once: growing it rehashed every name again (issue 25: 100k vregs).
+        let mut first: HashMap<&str, usize> = HashMap::with_capacity(f.vregs.len());
         for (k, v) in f.vregs.iter().enumerate() {
             let span = self.vreg_span(k);
             if let Some(&prev) = first.get(v.name.as_str()) {
