@@ -157,6 +157,9 @@ pub struct Function {
     pub nounroll: Vec<String>,
     /// `.pragma "nounroll"` at module or function scope: no loop is unrolled.
     pub nounroll_all: bool,
+    /// Known only by its signature (an `.extern` declaration or a call prototype in
+    /// PTX): a stub standing for code ptxas does not see either.
+    pub external: bool,
 }
 
 impl Function {
@@ -190,6 +193,7 @@ impl Function {
             origin: None,
             nounroll: Vec::new(),
             nounroll_all: false,
+            external: false,
         }
     }
 

@@ -359,6 +359,25 @@ pub fn check_alloc(a: &crate::alloc::FunctionAlloc) -> Result<(), Vec<String>> {
     check::check(&alloc).map_err(|errs| errs.iter().map(|e| e.to_string()).collect())
 }
 
+/// Whether a call from `fi`, directly or through the functions it calls, needs the real
+/// ABI: a call to an external function, or into a cycle of the call graph (recursion).
+fn reaches_abi_call(module: &crate::ir::Module, graph: &[Vec<usize>], fi: usize) -> bool {
+    let n = graph.len();
+    let reach = |from: usize| {
+        let mut seen = vec![false; n];
+        let mut stack: Vec<usize> = graph.get(from).cloned().unwrap_or_default();
+        while let Some(c) = stack.pop() {
+            if c < n && !seen[c] {
+                seen[c] = true;
+                stack.extend(graph[c].iter().copied());
+            }
+        }
+        seen
+    };
+    let from_fi = reach(fi);
+    (0..n).filter(|&c| from_fi[c]).any(|c| module.functions[c].external || reach(c)[c])
+}
+
 /// The `report` rule's figures of imported PTX beyond the register count: the `.local`
 /// variables a function addresses come before its spill slots in ptxas's `N bytes
 /// stack frame` (`alloc::stats::frame_bytes`), and an entry that spills reports its
@@ -371,11 +390,31 @@ pub fn report_stats(m: &Machine, fi: usize, stats: &mut crate::alloc::stats::Fun
     {
         stats.registers = crate::alloc::stats::spilling_report(stats.registers, stats.spill_stores, b.gpr);
     }
+    // Calls: a callee defined in the module counts with its caller (its figures are
+    // ready: the importer puts callees first); an external or recursive one needs the
+    // real ABI and brings its minimum (the corpus's abi_kernel calls the recursive
+    // `fib`: 24; an entry calling a small non-recursive `.func`: 12).
+    let f = &m.module.functions[fi];
+    let names = crate::abi::limits::name_index(&m.module);
+    let graph = crate::abi::limits::call_graph(&m.module);
+    let (mut external, mut defined) = (false, Vec::new());
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        match crate::abi::limits::callee(&names, inst) {
+            Some(c) if !m.module.functions[c].external => defined.push(c),
+            Some(_) => external = true,
+            None => external |= inst.info().is(crate::ir::opcode::props::CALL),
+        }
+    }
+    external |= reaches_abi_call(&m.module, &graph, fi);
+    let callee_regs: Vec<u32> =
+        defined.iter().filter(|&&c| c != fi).filter_map(|&c| m.funcs[c].stats.as_ref().map(|s| s.registers)).collect();
+    // A callee fits the caller's budget in ptxas (seed 001, limit propagation over the
+    // call graph); radbg allocates it under its own, so its figure is capped there.
+    let cap = m.funcs[fi].budget.as_ref().map_or(u32::MAX, |b| b.gpr);
+    stats.registers = crate::alloc::stats::callees_report(stats.registers, callee_regs.into_iter().map(|r| r.min(cap)));
     if stats.kind == crate::ir::FuncKind::Entry
         && let Some(min) = m.module.sm.abi_minimum()
     {
-        let f = &m.module.functions[fi];
-        let calls = f.blocks.iter().flat_map(|b| &b.insts).any(|i| i.info().is(crate::ir::opcode::props::CALL));
-        stats.registers = crate::alloc::stats::calling_report(stats.registers, calls, min);
+        stats.registers = crate::alloc::stats::calling_report(stats.registers, external, min);
     }
 }

@@ -6,7 +6,7 @@
 //! points back into the PTX. Must not know: how statements or instructions lower
 //! (that is `lower`, `inst`, `operand`).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::abi;
 use super::ast::{self, FuncKind as AstKind, Item, Pos, PtxModule, StateSpace, Stmt, VarDecl};
@@ -172,10 +172,76 @@ pub(super) fn lower_module_with<'a>(
         stubs.push(f.name.clone());
     }
     module.functions.append(&mut ms.proto_stubs);
+    callees_first(&mut module.functions, &mut map.functions);
     module.globals = std::mem::take(&mut ms.globals);
     map.globals = std::mem::take(&mut ms.global_spans);
     map.target = target.map(|(t, pos)| span(*pos, *pos + t.len() as u32));
     Lowered { module, map, stubs }
+}
+
+/// Reorders the functions (and their spans, in step) so that every function comes after
+/// the functions it calls — a depth-first post-order from each function in file order,
+/// a cycle cut where it closes — and otherwise keeps file order. ptxas compiles a
+/// callee with the kernels that call it, and an entry's `Used N registers` counts its
+/// callees' registers (issue 23 rule 5, `alloc::stats::calling_report`): the engine
+/// works through the functions in module order, so a callee's figures must exist when
+/// its callers' are reported. NVRTC writes prototypes first and the definitions after
+/// the kernels that call them (blender's 240 `.func`s follow its 61 entries).
+fn callees_first(funcs: &mut Vec<Function>, spans: &mut Vec<FunctionSpans>) {
+    let index: HashMap<&str, usize> = funcs.iter().enumerate().rev().map(|(i, f)| (f.name.as_str(), i)).collect();
+    let callees: Vec<Vec<usize>> = funcs
+        .iter()
+        .map(|f| {
+            let mut out: Vec<usize> = Vec::new();
+            for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+                if !inst.info().is(crate::ir::opcode::props::CALL) {
+                    continue;
+                }
+                let named = inst.uses().iter().find_map(|o| match o {
+                    crate::ir::Operand::Sym(s) => index.get(&**s).copied(),
+                    _ => None,
+                });
+                if let Some(c) = named
+                    && !out.contains(&c)
+                {
+                    out.push(c);
+                }
+            }
+            out
+        })
+        .collect();
+    let n = funcs.len();
+    let (mut state, mut order) = (vec![0u8; n], Vec::with_capacity(n));
+    for root in 0..n {
+        if state[root] != 0 {
+            continue;
+        }
+        // (function, next callee to visit); state 1 = on the stack, 2 = placed.
+        let mut stack = vec![(root, 0usize)];
+        state[root] = 1;
+        while let Some(&mut (f, ref mut k)) = stack.last_mut() {
+            if let Some(&c) = callees[f].get(*k) {
+                *k += 1;
+                if state[c] == 0 {
+                    state[c] = 1;
+                    stack.push((c, 0));
+                }
+            } else {
+                state[f] = 2;
+                order.push(f);
+                stack.pop();
+            }
+        }
+    }
+    if order.iter().enumerate().all(|(i, &f)| i == f) || spans.len() != n {
+        return;
+    }
+    let mut fs: Vec<Option<Function>> = std::mem::take(funcs).into_iter().map(Some).collect();
+    let mut ss: Vec<Option<FunctionSpans>> = std::mem::take(spans).into_iter().map(Some).collect();
+    for &i in &order {
+        funcs.extend(fs[i].take());
+        spans.extend(ss[i].take());
+    }
 }
 
 /// What lowering a module produces.
@@ -193,6 +259,7 @@ pub(super) struct Lowered {
 pub(super) fn stub_function(name: String, rets: &[ast::Param], params: &[ast::Param], line: u32) -> Function {
     let mut f = Function::new(name, FuncKind::Device);
     f.origin = Some(line);
+    f.external = true;
     let mut spec = AbiSpec::default();
     let mut used = Unique::default();
     for (list, stem, is_ret) in [(params, "param", false), (rets, "ret", true)] {
