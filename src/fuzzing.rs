@@ -107,7 +107,7 @@ pub fn import_ptx(bytes: &[u8]) {
         panic!("the imported module does not re-parse:\n{}\n{text}", d.render(&printed));
     }
     // The Ori form keeps PTX lines (`.loc`), not the CUDA line table of `.file`/`.loc`.
-    let m = crate::ir::Module { srcloc: Default::default(), ..m };
+    let m = m.ori_form();
     assert_eq!(m, m2, "the imported module changed in the round trip:\n{text}");
 }
 

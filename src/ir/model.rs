@@ -30,6 +30,18 @@ pub struct Module {
 }
 
 impl Module {
+    /// The module as its Ori IR form keeps it: without what only an import knows — the
+    /// CUDA line table (`srcloc`), the loops marked `nounroll` and which functions are
+    /// external stubs (limits recorded in ARCHITECTURE.md). A PTX import printed as Ori
+    /// IR parses back to this.
+    pub fn ori_form(&self) -> Module {
+        let mut m = Module { srcloc: Default::default(), ..self.clone() };
+        for f in &mut m.functions {
+            (f.nounroll, f.nounroll_all, f.external) = (Vec::new(), false, false);
+        }
+        m
+    }
+
     pub fn function(&self, name: &str) -> Option<usize> {
         self.functions.iter().position(|f| f.name == name)
     }

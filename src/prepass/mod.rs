@@ -172,8 +172,11 @@ pub fn apply(m: &mut Module, disabled: &std::collections::BTreeSet<String>, pass
     for p in PASSES.iter().filter(|p| passes.contains(&p.name) && !disabled.contains(p.name)) {
         for fi in 0..m.functions.len() {
             let maxrregcount = m.functions[fi].cli_maxrregcount(m.options.maxrregcount);
-            let cap = crate::alloc::budget::prepass_cap(m, &m.functions[fi]);
-            let ctx = PassCtx { module: m, sm: &m.sm, maxrregcount, cap };
+            // No launch-bound cap here: it is the allocator's budget rule
+            // (`alloc::budget::prepass_cap`, a sibling this layer does not know); the
+            // engine passes it, and no caller of `apply` runs a target-reading pass on a
+            // launch-bounded function.
+            let ctx = PassCtx { module: m, sm: &m.sm, maxrregcount, cap: None };
             if let (Some(f), _) = (p.run)(&m.functions[fi], &ctx) {
                 m.functions[fi] = f;
             }
