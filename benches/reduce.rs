@@ -85,7 +85,7 @@ fn corpus() {
         }
     };
     let only = std::env::var("REDUCE_BENCH_ONLY").unwrap_or_default();
-    let pred = Predicate::DiffersFromPtxas { min_pct: Some(10.0), ptxas, keep: None };
+    let pred = Predicate::DiffersFromPtxas { min_pct: Some(10.0), ptxas, keep: None, live: false };
     let mut rows = Vec::new();
     for f in files.iter().filter(|f| f.display().to_string().contains(&only)) {
         let name = f.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
@@ -211,9 +211,17 @@ fn gate() {
             } else if r.alloc_failed && r.ptxas_regs.is_some() {
                 Some((1, Predicate::Fails))
             } else {
-                r.ptxas_regs
-                    .filter(|&p| (r.radbg_regs as f64 - p as f64).abs() > p as f64 * 0.10)
-                    .map(|_| (2, Predicate::DiffersFromPtxas { min_pct: Some(10.0), ptxas: ptxas.clone(), keep: None }))
+                r.ptxas_regs.filter(|&p| (r.radbg_regs as f64 - p as f64).abs() > p as f64 * 0.10).map(|_| {
+                    (
+                        2,
+                        Predicate::DiffersFromPtxas {
+                            min_pct: Some(10.0),
+                            ptxas: ptxas.clone(),
+                            keep: None,
+                            live: false,
+                        },
+                    )
+                })
             };
             let Some((kind, pred)) = case else { continue };
             let key = (r.file.clone(), r.sm.clone(), r.budget);
