@@ -53,6 +53,25 @@
 //! loop back-edge pass tested the whole kernel once per back edge); after, 42 953 -> 22 instructions in 60.4 s (sm_80)
 //! and 60.6 s (sm_90) wall, 117-118 tests, at load 6-8 (the budget ends it: declarations are still to go).
 //!
+//! Re-measured 2026-11-26 18:27-18:48 UTC after the batches drop the prototypes of the
+//! functions they delete, the ptxas cache (`ptxas_cache`) and `live` departures (release,
+//! 2 cores shared with two other builders, `uptime` load 4-6). Cold is
+//! `RADBG_PTXAS_CACHE=off` (no disk cache at all); warm is a second run on the same cache.
+//! gate (dev part, 270 departures, every 9th, 30 cases, all `differs-from-ptxas > 10 %`):
+//! cold — median 0.6 % of the input, 28 of 30 at <= 50 instructions, 30 of 30 within
+//! 60 s (two end at the budget: a 461 824-instruction deepspeed file -> 64 and a 143 980
+//! faiss file -> 808), 190 s wall in all; warm — the same results (the two at the budget
+//! a little further: 64, 812), 28 of 30 in <= 2.1 s each, 132 s in all; after a fidelity
+//! run only (its build logs seeded, candidates not yet seen; at load 5-6) 280 s in all,
+//! the same results. The blender file (354 569 instructions, default budget, 288 s for
+//! the calibration before: every batch was refused by ptxas for the prototypes it kept)
+//! is in this sample: -> 7 instructions in 2.7 s cold, 2.0 s warm. huge (cold) — 99 499
+//! -> 23 instructions keeping `registers > 40` in 37.1 s, 528 tests (load 5).
+//! The qrKernel by hand (sm_80, default budget, `--timeout 60`, load 6-7): before `live`,
+//! -> 22 instructions cold (60.3 s, the budget) and -> 20 warm (43.2 s, finished), but
+//! those were dead code (ptxas 4, radbg 84, 6 with `--dce`); with `live`, -> 355 cold and
+//! 316 warm (both at the budget), ptxas 30 against radbg 145 (109 with `--dce`).
+//!
 //! All need the corpus build (ptxas 13.0.88 and the PTX; `gate` the gate set too) and
 //! skip, saying so, without it. `cargo bench --bench reduce -- corpus`, `-- gate` or
 //! `-- huge` runs one; `REDUCE_BENCH_ONLY`
@@ -85,7 +104,7 @@ fn corpus() {
         }
     };
     let only = std::env::var("REDUCE_BENCH_ONLY").unwrap_or_default();
-    let pred = Predicate::DiffersFromPtxas { min_pct: Some(10.0), ptxas, keep: None };
+    let pred = Predicate::DiffersFromPtxas { min_pct: Some(10.0), ptxas, keep: None, live: false };
     let mut rows = Vec::new();
     for f in files.iter().filter(|f| f.display().to_string().contains(&only)) {
         let name = f.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
@@ -211,9 +230,17 @@ fn gate() {
             } else if r.alloc_failed && r.ptxas_regs.is_some() {
                 Some((1, Predicate::Fails))
             } else {
-                r.ptxas_regs
-                    .filter(|&p| (r.radbg_regs as f64 - p as f64).abs() > p as f64 * 0.10)
-                    .map(|_| (2, Predicate::DiffersFromPtxas { min_pct: Some(10.0), ptxas: ptxas.clone(), keep: None }))
+                r.ptxas_regs.filter(|&p| (r.radbg_regs as f64 - p as f64).abs() > p as f64 * 0.10).map(|_| {
+                    (
+                        2,
+                        Predicate::DiffersFromPtxas {
+                            min_pct: Some(10.0),
+                            ptxas: ptxas.clone(),
+                            keep: None,
+                            live: false,
+                        },
+                    )
+                })
             };
             let Some((kind, pred)) = case else { continue };
             let key = (r.file.clone(), r.sm.clone(), r.budget);

@@ -21,6 +21,7 @@ pub mod ir;
 pub mod knobs;
 pub mod load;
 pub mod prepass;
+pub mod ptxas_cache;
 pub mod reduce;
 pub mod synth;
 pub mod ui;

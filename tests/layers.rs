@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 /// modules of one layer are siblings and do not know each other. ARCHITECTURE.md
 /// ("Layers and the direction of flow") spells the same order, and the test checks it does.
 const LAYERS: &[(&str, &[&str])] = &[
-    ("helpers", &["util", "work"]),
+    ("helpers", &["util", "work", "ptxas_cache"]),
     ("knob catalogue", &["knobs"]),
     ("IR", &["ir", "demo"]),
     ("module sources", &["load", "synth"]),

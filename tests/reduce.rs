@@ -560,3 +560,80 @@ fn a_large_kernel_is_cut_to_one_slice_first() {
     let one = radbg::reduce::reduce(Format::Ptx, &text, &p, &c, &mut |_| {}).expect("reduces");
     assert_eq!(one.text, two.text, "jobs 1 vs 2");
 }
+
+/// A stand-in for ptxas that counts its runs (a line each in `dir/runs`) and reports
+/// `Used 8 registers` for kernel `k`; its `--version` names its own text, so the
+/// ptxas cache never mixes its answers with another script's.
+fn counting_ptxas(dir: &Path) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let exe = dir.join("counting-ptxas");
+    let runs = dir.join("runs");
+    let script = format!(
+        "#!/bin/sh\ncase \"$1\" in --version) echo \"counting ptxas $(cksum < \"$0\")\"; exit 0;; esac\n\
+         echo run >> '{}'\n\
+         printf \"ptxas info    : Compiling entry function 'k' for 'sm_80'\\nptxas info    : Used 8 registers\\n\"\n",
+        runs.display()
+    );
+    std::fs::write(&exe, script).expect("script");
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    exe.display().to_string()
+}
+
+/// `k` stores an unwritten register and computes sixteen sums nothing reads, of
+/// registers nothing writes: radbg keeps them without `--dce` (38 registers at sm_80)
+/// and not with it (8); ptxas deletes them.
+fn dead_sums() -> String {
+    let mut s = String::from(
+        ".version 8.0\n.target sm_80\n.address_size 64\n\n.visible .entry k(.param .u64 k_p)\n{\n\
+         \t.reg .b32 %r<64>;\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [k_p];\n\tst.global.u32 [%rd1], %r1;\n",
+    );
+    for i in 0..16 {
+        s.push_str(&format!("\tadd.s32 %r{}, %r{}, %r{};\n", 40 + i, 2 + 2 * i, 3 + 2 * i));
+    }
+    s.push_str("\tret;\n}\n");
+    s
+}
+
+#[test]
+fn a_departure_only_dead_code_makes_does_not_count_when_the_input_departs_without_it() {
+    let dir = std::env::temp_dir().join(format!("radbg-reduce-live-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let ptxas = counting_ptxas(&dir);
+    let text = dead_sums();
+    let module = subject::load(Format::Ptx, &text).expect("loads").module;
+    let opts = RunOptions { imported: true, ..RunOptions::default() };
+    let p = |live| Predicate::DiffersFromPtxas { min_pct: Some(10.0), ptxas: ptxas.clone(), keep: Some(10), live };
+    // Radbg's 38 against ptxas's 8: it departs; with dead code removed, 8 against 8.
+    assert!(predicate::eval(&p(false), &text, &module, &opts).expect("evaluates"));
+    assert!(!predicate::eval(&p(true), &text, &module, &opts).expect("evaluates"));
+    assert!(p(true).text().ends_with("(radbg at least 10 over, with dead code removed too)"), "{}", p(true).text());
+    // The input's own departure is dead code alone: calibrating does not ask for `live`.
+    let bare = Predicate::DiffersFromPtxas { min_pct: Some(10.0), ptxas: ptxas.clone(), keep: None, live: false };
+    let cal = predicate::calibrate(&bare, &text, &module, &opts);
+    let Predicate::DiffersFromPtxas { live, keep, .. } = cal.pred else { panic!("not differs-from-ptxas") };
+    assert_eq!((live, keep, cal.holds), (false, Some(15), Some(true)));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn ptxas_answers_a_text_it_has_seen_from_the_cache() {
+    if radbg::ptxas_cache::dir().is_none() {
+        eprintln!("skipped: RADBG_PTXAS_CACHE is off");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("radbg-reduce-cache-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let ptxas = counting_ptxas(&dir);
+    // A text no earlier run of this test has seen (the cache outlives the process).
+    let text = format!("{}// {:?} {}\n", dead_sums(), std::time::SystemTime::now(), std::process::id());
+    let first = radbg::reduce::ptxas::run(&ptxas, &text, "sm_80", None).expect("runs");
+    let second = radbg::reduce::ptxas::run(&ptxas, &text, "sm_80", None).expect("runs");
+    assert_eq!(first, second);
+    assert_eq!(first[0].registers, Some(8));
+    let runs = |d: &Path| std::fs::read_to_string(d.join("runs")).unwrap_or_default().lines().count();
+    assert_eq!(runs(&dir), 1, "the second answer came from the cache");
+    // Another budget is another question.
+    radbg::reduce::ptxas::run(&ptxas, &text, "sm_80", Some(32)).expect("runs");
+    assert_eq!(runs(&dir), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}

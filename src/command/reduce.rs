@@ -24,9 +24,12 @@ use crate::reduce::predicate::{self, Parsed, Predicate};
 pub fn build(text: &str, base: &Path, ptxas: Option<&Path>) -> Result<Predicate, String> {
     match predicate::parse(text)? {
         Parsed::Builtin(p) => Ok(p),
-        Parsed::DiffersFromPtxas(min_pct) => {
-            Ok(Predicate::DiffersFromPtxas { min_pct, ptxas: crate::reduce::ptxas::find(ptxas)?, keep: None })
-        }
+        Parsed::DiffersFromPtxas(min_pct) => Ok(Predicate::DiffersFromPtxas {
+            min_pct,
+            ptxas: crate::reduce::ptxas::find(ptxas)?,
+            keep: None,
+            live: false,
+        }),
         Parsed::Script(file) => script(&file, base),
         Parsed::Expect(cond) => expect(&cond),
     }

@@ -131,6 +131,12 @@ pub fn run_filtered(
             texts.insert(j.file.clone(), t);
         }
     }
+    // What the build's ptxas logged, kept for `reduce` and `compare` (issue 29).
+    for j in &jobs {
+        if let Some(t) = texts.get(&j.file) {
+            crate::ptxas_cache::seed_from_build_log(dir, &j.file, t, &j.sm, j.budget);
+        }
+    }
     let results = run_jobs(&jobs, &texts, settings, threads.max(1));
     let mut report =
         Report { rows: Vec::new(), summaries: Vec::new(), times: Vec::new(), errors: Vec::new(), failed: Vec::new() };

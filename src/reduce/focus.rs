@@ -119,9 +119,12 @@ pub fn per_function(pred: &Predicate, module: &Module, opts: &RunOptions) -> Cal
 /// `differs-from-ptxas` (not yet calibrated) batch by batch; `None` when ptxas rejects a
 /// batch's text (the whole file then decides, as before there were batches).
 pub fn differs(pred: &Predicate, text: &str, module: &Module, opts: &RunOptions) -> Option<Calibrated> {
-    let Predicate::DiffersFromPtxas { min_pct, ptxas, keep: None } = pred else { return None };
+    let Predicate::DiffersFromPtxas { min_pct, ptxas, keep: None, .. } = pred else { return None };
     let sm = opts.sm.clone().unwrap_or_else(|| module.sm.clone()).to_string();
     let groups = groups_smallest_first(module);
+    // The whole file's answer, when an earlier run left it in `ptxas_cache` (a fidelity
+    // run seeds it from the gate build's logs): every batch reads its figures from it.
+    let whole = crate::reduce::ptxas::cached(ptxas, text, &sm, opts.maxrregcount).and_then(Result::ok);
     let (mut at, mut want) = (0, FIRST_BATCH);
     while at < groups.len() {
         let mut batch: Vec<&Vec<usize>> = Vec::new();
@@ -137,7 +140,10 @@ pub fn differs(pred: &Predicate, text: &str, module: &Module, opts: &RunOptions)
         let btext = crate::reduce::ptx_passes::keep_functions(text, &keep).unwrap_or_else(|| text.to_string());
         // ptxas (another process) and radbg's runs of the same groups at once.
         let (ours, theirs) = std::thread::scope(|s| {
-            let h = s.spawn(|| crate::reduce::ptxas::run(ptxas, &btext, &sm, opts.maxrregcount));
+            let h = s.spawn(|| match &whole {
+                Some(w) => Ok(w.iter().filter(|f| keep.contains(&f.name)).cloned().collect()),
+                None => crate::reduce::ptxas::run(ptxas, &btext, &sm, opts.maxrregcount),
+            });
             let mut ours = Vec::new();
             for g in &batch {
                 let sub = sub_module(module, g);
@@ -161,8 +167,17 @@ pub fn differs(pred: &Predicate, text: &str, module: &Module, opts: &RunOptions)
             let g = focus.as_ref().and_then(|f| ours.iter().find(|(_, figs)| figs.iter().any(|x| &x.0 == f)));
             let group = g.map(|(g, _)| names(module, g)).unwrap_or_default();
             let callees = g.map(|(g, _)| closure_names(module, g, focus.as_deref())).unwrap_or_default();
+            // Whether the focus's group departs so with dead code removed too (then every
+            // candidate must: `Predicate::DiffersFromPtxas::live`).
+            let live = g.is_some_and(|(g, _)| {
+                let sub = sub_module(module, g);
+                let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    predicate::figures(&sub, &predicate::with_dce(opts))
+                }));
+                matches!(run, Ok(Ok(d)) if predicate::departs(&d, &theirs, *min_pct, keep))
+            });
             return Some(Calibrated {
-                pred: Predicate::DiffersFromPtxas { min_pct: *min_pct, ptxas: ptxas.clone(), keep },
+                pred: Predicate::DiffersFromPtxas { min_pct: *min_pct, ptxas: ptxas.clone(), keep, live },
                 holds: Some(true),
                 focus,
                 group,

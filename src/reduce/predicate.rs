@@ -41,7 +41,13 @@ pub enum Predicate {
     /// ptxas) a candidate must still reach: half the input's, in the same direction —
     /// otherwise every reduction ends at a one-instruction kernel where ptxas deletes the
     /// dead instruction and radbg does not, whatever the input's departure was.
-    DiffersFromPtxas { min_pct: Option<f64>, ptxas: String, keep: Option<i64> },
+    /// `live` (set by [`calibrate`] when the input departs so with dead code removed
+    /// too, radbg's `--dce`): a candidate must depart so with dead code removed as well
+    /// — else a reduction of a kernel whose departure is not dead code ended at dead
+    /// code whose sources are never written (the qrKernel: ptxas 96, radbg 255 with and
+    /// without `--dce`, reduced to 20 instructions whose results nothing reads: ptxas 4,
+    /// radbg 84, and 6 with `--dce`), a different cause from the input's.
+    DiffersFromPtxas { min_pct: Option<f64>, ptxas: String, keep: Option<i64>, live: bool },
     /// The fat-point and Chaitin-Briggs allocators give different registers, spills or
     /// success on some function.
     AllocatorsDiffer,
@@ -91,14 +97,15 @@ impl Predicate {
             Predicate::Registers(op, n) => format!("registers {} {n}", op.text()),
             Predicate::Attempts(c, op, n) => format!("attempts class {} {} {n}", c.name(), op.text()),
             Predicate::Warning(c) => format!("warning {c}"),
-            Predicate::DiffersFromPtxas { min_pct, keep, .. } => {
+            Predicate::DiffersFromPtxas { min_pct, keep, live, .. } => {
                 let mut t = "differs-from-ptxas".to_string();
                 if let Some(k) = min_pct {
                     t.push_str(&format!(" > {k} %"));
                 }
+                let dce = if *live { ", with dead code removed too" } else { "" };
                 match keep {
-                    Some(k) if *k > 0 => t.push_str(&format!(" (radbg at least {k} over)")),
-                    Some(k) => t.push_str(&format!(" (radbg at least {} under)", -k)),
+                    Some(k) if *k > 0 => t.push_str(&format!(" (radbg at least {k} over{dce})")),
+                    Some(k) => t.push_str(&format!(" (radbg at least {} under{dce})", -k)),
                     None => {}
                 }
                 t
@@ -212,7 +219,7 @@ pub fn eval(pred: &Predicate, text: &str, module: &Module, opts: &RunOptions) ->
             b.allocator = AllocatorKind::Briggs;
             Ok(figures(module, &a)? != figures(module, &b)?)
         }
-        Predicate::DiffersFromPtxas { min_pct, ptxas, keep } => {
+        Predicate::DiffersFromPtxas { min_pct, ptxas, keep, live } => {
             let ours = figures(module, opts)?;
             let sm = opts.sm.clone().unwrap_or_else(|| module.sm.clone()).to_string();
             let budget = opts.maxrregcount;
@@ -220,10 +227,21 @@ pub fn eval(pred: &Predicate, text: &str, module: &Module, opts: &RunOptions) ->
                 // ptxas rejects the candidate: not a kernel that shows the difference.
                 return Ok(false);
             };
-            Ok(departs(&ours, &theirs, *min_pct, *keep))
+            if !departs(&ours, &theirs, *min_pct, *keep) {
+                return Ok(false);
+            }
+            // Only then the second run, with dead code removed.
+            Ok(!*live || departs(&figures(module, &with_dce(opts))?, &theirs, *min_pct, *keep))
         }
         _ => run_builtin(pred, module, opts),
     }
+}
+
+/// `opts` with radbg's dead-code elimination on (`--dce`), as ptxas always does.
+pub(crate) fn with_dce(opts: &RunOptions) -> RunOptions {
+    let mut o = opts.clone();
+    o.dce = true;
+    o
 }
 
 /// One function's figures from radbg: name, registers, spill bytes, failed.
@@ -277,7 +295,7 @@ pub fn calibrate(pred: &Predicate, text: &str, module: &Module, opts: &RunOption
     if is_per_function(pred) {
         return crate::reduce::focus::per_function(pred, module, opts);
     }
-    let Predicate::DiffersFromPtxas { min_pct, ptxas, keep: None } = pred else { return none(pred, None) };
+    let Predicate::DiffersFromPtxas { min_pct, ptxas, keep: None, .. } = pred else { return none(pred, None) };
     if let Some(c) = crate::reduce::focus::differs(pred, text, module, opts) {
         return c;
     }
@@ -290,8 +308,9 @@ pub fn calibrate(pred: &Predicate, text: &str, module: &Module, opts: &RunOption
     };
     let (keep, widest) = widest(&ours, &theirs, *min_pct);
     let holds = departs(&ours, &theirs, *min_pct, keep);
+    let live = holds && figures(module, &with_dce(opts)).is_ok_and(|d| departs(&d, &theirs, *min_pct, keep));
     Calibrated {
-        pred: Predicate::DiffersFromPtxas { min_pct: *min_pct, ptxas: ptxas.clone(), keep },
+        pred: Predicate::DiffersFromPtxas { min_pct: *min_pct, ptxas: ptxas.clone(), keep, live },
         holds: Some(holds),
         focus: widest,
         group: Vec::new(),

@@ -73,7 +73,13 @@ pub(crate) fn stmts_of<'s, 'a>(f: &'s FuncDecl<'a>) -> Vec<&'s Stmt<'a>> {
     v
 }
 
-/// Whole functions (with their bodies) and function declarations.
+/// Whole functions (with their bodies) and function declarations: a defined function
+/// goes with its prototypes (`.func f(...);` before the definition) as one item, and a
+/// prototype without a definition (`.extern`) is an item alone.
+///
+/// Why together: ptxas refuses a module that declares a `.func` it never defines, called
+/// or not ("Unresolved extern function"), so a definition deleted alone left a text ptxas
+/// rejects — every such candidate failed under `differs-from-ptxas`.
 pub struct Functions;
 
 impl Pass for Functions {
@@ -82,14 +88,20 @@ impl Pass for Functions {
     }
     fn prepare<'a>(&self, text: &'a str) -> Option<Box<dyn Items + 'a>> {
         let m = parse(text)?;
-        let mut items = Vec::new();
+        let defined: HashSet<&str> = funcs(&m).filter(|f| f.body.is_some()).map(|f| f.name).collect();
+        // Item per name, in the order of each name's first appearance.
+        let mut order: Vec<&str> = Vec::new();
+        let mut items: Vec<Vec<Edit>> = Vec::new();
         for f in funcs(&m) {
-            let start = item_start(text, f.pos as usize);
-            let end = match f.body {
-                Some(_) => f.close as usize + 1,
-                None => after_semicolon(text, f.pos as usize)?,
-            };
-            items.push(vec![Edit::delete(start, to_line_end(text, end.min(text.len())))]);
+            let edit = Edit::delete(item_start(text, f.pos as usize), to_line_end(text, decl_end(text, f)?));
+            let slot = if defined.contains(f.name) { order.iter().position(|n| *n == f.name) } else { None };
+            match slot {
+                Some(i) => items[i].push(edit),
+                None => {
+                    order.push(f.name);
+                    items.push(vec![edit]);
+                }
+            }
         }
         // Keeping one function is the loader's business: a candidate without any
         // fails to load and is never tested.
@@ -97,27 +109,37 @@ impl Pass for Functions {
     }
 }
 
+/// Where function `f`'s text ends: after its body's `}`, or after a prototype's `;`.
+fn decl_end(text: &str, f: &FuncDecl<'_>) -> Option<usize> {
+    let end = match f.body {
+        Some(_) => f.close as usize + 1,
+        None => after_semicolon(text, f.pos as usize)?,
+    };
+    Some(end.min(text.len()))
+}
+
 /// The text with every function but `name` deleted (`None` when nothing would go).
 pub fn keep_only(text: &str, name: &str) -> Option<String> {
     keep_functions(text, &std::iter::once(name.to_string()).collect())
 }
 
-/// The text with every function definition not in `keep` deleted (`None` when nothing
-/// would go). Declarations without a body stay (a kept function may call them). The
-/// search tries it first with the call group of the function that shows the predicate.
+/// The text with every function definition not in `keep` deleted, with its prototypes
+/// (`None` when nothing would go). Declarations of functions defined nowhere in the text
+/// (`.extern`) stay: a kept function may call them. A prototype whose definition goes
+/// must go too: ptxas refuses a module that declares a `.func` it never defines
+/// ("Unresolved extern function"), and so every batch `focus` cut from a file with
+/// forward declarations was refused, sending the calibration to the whole file (288 s
+/// on the 354 569-instruction gate file). The search tries it first with the call group
+/// of the function that shows the predicate.
 pub fn keep_functions(text: &str, keep: &HashSet<String>) -> Option<String> {
     let m = parse(text)?;
+    let defined: HashSet<&str> = funcs(&m).filter(|f| f.body.is_some()).map(|f| f.name).collect();
     let mut edits = Vec::new();
     for f in funcs(&m) {
-        if keep.contains(f.name) {
+        if keep.contains(f.name) || !defined.contains(f.name) {
             continue;
         }
-        let start = item_start(text, f.pos as usize);
-        let end = match f.body {
-            Some(_) => f.close as usize + 1,
-            None => continue,
-        };
-        edits.push(Edit::delete(start, to_line_end(text, end.min(text.len()))));
+        edits.push(Edit::delete(item_start(text, f.pos as usize), to_line_end(text, decl_end(text, f)?)));
     }
     if edits.is_empty() {
         return None;
@@ -672,6 +694,55 @@ $L__BB0_1:
         assert!(!t.contains(".entry k("), "{t}");
         assert!(t.contains(".visible .entry other()"), "{t}");
         assert!(crate::ir::ptx::parse::parse_module(&t).is_ok());
+    }
+
+    /// A kernel that calls `f`, declared before it and defined after it.
+    const PROTO: &str = "\
+.version 8.0
+.target sm_80
+.address_size 64
+
+.func  (.param .b32 f_ret) f(.param .b32 f_p);
+.extern .func g(.param .b32 g_p);
+
+.visible .entry k(.param .u64 k_p0)
+{
+\t.reg .b32 %r<3>;
+\tmov.u32 %r1, 5;
+\t{
+\t.param .b32 a;
+\tst.param.b32 [a], %r1;
+\t.param .b32 b;
+\tcall.uni (b), f, (a);
+\tld.param.b32 %r2, [b];
+\t}
+\tret;
+}
+
+.func  (.param .b32 f_ret) f(.param .b32 f_p)
+{
+\t.reg .b32 %r<2>;
+\tld.param.b32 %r1, [f_p];
+\tst.param.b32 [f_ret], %r1;
+\tret;
+}
+.visible .entry other()
+{
+\tret;
+}
+";
+
+    #[test]
+    fn a_deleted_definition_takes_its_prototype_along() {
+        let t = keep_only(PROTO, "other").expect("changes");
+        assert!(!t.contains(" f("), "{t}");
+        assert!(t.contains(".extern .func g("), "an undefined declaration stays: {t}");
+        assert!(crate::ir::ptx::parse::parse_module(&t).is_ok());
+        let f = Functions.prepare(PROTO).expect("parses");
+        // f (prototype and definition), g, k, other.
+        assert_eq!(f.count(), 4);
+        let t = f.apply(0..1).expect("changes");
+        assert!(!t.contains(" f(") && t.contains(".entry k("), "{t}");
     }
 
     #[test]

@@ -1,11 +1,10 @@
 //! The real ptxas for `differs-from-ptxas`: finding it (`--ptxas`, `$RADBG_PTXAS`, the
-//! corpus build's copy) and running it on a candidate's PTX text. Candidates are tested
-//! on several threads at once, so every run gets its own temporary files; the `-v`
-//! report is parsed by `why::compare`.
+//! corpus build's copy) and running it on a candidate's PTX text (`ptxas_cache` runs it,
+//! each run with its own temporary files since candidates are tested on several threads
+//! at once, and keeps the answer on disk); the `-v` report is parsed by `why::compare`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::why::compare::PtxasFigures;
 
@@ -42,27 +41,19 @@ pub fn find(explicit: Option<&Path>) -> Result<String, String> {
 }
 
 /// Runs `ptxas -v` on `ptx` for `sm` (and the budget); its figures per function, or the
-/// error when ptxas rejects the text.
+/// error when ptxas rejects the text. Through `ptxas_cache`: a text seen before (by an
+/// earlier reduction, `compare` or the gate) is answered from disk.
 pub fn run(exe: &str, ptx: &str, sm: &str, maxrregcount: Option<u32>) -> Result<Vec<PtxasFigures>, String> {
-    static SEQ: AtomicU64 = AtomicU64::new(0);
-    let n = SEQ.fetch_add(1, Ordering::Relaxed);
-    let dir = std::env::temp_dir();
-    let stem = format!("radbg-reduce-{}-{n}", std::process::id());
-    let input = dir.join(format!("{stem}.ptx"));
-    let output = dir.join(format!("{stem}.cubin"));
-    std::fs::write(&input, ptx).map_err(|e| format!("cannot write {}: {e}", input.display()))?;
-    let mut cmd = Command::new(exe);
-    cmd.arg("-v").arg(format!("-arch={sm}")).arg(&input).arg("-o").arg(&output);
-    if let Some(n) = maxrregcount {
-        cmd.arg(format!("--maxrregcount={n}"));
+    let a = crate::ptxas_cache::run(exe, &crate::ptxas_cache::args(sm, maxrregcount), ptx)?;
+    if !a.ok {
+        return Err(format!("{exe} failed:\n{}", a.text));
     }
-    let o = cmd.output();
-    let _ = std::fs::remove_file(&input);
-    let _ = std::fs::remove_file(&output);
-    let o = o.map_err(|e| format!("cannot run {exe}: {e}"))?;
-    let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
-    if !o.status.success() {
-        return Err(format!("{exe} failed:\n{text}"));
-    }
-    Ok(crate::why::compare::parse_v(&text))
+    Ok(crate::why::compare::parse_v(&a.text))
+}
+
+/// The cached answer for `ptx`, when there is one (ptxas is not run): `None` for a
+/// text never seen, `Some(Err)` when ptxas rejected it.
+pub fn cached(exe: &str, ptx: &str, sm: &str, maxrregcount: Option<u32>) -> Option<Result<Vec<PtxasFigures>, String>> {
+    let a = crate::ptxas_cache::lookup(exe, &crate::ptxas_cache::args(sm, maxrregcount), ptx)?;
+    Some(if a.ok { Ok(crate::why::compare::parse_v(&a.text)) } else { Err(format!("{exe} failed:\n{}", a.text)) })
 }

@@ -107,21 +107,16 @@ pub fn map_target(version: u32, supported: &[u32]) -> (u32, Option<String>) {
     }
 }
 
-/// Runs `ptxas -v` and parses its report.
+/// Runs `ptxas -v` and parses its report (through `ptxas_cache`: the same file, ptxas
+/// and arguments as an earlier `compare`, `reduce` or gate run answer from the cache).
 pub fn run_ptxas(exe: &str, ptx: &Path, sm: &str, maxrregcount: Option<u32>) -> Result<Vec<PtxasFigures>, String> {
-    let out = std::env::temp_dir().join(format!("radbg-compare-{}.cubin", std::process::id()));
-    let mut cmd = Command::new(exe);
-    cmd.arg("-v").arg(format!("-arch={sm}")).arg(ptx).arg("-o").arg(&out);
-    if let Some(n) = maxrregcount {
-        cmd.arg(format!("--maxrregcount={n}"));
+    let text = std::fs::read_to_string(ptx).map_err(|e| format!("cannot read {}: {e}", ptx.display()))?;
+    let a = crate::ptxas_cache::run(exe, &crate::ptxas_cache::args(sm, maxrregcount), &text)?;
+    if !a.ok {
+        let shown = a.text.replace(crate::ptxas_cache::INPUT, &ptx.display().to_string());
+        return Err(format!("{exe} failed:\n{shown}"));
     }
-    let o = cmd.output().map_err(|e| format!("cannot run {exe}: {e}"))?;
-    let _ = std::fs::remove_file(&out);
-    let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
-    if !o.status.success() {
-        return Err(format!("{exe} failed:\n{text}"));
-    }
-    Ok(parse_v(&text))
+    Ok(parse_v(&a.text))
 }
 
 /// Parses `ptxas -v` output (the lines `alloc::stats` reproduces).

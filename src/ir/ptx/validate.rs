@@ -19,6 +19,10 @@
 //!   size of integer and bit-size registers to "at least as wide"; the elements of a
 //!   vector operand all have the same size. ptxas: "Arguments mismatch for instruction
 //!   'add'", "Incompatible elements of vector expression".
+//! - A `.func` declared without `.extern` is defined in the module, called or not
+//!   (`radbg reduce` deleted definitions and left their prototypes). ptxas, with or
+//!   without `-c`: "Unresolved extern function 'f'"; an `.extern` prototype is left to
+//!   ptxas (legal with `-c`, and without it when nothing calls it).
 //!
 //! Must not reject PTX ptxas accepts: every rule applies only where its shape is plain
 //! (known type words and modifiers, operands that are declared scalar registers) and
@@ -27,7 +31,7 @@
 
 use std::collections::HashMap;
 
-use super::ast::{FuncDecl, Inst, Item, OpKind, Operand, PtxModule, StateSpace, Stmt, Ty, TyKind};
+use super::ast::{FuncDecl, FuncKind, Inst, Item, OpKind, Operand, PtxModule, StateSpace, Stmt, Ty, TyKind};
 use super::ops;
 use crate::ir::diag::Diagnostic;
 use crate::ir::span::Span;
@@ -44,8 +48,27 @@ pub fn check(src: &str, ast: &PtxModule<'_>) -> Vec<Diagnostic> {
         }
     }
     let mut c = Checker { src, sigs, scopes: Vec::new(), out: Vec::new() };
+    let defined: std::collections::HashSet<&str> = ast
+        .items
+        .iter()
+        .filter_map(|it| match it {
+            Item::Func(f) if f.body.is_some() => Some(f.name),
+            _ => None,
+        })
+        .collect();
     for item in &ast.items {
         if let Item::Func(f) = item {
+            if f.body.is_none() && !f.external && f.kind == FuncKind::Func && !defined.contains(f.name) {
+                c.error(
+                    f.name_pos,
+                    f.name.len(),
+                    format!(
+                        "function {} is declared but never defined (ptxas: Unresolved extern function; \
+                         declare it .extern if it is defined elsewhere)",
+                        f.name
+                    ),
+                );
+            }
             c.func(f);
         }
     }
