@@ -10,6 +10,7 @@ use crate::analysis::{dce, liveness, uninit};
 use crate::engine::event::{Event, EventKind};
 use crate::engine::machine::Machine;
 use crate::engine::machine::exit_live;
+use crate::ir::opcode::props;
 use crate::ir::{RegFile, VRegId};
 
 /// The next prepass event, or `None` when the prepasses are done: one event per pass
@@ -359,23 +360,65 @@ pub fn check_alloc(a: &crate::alloc::FunctionAlloc) -> Result<(), Vec<String>> {
     check::check(&alloc).map_err(|errs| errs.iter().map(|e| e.to_string()).collect())
 }
 
-/// Whether a call from `fi`, directly or through the functions it calls, needs the real
-/// ABI: a call to an external function, or into a cycle of the call graph (recursion).
-fn reaches_abi_call(module: &crate::ir::Module, graph: &[Vec<usize>], fi: usize) -> bool {
-    let n = graph.len();
-    let reach = |from: usize| {
-        let mut seen = vec![false; n];
-        let mut stack: Vec<usize> = graph.get(from).cloned().unwrap_or_default();
-        while let Some(c) = stack.pop() {
-            if c < n && !seen[c] {
-                seen[c] = true;
-                stack.extend(graph[c].iter().copied());
+/// The functions `fi` calls directly that the module defines, and whether a call from
+/// `fi`, directly or through the functions it calls, needs the real ABI: a call to an
+/// external or unknown function, or into a cycle of the call graph (recursion). Walks
+/// only what `fi` reaches, each function's instructions once, and nothing for a function
+/// without calls (most of a many-entry file).
+fn call_closure(module: &crate::ir::Module, fi: usize) -> (Vec<usize>, bool) {
+    let calls = |f: &crate::ir::Function| f.blocks.iter().flat_map(|b| &b.insts).any(|i| i.info().is(props::CALL));
+    if !calls(&module.functions[fi]) {
+        return (Vec::new(), false);
+    }
+    let names = crate::abi::limits::name_index(module);
+    let mut abi = false;
+    // Adjacency of the reached functions, discovered breadth-first.
+    let mut adj: std::collections::HashMap<usize, Vec<usize>> = std::collections::HashMap::new();
+    let mut queue = std::collections::VecDeque::from([fi]);
+    while let Some(g) = queue.pop_front() {
+        if adj.contains_key(&g) {
+            continue;
+        }
+        let mut out = Vec::new();
+        for inst in module.functions[g].blocks.iter().flat_map(|b| &b.insts) {
+            match crate::abi::limits::callee(&names, inst) {
+                Some(c) if module.functions[c].external => abi = true,
+                Some(c) => {
+                    if !out.contains(&c) {
+                        out.push(c);
+                        queue.push_back(c);
+                    }
+                }
+                None => abi |= inst.info().is(props::CALL),
             }
         }
-        seen
-    };
-    let from_fi = reach(fi);
-    (0..n).filter(|&c| from_fi[c]).any(|c| module.functions[c].external || reach(c)[c])
+        adj.insert(g, out);
+    }
+    // A cycle among the reached functions: a depth-first walk meeting a function still
+    // on its stack.
+    let mut state: std::collections::HashMap<usize, u8> = std::collections::HashMap::new();
+    let mut stack = vec![(fi, 0usize)];
+    state.insert(fi, 1);
+    while !abi && let Some(&mut (g, ref mut k)) = stack.last_mut() {
+        match adj.get(&g).and_then(|v| v.get(*k)).copied() {
+            Some(c) => {
+                *k += 1;
+                match state.get(&c).copied().unwrap_or(0) {
+                    0 => {
+                        state.insert(c, 1);
+                        stack.push((c, 0));
+                    }
+                    1 => abi = true,
+                    _ => {}
+                }
+            }
+            None => {
+                state.insert(g, 2);
+                stack.pop();
+            }
+        }
+    }
+    (adj.remove(&fi).unwrap_or_default(), abi)
 }
 
 /// The `report` rule's figures of imported PTX beyond the register count: the `.local`
@@ -394,18 +437,7 @@ pub fn report_stats(m: &Machine, fi: usize, stats: &mut crate::alloc::stats::Fun
     // ready: the importer puts callees first); an external or recursive one needs the
     // real ABI and brings its minimum (the corpus's abi_kernel calls the recursive
     // `fib`: 24; an entry calling a small non-recursive `.func`: 12).
-    let f = &m.module.functions[fi];
-    let names = crate::abi::limits::name_index(&m.module);
-    let graph = crate::abi::limits::call_graph(&m.module);
-    let (mut external, mut defined) = (false, Vec::new());
-    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
-        match crate::abi::limits::callee(&names, inst) {
-            Some(c) if !m.module.functions[c].external => defined.push(c),
-            Some(_) => external = true,
-            None => external |= inst.info().is(crate::ir::opcode::props::CALL),
-        }
-    }
-    external |= reaches_abi_call(&m.module, &graph, fi);
+    let (defined, external) = call_closure(&m.module, fi);
     let callee_regs: Vec<u32> =
         defined.iter().filter(|&&c| c != fi).filter_map(|&c| m.funcs[c].stats.as_ref().map(|s| s.registers)).collect();
     // A callee fits the caller's budget in ptxas (seed 001, limit propagation over the
