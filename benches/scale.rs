@@ -16,7 +16,32 @@
 //! - `debug`: in process, on the scale kernel: run to the end, `step`, `reverse-step`,
 //!   `live` and a knob re-run (`set knob 684=…`).
 //!
-//! Latest figures (issue 25, branch scale4; 2 cores shared with two other builders, load
+//! Latest figures (issue 25, branch scale5; 2 cores shared with two other builders, load
+//! average 2.8–6.8 while measuring; the release binary under `/usr/bin/time`, before =
+//! the branch's start, after = its end, run back to back, best of two):
+//!
+//! | shape | before (user / peak) | after (user / peak) |
+//! |---|---|---|
+//! | scale kernel, default budget | 0.72 s / 97 MB | 0.72 s / 97 MB (not aimed at) |
+//! | scale kernel, `--maxrregcount 64` | 0.51 s / 86 MB | 0.49–0.51 s / 86 MB |
+//! | scale kernel, `--maxrregcount 32` | 0.81 s / 128 MB | 0.78 s / 128 MB |
+//! | sweep of 16 budgets, scale kernel | 5.50–5.77 s / 367 MB | 5.31–5.37 s / 368 MB |
+//! | `fidelity`, 5 MB, 614 entries (one file) | 1.49 s / 260 MB | 1.28 s / 16 MB |
+//! | `fidelity`, 50 MB, 6,138 entries | refused (memory estimate, 5 GiB) | 13.3 s / 87 MB |
+//!
+//! `fidelity` now runs a many-entry file one call group at a time (`fidelity::measure`);
+//! the sweep's gain is the fat-point scan stopping its comparisons at a slot of cost 0
+//! (single registers, pairs and quads). Where the sweep's time went before (perf,
+//! `--jobs 1`): `fatpoint::scan_once` 13 %, `fill_into` 11 %, `schedule` 17 %,
+//! `AllocRun::new` 10 % (the same `analyse` for every row of a span), frees and page
+//! faults of per-row copies ~10 %. The scale-kernel rows' "after" is the scan's first
+//! step (single registers). Side by side
+//! with ptxas 13.0.88 in one run (load average 2.9 → 2.8; wall, then user; radbg the
+//! best of three): default budget radbg 0.82 s (0.72 s) / 97 MB, ptxas 11.62 s
+//! (11.33 s) / 424 MB — 14.2× wall, 15.7× user; `--maxrregcount 64` 0.56 s (0.49 s) /
+//! 86 MB against 9.45 s (8.34 s) / 429 MB — 16.9×, 17.0×.
+//!
+//! Fourth round (issue 25, branch scale4; 2 cores shared with two other builders, load
 //! average 4.3–5.3 while measuring; the release binary under `/usr/bin/time`, before =
 //! the branch's start, after = its end, run back to back):
 //!

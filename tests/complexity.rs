@@ -351,3 +351,60 @@ fn why_and_sweep_group_by_group_print_what_the_whole_module_gives() {
     assert_eq!(norm(&streamed), norm(&whole), "radbg why");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `radbg fidelity` runs a file of separate entries one call group at a time
+/// (`fidelity::measure::run_file`; issue 25): every function's figures are the whole
+/// module's, in the whole module's order, and the work is the same.
+#[test]
+fn fidelity_group_by_group_measures_what_the_whole_module_gives() {
+    use radbg::fidelity::measure::{Settings, run_file, run_file_whole};
+    let ptx = many_entries(12);
+    assert!(radbg::ir::ptx::stream::plan(&ptx).is_some_and(|p| p.len() == 12), "one group per entry");
+    let settings = Settings::default();
+    for budget in [None, Some(32)] {
+        radbg::work::take();
+        let streamed = run_file("many.ptx", &ptx, "sm_90", budget, &settings).expect("runs");
+        let streamed_work = radbg::work::take();
+        let whole = run_file_whole("many.ptx", &ptx, "sm_90", budget, &settings).expect("runs");
+        assert_eq!(radbg::work::take(), streamed_work, "the same stages on the same functions");
+        assert_eq!(streamed.funcs.len(), 12);
+        assert_eq!(streamed.funcs, whole.funcs, "budget {budget:?}");
+    }
+}
+
+/// The same on every corpus and gate-cache file of two or more functions, when the
+/// caches are there (skipped, saying so, when not). Minutes in a release build:
+/// `cargo test --release --test complexity -- --ignored`.
+#[test]
+#[ignore = "minutes: every multi-function file of the corpus and gate caches, twice"]
+fn fidelity_group_by_group_on_the_real_kernels() {
+    use radbg::fidelity::measure::{Settings, run_file, run_file_whole};
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from).unwrap_or_default();
+    let mut files = Vec::new();
+    for dir in [home.join(".cache/radbg-corpus/ptx"), home.join(".cache/radbg-gate/ptx")] {
+        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
+        files.extend(rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "ptx")));
+    }
+    if files.is_empty() {
+        eprintln!("no corpus or gate cache: skipped");
+        return;
+    }
+    files.sort();
+    let settings = Settings::default();
+    let mut compared = 0;
+    for p in files {
+        let Ok(text) = std::fs::read_to_string(&p) else { continue };
+        if text.matches(".entry").count() + text.matches(".func").count() < 2 {
+            continue;
+        }
+        let name = p.display().to_string();
+        let sm = if name.contains("sm_80") { "sm_80" } else { "sm_90" };
+        for budget in [None, Some(32)] {
+            let streamed = run_file(&name, &text, sm, budget, &settings).map(|r| r.funcs);
+            let whole = run_file_whole(&name, &text, sm, budget, &settings).map(|r| r.funcs);
+            assert_eq!(streamed, whole, "{name} at {budget:?}");
+        }
+        compared += 1;
+    }
+    eprintln!("{compared} files compared");
+}

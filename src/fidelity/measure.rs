@@ -51,26 +51,91 @@ pub struct Settings {
 }
 
 /// Imports `text` (the PTX file `name`) and runs the pipeline at `sm` and `budget`.
+///
+/// A file of several call groups is imported and run one group at a time
+/// (`ir::ptx::stream`, as `radbg run` does; issue 25): memory is bounded by the largest
+/// group, not the file. The figures are the whole module's, function for function; a
+/// file the plan refuses, or a group that does not import alone, is run whole
+/// ([`run_file_whole`]), which reports whatever there is to report.
 pub fn run_file(name: &str, text: &str, sm: &str, budget: Option<u32>, settings: &Settings) -> Result<FileRun, String> {
+    match run_streamed(text, sm, budget, settings) {
+        Some(run) => Ok(run),
+        None => run_file_whole(name, text, sm, budget, settings),
+    }
+}
+
+/// The options of every run of a file.
+fn options(sm: Sm, budget: Option<u32>, imported: bool, settings: &Settings) -> RunOptions {
+    RunOptions {
+        sm: Some(sm),
+        maxrregcount: budget,
+        imported,
+        disabled_passes: settings.disabled_passes.clone(),
+        knobs: settings.knobs.clone(),
+        ..RunOptions::default()
+    }
+}
+
+/// Milliseconds of this thread's CPU time since `c0` (wall clock since `t0` where the
+/// platform has no per-thread CPU clock).
+fn elapsed_ms(t0: Instant, c0: Option<f64>) -> f64 {
+    match (c0, crate::util::thread_cpu_seconds()) {
+        (Some(a), Some(b)) => (b - a) * 1000.0,
+        _ => t0.elapsed().as_secs_f64() * 1000.0,
+    }
+}
+
+/// [`run_file`] group by group; `None` when the file is not split (one group, or the
+/// plan refuses it) or a group does not import alone — nothing is reported from here,
+/// the caller runs the file whole.
+fn run_streamed(text: &str, sm: &str, budget: Option<u32>, settings: &Settings) -> Option<FileRun> {
+    // One function: no split, and no second parse (as `cli::stream`).
+    if text.matches(".entry").count() + text.matches(".func").count() < 2 {
+        return None;
+    }
+    let t0 = Instant::now();
+    let c0 = crate::util::thread_cpu_seconds();
+    let plan = crate::ir::ptx::stream::plan(text)?;
+    if plan.len() < 2 {
+        return None;
+    }
+    let sm = Sm::parse(sm).ok()?;
+    let mut slots: Vec<Option<FuncRun>> = vec![None; plan.functions()];
+    for k in 0..plan.len() {
+        let module = plan.import(k)?;
+        let mut m = Machine::new(module, options(sm.clone(), budget, true, settings));
+        while m.step().is_some() {}
+        for (run, &id) in func_runs(&m).into_iter().zip(plan.ids(k)) {
+            *slots.get_mut(id)? = Some(run);
+        }
+    }
+    let millis = elapsed_ms(t0, c0);
+    // Every function of the whole import ran in exactly one group.
+    let funcs = slots.into_iter().collect::<Option<Vec<_>>>()?;
+    Some(FileRun { funcs, millis })
+}
+
+/// [`run_file`] on the whole module at once.
+pub fn run_file_whole(
+    name: &str,
+    text: &str,
+    sm: &str,
+    budget: Option<u32>,
+    settings: &Settings,
+) -> Result<FileRun, String> {
     let t0 = Instant::now();
     let c0 = crate::util::thread_cpu_seconds();
     let file = crate::ir::span::SourceFile::new(name, text);
     let loaded = crate::load::import_ptx(&file)?;
     let sm = Sm::parse(sm).map_err(|e| format!("{name}: sm `{sm}`: {e}"))?;
-    let opts = RunOptions {
-        sm: Some(sm),
-        maxrregcount: budget,
-        imported: loaded.imported,
-        disabled_passes: settings.disabled_passes.clone(),
-        knobs: settings.knobs.clone(),
-        ..RunOptions::default()
-    };
-    let mut m = Machine::new(loaded.module, opts);
+    let mut m = Machine::new(loaded.module, options(sm, budget, loaded.imported, settings));
     while m.step().is_some() {}
-    let millis = match (c0, crate::util::thread_cpu_seconds()) {
-        (Some(a), Some(b)) => (b - a) * 1000.0,
-        _ => t0.elapsed().as_secs_f64() * 1000.0,
-    };
+    let millis = elapsed_ms(t0, c0);
+    Ok(FileRun { funcs: func_runs(&m), millis })
+}
+
+/// The figures of every function of a finished machine, in its module's order.
+fn func_runs(m: &Machine) -> Vec<FuncRun> {
     // The naive estimate reads the PTX's own live ranges: values the importer assembles
     // from component defs start where they are assembled (the `components` pass), as
     // they do in PTX.
@@ -99,7 +164,7 @@ pub fn run_file(name: &str, text: &str, sm: &str, budget: Option<u32>, settings:
             naive_peak: naive_peak(&source, fi),
         });
     }
-    Ok(FileRun { funcs, millis })
+    funcs
 }
 
 /// Peak live general registers of function `fi` as imported, before any stage.
