@@ -5,9 +5,9 @@
 //! recursion. Each case records ptxas's figure and radbg's; when ptxas is installed the
 //! test re-runs it and checks its figure is still the recorded one.
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::path::PathBuf;
-use std::process::Command;
 
 use radbg::fidelity::measure::{Settings, run_file};
 
@@ -72,16 +72,9 @@ fn the_importer_puts_callees_first() {
     assert_eq!(names, ["heavy", "k"]);
 }
 
-fn ptxas() -> Option<PathBuf> {
-    let home = std::env::var_os("HOME").map(PathBuf::from)?;
-    let cache = std::env::var_os("RADBG_CORPUS_CACHE").map_or_else(|| home.join(".cache/radbg-corpus"), PathBuf::from);
-    let p = cache.join("root/nvidia/cu13/bin/ptxas");
-    p.exists().then_some(p)
-}
-
 #[test]
 fn the_recorded_ptxas_figures_are_ptxas_s() {
-    let Some(ptxas) = ptxas() else {
+    let Some(ptxas) = common::ptxas::ptxas() else {
         eprintln!("ptxas 13.0.88 not in the corpus cache: the recorded figures are not re-measured");
         return;
     };
@@ -90,14 +83,7 @@ fn the_recorded_ptxas_figures_are_ptxas_s() {
     for (i, &(what, n, recursive, want, _)) in CASES.iter().enumerate() {
         let file = dir.join(format!("k{i}.ptx"));
         std::fs::write(&file, kernel(n, recursive)).expect("writes");
-        let out = Command::new(&ptxas)
-            .args(["-arch=sm_80", "-v", "-o", "/dev/null"])
-            .arg(&file)
-            .output()
-            .expect("ptxas runs");
-        let log = String::from_utf8_lossy(&out.stderr);
-        let used: Option<u32> =
-            log.split("Used ").nth(1).and_then(|s| s.split_whitespace().next()).and_then(|n| n.parse().ok());
+        let (used, log) = common::ptxas::used_registers(&ptxas, &file);
         assert_eq!(used, Some(want), "{what}: {log}");
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -6,9 +6,9 @@
 //! sm_80`) and radbg's. When ptxas is installed the test runs it on every case and
 //! checks its figure is still the recorded one.
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::path::PathBuf;
-use std::process::Command;
 
 use radbg::fidelity::measure::{Settings, run_file};
 
@@ -83,16 +83,9 @@ fn without_the_stage_a_division_counts_like_an_add() {
     assert_eq!(radbg_count(&text, None, &[]).0, 16);
 }
 
-fn ptxas() -> Option<PathBuf> {
-    let home = std::env::var_os("HOME").map(PathBuf::from)?;
-    let cache = std::env::var_os("RADBG_CORPUS_CACHE").map_or_else(|| home.join(".cache/radbg-corpus"), PathBuf::from);
-    let p = cache.join("root/nvidia/cu13/bin/ptxas");
-    p.exists().then_some(p)
-}
-
 #[test]
 fn the_recorded_ptxas_figures_are_ptxas_s() {
-    let Some(ptxas) = ptxas() else {
+    let Some(ptxas) = common::ptxas::ptxas() else {
         eprintln!("ptxas 13.0.88 not in the corpus cache: the recorded figures are not re-measured");
         return;
     };
@@ -101,14 +94,7 @@ fn the_recorded_ptxas_figures_are_ptxas_s() {
     for (i, &(ty, op, q, want, _)) in CASES.iter().enumerate() {
         let file = dir.join(format!("k{i}.ptx"));
         std::fs::write(&file, kernel(ty, op, q)).expect("writes");
-        let out = Command::new(&ptxas)
-            .args(["-arch=sm_80", "-v", "-o", "/dev/null"])
-            .arg(&file)
-            .output()
-            .expect("ptxas runs");
-        let log = String::from_utf8_lossy(&out.stderr);
-        let used: Option<u32> =
-            log.split("Used ").nth(1).and_then(|s| s.split_whitespace().next()).and_then(|n| n.parse().ok());
+        let (used, log) = common::ptxas::used_registers(&ptxas, &file);
         assert_eq!(used, Some(want), "{op}: {log}");
     }
     let _ = std::fs::remove_dir_all(&dir);

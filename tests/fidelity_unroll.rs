@@ -7,6 +7,8 @@
 //! radbg's (the remainder is not modelled). When ptxas and nvdisasm are installed the test runs them on every case and
 //! checks ptxas still does what is recorded.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Command;
@@ -88,20 +90,13 @@ fn unrolling_raises_the_count_toward_ptxas() {
     assert!(off <= 10 && on > off, "without the stage {off}, with it {on}");
 }
 
-fn tool(rel: &str) -> Option<PathBuf> {
-    let home = std::env::var_os("HOME").map(PathBuf::from)?;
-    let cache = std::env::var_os("RADBG_CORPUS_CACHE").map_or_else(|| home.join(".cache/radbg-corpus"), PathBuf::from);
-    let p = cache.join(rel);
-    p.exists().then_some(p)
-}
-
 /// nvdisasm: `$NVDISASM`, else beside ptxas, else PyPI's `nvidia-cuda-nvdisasm` in the
 /// Python on the PATH, else `nvdisasm` on the PATH.
 fn nvdisasm() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("NVDISASM").map(PathBuf::from).filter(|p| p.exists()) {
         return Some(p);
     }
-    if let Some(p) = tool("root/nvidia/cu13/bin/nvdisasm") {
+    if let Some(p) = common::ptxas::corpus_tool("root/nvidia/cu13/bin/nvdisasm") {
         return Some(p);
     }
     let purelib = Command::new("python3")
@@ -117,7 +112,7 @@ fn nvdisasm() -> Option<PathBuf> {
 
 #[test]
 fn the_recorded_ptxas_copies_are_ptxas_s() {
-    let (Some(ptxas), Some(nvdisasm)) = (tool("root/nvidia/cu13/bin/ptxas"), nvdisasm()) else {
+    let (Some(ptxas), Some(nvdisasm)) = (common::ptxas::ptxas(), nvdisasm()) else {
         eprintln!("ptxas 13.0.88 or nvdisasm not found: the recorded copies are not re-measured");
         return;
     };

@@ -25,6 +25,13 @@ pub struct StageStep {
     pub only_loads: bool,
 }
 
+impl StageStep {
+    /// Pass `name`, switched off, at R peak `cur`.
+    pub fn off(name: &'static str, cur: u32) -> StageStep {
+        StageStep { name, off: true, peak: cur, before: cur, summary: String::new(), moved: None, only_loads: true }
+    }
+}
+
 /// The stages' effect on one function so far.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StageRecord {
@@ -47,15 +54,7 @@ impl StageRecord {
     /// Pass `name` was switched off.
     pub fn off(&mut self, name: &'static str) {
         let cur = self.current();
-        self.steps.push(StageStep {
-            name,
-            off: true,
-            peak: cur,
-            before: cur,
-            summary: String::new(),
-            moved: None,
-            only_loads: true,
-        });
+        self.steps.push(StageStep::off(name, cur));
     }
 
     /// Pass `name` turned `f` into `g` (a different function), saying `summary`.

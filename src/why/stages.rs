@@ -14,19 +14,8 @@ use crate::engine::Machine;
 use crate::ir::Module;
 use crate::prepass::{PASSES, PassCtx, sink};
 
-/// One stage that changed the function or was switched off.
-pub struct Step {
-    pub name: &'static str,
-    pub off: bool,
-    /// R peak after the stage (the previous peak when off).
-    pub peak: u32,
-    pub before: u32,
-    pub summary: String,
-    /// For `sink`: how many instructions moved and their PTX line range.
-    pub moved: Option<(usize, u32, u32)>,
-    /// For `sink`: whether every moved instruction is a load.
-    pub only_loads: bool,
-}
+/// One stage that changed the function or was switched off (the engine's record of it).
+pub use crate::prepass::record::StageStep as Step;
 
 /// The stages' effect on one function.
 pub struct Stages {
@@ -69,15 +58,7 @@ pub fn replay(m: &Machine, fi: usize) -> Option<Stages> {
     let mut steps = Vec::new();
     for pass in PASSES {
         if m.opts.disabled_passes.contains(pass.name) {
-            steps.push(Step {
-                name: pass.name,
-                off: true,
-                peak: cur,
-                before: cur,
-                summary: String::new(),
-                moved: None,
-                only_loads: true,
-            });
+            steps.push(Step::off(pass.name, cur));
             continue;
         }
         for j in 0..module.functions.len() {

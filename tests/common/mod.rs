@@ -7,6 +7,8 @@
 
 use std::path::Path;
 
+pub mod ptxas;
+
 /// Whether this run rewrites the expected files (`UPDATE_EXPECT=1`) instead of comparing.
 pub fn updating() -> bool {
     std::env::var_os("UPDATE_EXPECT").is_some()
