@@ -43,7 +43,7 @@ const UNIFORM_OPS: &[&str] = &[
     "POPC",
 ];
 
-fn uniform_special(s: &str) -> bool {
+pub(crate) fn uniform_special(s: &str) -> bool {
     ["SR_CTAID", "SR_NCTAID", "SR_NTID", "SR_NCLUSTERID", "SR_CLUSTERID"].iter().any(|p| s.starts_with(p))
 }
 

@@ -47,7 +47,7 @@
 //!
 //! Owns the unrolling rule; must not know the allocator or the engine.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::ir::opcode::props;
 use crate::ir::{Function, Guard, Inst, Operand, Reg, RegDecl, VReg, VRegId};
@@ -67,9 +67,10 @@ pub const FACTOR: usize = 4;
 /// 49 unrolled, 50 kept).
 pub const MAX_BODY: usize = 49;
 
-/// Special registers that are the same for every thread of a warp.
+/// Special registers that are the same for every thread of a warp: the uniform pass's,
+/// and the grid id (which has no uniform datapath read there but is warp-uniform).
 fn uniform_special(s: &str) -> bool {
-    ["SR_CTAID", "SR_NCTAID", "SR_NTID", "SR_NCLUSTERID", "SR_CLUSTERID", "SR_GRIDID"].iter().any(|p| s.starts_with(p))
+    crate::prepass::uniform::uniform_special(s) || s.starts_with("SR_GRIDID")
 }
 
 /// Per vreg: whether its value may differ between the threads of a warp.
@@ -216,41 +217,33 @@ fn fresh(g: &mut Function, taken: &mut std::collections::HashSet<String>, v: VRe
 /// instructions only, not pinned or aliased. A value written in part, or under a guard
 /// and read before its def in the body or after the loop, keeps its name in every copy
 /// (a renamed copy would not hold the old value where the guard is false).
-fn renamable(f: &Function, body: &[Inst], live_out: &dyn Fn(VRegId) -> bool) -> Vec<bool> {
-    let n = f.vregs.len();
-    let mut whole = vec![false; n];
-    let mut partial = vec![false; n];
-    let mut guarded = vec![false; n];
-    let mut exposed = vec![false; n];
-    let mut defined = vec![false; n];
+fn renamable(f: &Function, body: &[Inst], live_out: &dyn Fn(VRegId) -> bool) -> HashSet<VRegId> {
+    // Per vreg the body writes: (whole, partial, guarded, read before its first def);
+    // only the body's vregs, not a table of the function's (a loop costs its own size).
+    let mut seen: HashMap<VRegId, [bool; 4]> = HashMap::new();
+    let mut exposed: HashSet<VRegId> = HashSet::new();
     for inst in body {
         inst.for_each_use(|r| {
-            if !defined[r.vreg.index()] {
-                exposed[r.vreg.index()] = true;
+            if !seen.contains_key(&r.vreg) {
+                exposed.insert(r.vreg);
             }
         });
         inst.for_each_def(|r| {
-            let v = r.vreg.index();
-            defined[v] = true;
-            if r.comp.is_some() {
-                partial[v] = true;
-            } else {
-                whole[v] = true;
-            }
-            if !inst.guard_is_always() {
-                guarded[v] = true;
-            }
+            let e = seen.entry(r.vreg).or_default();
+            e[if r.comp.is_some() { 1 } else { 0 }] = true;
+            e[2] |= !inst.guard_is_always();
         });
     }
-    (0..n)
-        .map(|v| {
-            let vr = &f.vregs[v];
-            whole[v]
-                && !partial[v]
+    seen.into_iter()
+        .filter(|&(v, [whole, partial, guarded, _])| {
+            let vr = f.vreg(v);
+            whole
+                && !partial
                 && vr.pin.is_none()
                 && vr.alias.is_none()
-                && !(guarded[v] && (exposed[v] || live_out(VRegId::new(v))))
+                && !(guarded && (exposed.contains(&v) || live_out(v)))
         })
+        .map(|(v, _)| v)
         .collect()
 }
 
@@ -282,7 +275,7 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
                 });
                 for o in c.operands.iter_mut().take(c.ndefs as usize) {
                     if let Operand::Reg(Reg::V(r)) = o
-                        && ok[r.vreg.index()]
+                        && ok.contains(&r.vreg)
                     {
                         if last {
                             now.remove(&r.vreg);
@@ -307,8 +300,9 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
     (
         Some(g),
         format!(
-            "{} loop(s) unrolled ×{FACTOR} ({shown}{more}): the body copied, {made} value(s) renamed per copy",
-            loops.len()
+            "{} loop(s) unrolled ×{FACTOR} ({shown}{more}): the body copied, {} value(s) renamed in each copy but the last",
+            loops.len(),
+            made / (FACTOR - 1)
         ),
     )
 }
