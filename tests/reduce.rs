@@ -214,6 +214,22 @@ fn bad_predicates_are_refused_with_a_reason() {
 }
 
 #[test]
+fn a_checker_fault_keeps_the_two_clashing_pins() {
+    // radbg's own allocations pass the checker on every kernel of every set (the gate
+    // counts 0 faults), so the fault comes from the input: two taps live across the
+    // whole loop, both pinned to R10. The allocator honours pins; the checker reports
+    // both live in R10. What must remain: the two pins and one use of each.
+    let text =
+        session("demo.ori").replace("  .reg .P %p<4>\n", "  .reg .P %p<4>\n  .pin %tap3 = R10\n  .pin %tap9 = R10\n");
+    assert!(text.contains(".pin %tap9"), "the declaration line moved in demo.ori");
+    let o = reduce_to(Format::Ori, &text, "checker-fault", RunOptions::default(), 3);
+    assert!(o.start_insts > 80, "{}", o.start_insts);
+    for pin in [".pin %tap3 = R10", ".pin %tap9 = R10"] {
+        assert!(o.text.contains(pin), "{pin} lost:\n{}", o.text);
+    }
+}
+
+#[test]
 fn a_kernel_that_does_not_show_the_predicate_is_refused() {
     // The session kernels pass the checker (tests/alloc_checker.rs): nothing to reduce.
     let e = radbg::reduce::reduce(
@@ -635,5 +651,28 @@ fn ptxas_answers_a_text_it_has_seen_from_the_cache() {
     // Another budget is another question.
     radbg::reduce::ptxas::run(&ptxas, &text, "sm_80", Some(32)).expect("runs");
     assert_eq!(runs(&dir), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn differs_from_ptxas_reduces_to_what_keeps_radbg_over() {
+    // The stand-in ptxas says 8 registers for `k` whatever the text; radbg counts the
+    // sixteen sums nothing reads (38 at sm_80). `> 50 %` holds while radbg says more
+    // than 12 — and calibration asks radbg to stay at least half the input's 30 over
+    // (23 or more), so the result keeps about ten of the sums, two unwritten values
+    // each, and nothing else.
+    let dir = std::env::temp_dir().join(format!("radbg-reduce-differs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let ptxas = counting_ptxas(&dir);
+    let p = radbg::command::reduce::build("differs-from-ptxas > 50 %", &root(), Some(Path::new(&ptxas)))
+        .expect("predicate");
+    let text = dead_sums();
+    let o =
+        radbg::reduce::reduce(Format::Ptx, &text, &p, &cfg(RunOptions::default(), 2), &mut |_| {}).expect("reduces");
+    let loaded = subject::load(Format::Ptx, &o.text).expect("the result loads");
+    let opts = RunOptions { imported: true, ..RunOptions::default() };
+    assert!(predicate::eval(&p, &o.text, &loaded.module, &opts).expect("evaluates"), "lost on\n{}", o.text);
+    assert!(o.insts <= 10 && o.start_insts == 19, "{} of {}:\n{}", o.insts, o.start_insts, o.text);
+    assert!(!o.text.contains("ld.param") && !o.text.contains("st.global"), "{}", o.text);
     let _ = std::fs::remove_dir_all(&dir);
 }
