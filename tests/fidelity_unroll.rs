@@ -10,7 +10,6 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 use std::process::Command;
 
 /// A loop from `start` to `bound` by 1 with one load (`load`: `global` or `shared`),
@@ -90,29 +89,9 @@ fn unrolling_raises_the_count_toward_ptxas() {
     assert!(off <= 10 && on > off, "without the stage {off}, with it {on}");
 }
 
-/// nvdisasm: `$NVDISASM`, else beside ptxas, else PyPI's `nvidia-cuda-nvdisasm` in the
-/// Python on the PATH, else `nvdisasm` on the PATH.
-fn nvdisasm() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("NVDISASM").map(PathBuf::from).filter(|p| p.exists()) {
-        return Some(p);
-    }
-    if let Some(p) = common::ptxas::corpus_tool("root/nvidia/cu13/bin/nvdisasm") {
-        return Some(p);
-    }
-    let purelib = Command::new("python3")
-        .args(["-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
-        .output()
-        .ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
-    if let Some(p) = purelib.map(|d| PathBuf::from(d).join("nvidia/cu13/bin/nvdisasm")).filter(|p| p.exists()) {
-        return Some(p);
-    }
-    Command::new("nvdisasm").arg("--version").output().ok().filter(|o| o.status.success()).map(|_| "nvdisasm".into())
-}
-
 #[test]
 fn the_recorded_ptxas_copies_are_ptxas_s() {
-    let (Some(ptxas), Some(nvdisasm)) = (common::ptxas::ptxas(), nvdisasm()) else {
+    let (Some(ptxas), Some(nvdisasm)) = (common::ptxas::ptxas(), common::ptxas::nvdisasm()) else {
         eprintln!("ptxas 13.0.88 or nvdisasm not found: the recorded copies are not re-measured");
         return;
     };

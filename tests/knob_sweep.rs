@@ -42,6 +42,7 @@ const HINTS: &[(&str, &str, Option<u32>)] = &[
     ("radbg.BitSpill", "predicates_beyond_the_file.ptx", None),
     ("radbg.CallCostSeed001", "abi_clean.ori", None),
     ("radbg.TensorRegs", "optix.ori", None),
+    ("radbg.StoreRotation", "store_rotation.ori", None),
     ("radbg.BriggsK", "abi_7001.ori", None),
     ("radbg.BriggsKTheoretical", "abi_7001.ori", None),
     ("radbg.BriggsCoalesceFactor", "abi_lower.ori", None),

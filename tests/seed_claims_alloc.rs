@@ -60,6 +60,7 @@ fn hist(n: usize) -> Histogram {
         interval_cost: false,
         secondary: vec![0; n],
         bank: vec![0; n],
+        rotate: vec![0; n],
         limit: n,
         blocked: vec![Block::Free; n],
         start_ok: vec![true; n],
@@ -135,6 +136,7 @@ fn interval_interference_writes_the_primary() {
         slot_of: &slot_of,
         n: 4,
         bank_limit: None,
+        rotation: &[],
         interval: 1,
     };
     let h = fatpoint::fill(&input);
@@ -184,6 +186,7 @@ fn paired_halves_take_even_and_odd_slots() {
             slot_of: &slot_of,
             n: 8,
             bank_limit: None,
+            rotation: &[],
             interval: 1,
         })
     };

@@ -165,6 +165,10 @@ pub struct Constraints {
     /// Bank-aware mode: slots `0..limit` the bank-parity tie-break may choose among
     /// (`bank_limit`); `None` otherwise.
     pub bank_limit: Option<u16>,
+    /// Store-data rotation (issue 23 rule 6, `rotation`): per vreg, the data vregs of the
+    /// nearby stores of its block (with their widths), CSR like `nodes`.
+    rot_start: Vec<u32>,
+    rot: Vec<(VRegId, u8)>,
 }
 
 impl Constraints {
@@ -177,6 +181,14 @@ impl Constraints {
 
     pub fn total(&self) -> usize {
         self.nodes.len()
+    }
+
+    /// The store-data vregs `v` rotates against (empty unless `v` is a store's data).
+    pub fn rotation_of(&self, v: VRegId) -> &[(VRegId, u8)] {
+        if v.index() + 1 >= self.rot_start.len() {
+            return &[];
+        }
+        &self.rot[self.rot_start[v.index()] as usize..self.rot_start[v.index() + 1] as usize]
     }
 }
 
@@ -194,6 +206,9 @@ pub struct BuildInput<'a> {
     pub sm_version: u32,
     /// Block frequency of each block, for soft weights.
     pub freq: &'a [f64],
+    /// Pool size of the store-data rotation (`radbg.StoreRotation`); only in bank-aware
+    /// mode, whose limit bounds it. 0 or 1: off.
+    pub store_rotation: u32,
 }
 
 /// Builds the static nodes of every vreg of `input.class` (alias roots only).
@@ -351,7 +366,81 @@ pub fn build(f: &Function, ranges: &Ranges, input: &BuildInput) -> Constraints {
         let peak = ranges.pressure(f, RegFile::R, |_| true).into_iter().max().unwrap_or(0);
         bank_limit(input.sm_version, peak)
     });
-    Constraints { start, nodes, bank_limit }
+    let (rot_start, rot) = match bank_limit {
+        Some(_) if input.store_rotation > 1 => rotation(f, ranges, input.class, input.store_rotation as usize),
+        _ => (Vec::new(), Vec::new()),
+    };
+    Constraints { start, nodes, bank_limit, rot_start, rot }
+}
+
+/// Store-data rotation (issue 23 rule 6). ptxas gives the data of a store a register the
+/// data of the previous three stores of the block do not hold, even where one of them is
+/// free and lower: hand-made chains of `ld; add; st` (sm_80 and sm_90; `st.global`,
+/// `st.shared`, `red.global`) put the sums in R7, R9, R11, R13, R7, R9 … whatever the
+/// distance between the stores and the pressure around them (with 20 more values live,
+/// R25, R27, R29, then R26: below the occupancy limit, the rotation before the parity).
+/// Over the development part's SASS, a store's data register is the one the store `d`
+/// before used, redefined in between, for d = 1, 2, 3, 4, 5: 1.4, 2.3, 3.4, 19.5, 5.0 %
+/// of 15,190 / 10,659 / 7,407 / 4,847 / 3,350 store pairs (ARCHITECTURE.md, issue 23 rule
+/// 6). The seeds are silent; a likely cause is that a store reads its data after issue,
+/// so overwriting it soon would wait on the store. Modelled as a soft, symmetric relation
+/// between the data vregs of stores fewer than `pool` apart in a block: the fat-point
+/// scan's first tie-break below the bank limit (`fatpoint::scan`), so it never costs a
+/// register over that limit and never a spill. Spill stores (seed 003's STL) are not
+/// stores of the program and take no part.
+fn rotation(f: &Function, ranges: &Ranges, class: RegClass, pool: usize) -> (Vec<u32>, Vec<(VRegId, u8)>) {
+    let root = |r: VRegId| ranges.root[r.index()];
+    let mut per: Vec<Vec<(VRegId, u8)>> = vec![Vec::new(); f.vregs.len()];
+    // Per vreg: defined (last, in this block) by a load.
+    let mut loaded = vec![false; f.vregs.len()];
+    for block in &f.blocks {
+        // The data vregs of the block's last stores, newest last.
+        let mut recent: std::collections::VecDeque<Vec<VRegId>> = std::collections::VecDeque::new();
+        for inst in &block.insts {
+            let info = inst.info();
+            if !info.is(props::STORE) || info.is(props::SPILL_STORE) || inst.op.mnemonic() == "STL" {
+                let load = info.is(props::LOAD) && !info.is(props::SPILL_LOAD);
+                for d in inst.defs().iter().filter_map(Operand::as_vreg) {
+                    loaded[root(d.vreg).index()] = load;
+                }
+                continue;
+            }
+            let data: Vec<VRegId> = inst
+                .uses()
+                .iter()
+                .filter_map(|o| match o {
+                    Operand::Reg(Reg::V(r)) => Some(root(r.vreg)),
+                    _ => None,
+                })
+                .filter(|&v| f.vreg(v).class == class && ranges.is_root(v))
+                .collect();
+            // Data straight from a load rotates through six registers, computed data
+            // through `pool` (hand-made copies: R7, R9 … R17, R7; sums: R7 … R13, R7).
+            let reach = if data.iter().any(|v| loaded[v.index()]) { pool + 2 } else { pool } - 1;
+            for &a in &data {
+                for prev in recent.iter().rev().take(reach) {
+                    for &b in prev.iter().filter(|&&b| b != a) {
+                        per[a.index()].push((b, f.vreg(b).width));
+                        per[b.index()].push((a, f.vreg(a).width));
+                    }
+                }
+            }
+            recent.push_back(data);
+            if recent.len() > pool + 2 {
+                recent.pop_front();
+            }
+        }
+    }
+    let mut start = Vec::with_capacity(per.len() + 1);
+    let mut out = Vec::new();
+    for mut list in per {
+        start.push(out.len() as u32);
+        list.sort_unstable();
+        list.dedup();
+        out.extend(list);
+    }
+    start.push(out.len() as u32);
+    (start, out)
 }
 
 /// How far bank-aware allocation may spread a function whose peak R pressure is `peak`:
@@ -364,4 +453,56 @@ pub fn bank_limit(sm_version: u32, peak: u32) -> u16 {
     use crate::alloc::budget::{GPR_CAP, REPORT_EXTRA, STACK_POINTER, occupancy_top};
     let packed = (peak + STACK_POINTER as u32 + 1 + REPORT_EXTRA).min(GPR_CAP);
     (occupancy_top(sm_version, packed) - REPORT_EXTRA) as u16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{cfg, liveness};
+
+    fn rotation_lists(text: &str, pool: u32) -> Vec<(String, Vec<String>)> {
+        let m = crate::ir::parse::parse_str(text).expect("parses");
+        let f = &m.functions[0];
+        let c = cfg::build(f, 8.0);
+        let live = liveness::compute(f, &c, &[]);
+        let ranges = Ranges::build(f, &live);
+        let class = f.vregs.iter().find(|v| v.name.starts_with("%d")).expect("a data vreg").class;
+        let input = BuildInput {
+            class,
+            pins: &[],
+            fixed: &[1],
+            first_free: None,
+            coalescing: false,
+            bank_aware: true,
+            sm_version: 80,
+            freq: &c.freq,
+            store_rotation: pool,
+        };
+        let k = build(f, &ranges, &input);
+        let name = |v: VRegId| f.vreg(v).name.clone();
+        (0..f.vregs.len())
+            .map(VRegId::new)
+            .filter(|&v| !k.rotation_of(v).is_empty())
+            .map(|v| (name(v), k.rotation_of(v).iter().map(|&(t, _)| name(t)).collect()))
+            .collect()
+    }
+
+    /// Seven stores of computed data; the fifth stores a loaded value.
+    const STORES: &str = ".target sm_80\n.entry k {\n  .reg .R %d<8>\n  .reg .R.x2 %a<1>\nBB0:\n  \
+        %a0 = LDC.64 c[0x0][0x160]\n  %d0 = IADD3 %a0.lo, 1, RZ\n  STG.E [%a0], %d0\n  \
+        %d1 = IADD3 %a0.lo, 2, RZ\n  STG.E [%a0 + 0x4], %d1\n  %d2 = IADD3 %a0.lo, 3, RZ\n  \
+        STG.E [%a0 + 0x8], %d2\n  %d3 = IADD3 %a0.lo, 4, RZ\n  STG.E [%a0 + 0xc], %d3\n  \
+        %d4 = LDG.E [%a0 + 0x40]\n  STG.E [%a0 + 0x10], %d4\n  %d5 = IADD3 %a0.lo, 6, RZ\n  \
+        STG.E [%a0 + 0x14], %d5\n  EXIT\n}\n";
+
+    #[test]
+    fn store_data_rotates_against_the_previous_three_stores_or_five_after_a_load() {
+        let lists = rotation_lists(STORES, 4);
+        let of = |n: &str| lists.iter().find(|(v, _)| v == n).map(|(_, l)| l.join(" ")).unwrap_or_default();
+        assert_eq!(of("%d0"), "%d1 %d2 %d3 %d4", "{lists:?}");
+        // %d4 came from a load: it reaches back five stores (all four before it).
+        assert_eq!(of("%d4"), "%d0 %d1 %d2 %d3 %d5");
+        assert_eq!(of("%d5"), "%d2 %d3 %d4");
+        assert!(rotation_lists(STORES, 0).is_empty() && rotation_lists(STORES, 1).is_empty());
+    }
 }

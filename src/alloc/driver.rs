@@ -137,6 +137,9 @@ pub struct FunctionAlloc {
     pub analysis: Arc<Analysis>,
     /// Assigned start slot of every vreg (alias roots; children follow their root).
     pub assign: Vec<Option<u16>>,
+    /// Vregs whose latest assignment passed over a lower slot of the same cost in
+    /// bank-aware mode: that slot and the tie-break (`why registers` names it; issue 23).
+    pub placed: std::collections::BTreeMap<VRegId, (u16, fatpoint::Tie)>,
     pub flags: Vec<u64>,
     pub state: AllocState,
     pub plans: Vec<ClassPlan>,
@@ -252,6 +255,7 @@ impl FunctionAlloc {
             bit_spills: Arc::new(bit_spills),
             analysis,
             assign: vec![None; n],
+            placed: Default::default(),
             flags,
             state,
             plans,
@@ -784,6 +788,7 @@ impl FunctionAlloc {
                 bank_aware: self.state.bank_aware,
                 sm_version: self.config.sm_version,
                 freq: &self.analysis.cfg.freq,
+                store_rotation: self.params.store_rotation,
             },
         )
     }
@@ -847,6 +852,7 @@ impl FunctionAlloc {
                 slot_of: &slot_of,
                 n: max_regs as usize,
                 bank_limit: att.constraints.bank_limit,
+                rotation: att.constraints.rotation_of(v),
                 interval: interval_interference,
             },
         );
@@ -872,6 +878,10 @@ impl FunctionAlloc {
                     att.needs_spill.push(v);
                 } else {
                     self.assign[v.index()] = Some(s);
+                    match d.passed {
+                        Some(p) => self.placed.insert(v, p),
+                        None => self.placed.remove(&v),
+                    };
                     let occ_mut = Arc::make_mut(self.occ.as_mut().expect("occupancy"));
                     for k in 0..width as usize {
                         occ_mut.occupy(s as usize + k, segs);

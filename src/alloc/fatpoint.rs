@@ -66,6 +66,9 @@ pub struct Histogram {
     pub secondary: Vec<u32>,
     /// Bank-parity weights (types 11–13): a tie-break below `limit` only.
     pub bank: Vec<u32>,
+    /// Store-data rotation (issue 23 rule 6): per register, how many data vregs of the
+    /// nearby stores hold it. The first tie-break below `limit`, before `bank`.
+    pub rotate: Vec<u32>,
     /// Slots `0..limit` are within the budget (the scan bound `n` is budget + 7 outside
     /// the CSSA modes, `max_regs`); the bank tie-break applies there only.
     pub limit: usize,
@@ -84,6 +87,7 @@ impl Histogram {
             interval_cost: true,
             secondary: Vec::new(),
             bank: Vec::new(),
+            rotate: Vec::new(),
             limit: 0,
             blocked: Vec::new(),
             start_ok: Vec::new(),
@@ -104,6 +108,7 @@ impl Histogram {
         refill(&mut self.interval, n, 0);
         refill(&mut self.secondary, n, 0);
         refill(&mut self.bank, n, 0);
+        refill(&mut self.rotate, n, 0);
         self.limit = n.saturating_sub(7);
         refill(&mut self.blocked, n, Block::Free);
         refill(&mut self.start_ok, n, true);
@@ -139,6 +144,9 @@ pub struct FillInput<'a> {
     /// Bank-aware mode: the slots the bank tie-break may choose among
     /// (`constraints::bank_limit`), besides the budget.
     pub bank_limit: Option<u16>,
+    /// The data vregs of the stores this vreg's store rotates against, with their widths
+    /// (`constraints::Constraints::rotation_of`; empty when it is no store's data).
+    pub rotation: &'a [(crate::ir::VRegId, u8)],
     /// The interval interference (seed 000 type 7): 0 not written, 1 written into the
     /// primary histogram (compared with the threshold), 2 also minimised.
     pub interval: u8,
@@ -183,6 +191,14 @@ pub fn fill_into(h: &mut Histogram, input: &FillInput) {
         for ((p, s), &x) in h.primary.iter_mut().zip(h.soft.iter_mut()).zip(&h.interval) {
             *p += x;
             *s += x;
+        }
+    }
+    // Store-data rotation (issue 23 rule 6): the registers the nearby stores' data hold.
+    for &(t, w) in input.rotation {
+        if let Some(s) = (input.slot_of)(t) {
+            for r in (s as usize..s as usize + w.max(1) as usize).filter(|&r| r < n) {
+                h.rotate[r] += 1;
+            }
         }
     }
     let phys = !input.occ.no_phys();
@@ -284,6 +300,29 @@ pub fn fill_into(h: &mut Histogram, input: &FillInput) {
     }
 }
 
+/// Why the scan passed over a lower slot of the same primary cost (issue 23: placement
+/// is a decision the debugger shows): the criterion on which the chosen slot won.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tie {
+    /// The store-data rotation (issue 23 rule 6): the lower slot held a nearby store's data.
+    Rotation,
+    /// Bank parity (types 11–13): the lower slot shared a bank with a co-source.
+    Parity,
+    /// The secondary histogram (type 15, a copy's other side elsewhere).
+    Secondary,
+}
+
+impl Tie {
+    /// Why `lower` (a register name) was passed over, in words.
+    pub fn text(self, lower: &str) -> String {
+        match self {
+            Tie::Rotation => format!("{lower} holds the data of a nearby store (store-data rotation)"),
+            Tie::Parity => format!("{lower} shares a bank with a register read beside this value (bank parity)"),
+            Tie::Secondary => "a copy prefers the register of its other side (secondary cost)".to_string(),
+        }
+    }
+}
+
 /// The outcome of a scan.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Decision {
@@ -298,6 +337,9 @@ pub struct Decision {
     pub blocked: u32,
     /// Every slot within the budget was discarded: the cheapest of them was taken.
     pub relaxed: bool,
+    /// In bank-aware mode: the lowest slot of the same primary cost that the scan passed
+    /// over for a tie-break, and which one (`None` when the lowest such slot was chosen).
+    pub passed: Option<(u16, Tie)>,
 }
 
 /// Scans for the cheapest start slot of a vreg of `width`.
@@ -331,8 +373,8 @@ fn scan_once(h: &Histogram, width: u8, threshold: u32) -> Decision {
     // Bank weights order slots below the limit only (module doc); without any, the
     // seed's rule exactly. (An OR over all weights: it vectorises, an early-exit `any`
     // does not.)
-    let banked = h.bank.iter().fold(0, |a, &b| a | b) != 0;
-    let mut best: Option<(u32, u32, u32, usize)> = None;
+    let banked = h.bank.iter().fold(0, |a, &b| a | b) != 0 || h.rotate.iter().fold(0, |a, &b| a | b) != 0;
+    let mut best: Option<(u32, u64, u32, usize)> = None;
     let mut discarded = Vec::new();
     let mut blocked = 0;
     let single = w == 1
@@ -396,10 +438,16 @@ fn scan_once(h: &Histogram, width: u8, threshold: u32) -> Decision {
         } else {
             full - covered.clone().map(|r| h.interval[r]).sum::<u32>()
         };
-        let bank: u32 = match (banked, s + w <= h.limit) {
+        // Below the limit: the rotation first (issue 23 rule 6: with 20 values live
+        // ptxas took an even register before repeating an odd one), then the parity.
+        let bank: u64 = match (banked, s + w <= h.limit) {
             (false, _) => 0,
-            (true, true) => covered.clone().map(|r| h.bank[r]).sum(),
-            (true, false) => u32::MAX,
+            (true, true) => {
+                let rot: u64 = covered.clone().map(|r| h.rotate.get(r).copied().unwrap_or(0) as u64).sum();
+                let par: u64 = covered.clone().map(|r| h.bank[r] as u64).sum();
+                (rot << 32) | par.min(u32::MAX as u64)
+            }
+            (true, false) => u64::MAX,
         };
         let sec: u32 = covered.map(|r| h.secondary[r]).sum();
         let better = match best {
@@ -412,11 +460,60 @@ fn scan_once(h: &Histogram, width: u8, threshold: u32) -> Decision {
         s += align;
     }
     match best {
-        Some((cost, _, secondary, slot)) => {
-            Decision { slot: Some(slot as u16), cost, secondary, discarded, blocked, relaxed: false }
+        Some((cost, key, secondary, slot)) => {
+            let passed = if banked { passed_over(h, w, align, threshold, (cost, key, secondary, slot)) } else { None };
+            Decision { slot: Some(slot as u16), cost, secondary, discarded, blocked, relaxed: false, passed }
         }
-        None => Decision { slot: None, cost: 0, secondary: 0, discarded, blocked, relaxed: false },
+        None => Decision { slot: None, cost: 0, secondary: 0, discarded, blocked, relaxed: false, passed: None },
     }
+}
+
+/// A candidate below the chosen `slot` with the same primary cost, and the tie-break it
+/// lost on: the lowest one that lost on the first criterion of the scan's order
+/// (rotation, parity, secondary) that any lost on — the reason worth naming.
+fn passed_over(
+    h: &Histogram,
+    w: usize,
+    align: usize,
+    threshold: u32,
+    (cost, key, sec, slot): (u32, u64, u32, usize),
+) -> Option<(u16, Tie)> {
+    let lost = (0..slot).step_by(align).filter_map(|s| {
+        let covered = s..s + w;
+        if !h.start_ok[s] || covered.clone().any(|r| h.blocked[r] != Block::Free) {
+            return None;
+        }
+        let full: u32 = covered.clone().map(|r| h.soft[r]).sum();
+        let c = if h.interval_cost || h.interval.len() != h.primary.len() {
+            full
+        } else {
+            full - covered.clone().map(|r| h.interval[r]).sum::<u32>()
+        };
+        if full > threshold || c != cost {
+            return None;
+        }
+        let rot: u64 = covered.clone().map(|r| h.rotate.get(r).copied().unwrap_or(0) as u64).sum();
+        let par: u64 = covered.clone().map(|r| h.bank[r] as u64).sum();
+        let s_sec: u32 = covered.map(|r| h.secondary[r]).sum();
+        let tie = if s + w > h.limit {
+            return None;
+        } else if rot > key >> 32 {
+            Tie::Rotation
+        } else if par > key & u32::MAX as u64 {
+            Tie::Parity
+        } else if s_sec > sec {
+            Tie::Secondary
+        } else {
+            return None;
+        };
+        Some((s as u16, tie))
+    });
+    let rank = |t: Tie| match t {
+        Tie::Rotation => 0,
+        Tie::Parity => 1,
+        Tie::Secondary => 2,
+    };
+    lost.min_by_key(|&(s, t)| (rank(t), s))
 }
 
 #[cfg(test)]
@@ -451,7 +548,7 @@ mod tests {
             }
         }
         let (slot, cost, secondary) = best.map_or((None, 0, 0), |(c, _, s, slot)| (Some(slot as u16), c, s));
-        Decision { slot, cost, secondary, discarded, blocked, relaxed: false }
+        Decision { slot, cost, secondary, discarded, blocked, relaxed: false, passed: None }
     }
 
     #[test]
@@ -539,6 +636,32 @@ mod tests {
     }
 
     #[test]
+    fn store_rotation_comes_before_the_parity_and_stays_below_the_limit() {
+        // Odd slots preferred (a co-source in an even bank); 1 and 3 hold the data of
+        // the previous stores: 5 is taken, not 1.
+        let mut h = hist(12);
+        h.limit = 8;
+        h.bank = vec![3, 0, 3, 0, 3, 0, 3, 0, 3, 0, 3, 0];
+        h.rotate = vec![0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0];
+        assert_eq!(scan(&h, 1, 50).slot, Some(5));
+        // Every odd slot below the limit rotated: an even one before repeating an odd
+        // one (ptxas with 20 values live: R25, R27, R29, then R26).
+        h.rotate = vec![0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 0, 0];
+        assert_eq!(scan(&h, 1, 50).slot, Some(0));
+        // Never past the limit: with 0..8 all rotated, the lowest of them.
+        h.rotate = vec![1; 12];
+        for s in 8..12 {
+            h.rotate[s] = 0;
+        }
+        assert_eq!(scan(&h, 1, 50).slot, Some(1));
+        // The primary cost still comes first.
+        let mut h = hist(4);
+        h.rotate = vec![0, 1, 0, 1];
+        h.soft = vec![2, 0, 2, 0];
+        assert_eq!(scan(&h, 1, 50).slot, Some(1));
+    }
+
+    #[test]
     fn bank_limit_is_the_last_count_at_the_packed_occupancy() {
         use crate::alloc::constraints::bank_limit;
         // softmax32: peak 39 live + R1 + 2 = 42 registers, 42 warps up to 48; slots R0..R45.
@@ -564,6 +687,7 @@ mod tests {
             slot_of: &slot_of,
             n: 8,
             bank_limit: None,
+            rotation: &[],
             interval: 2,
         });
         assert!(!h.start_ok[1] && h.start_ok[2]);

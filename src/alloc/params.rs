@@ -12,6 +12,8 @@ use crate::knobs::{self, Knobs};
 pub const GUIDANCE_WALK: u32 = 622;
 /// radbg's knob for seed 000's interval interference (type 7) in the primary histogram.
 pub const INTERVAL_INTERFERENCE: &str = "radbg.IntervalInterference";
+/// radbg's knob for the store-data rotation (issue 23 rule 6): its pool size.
+pub const STORE_ROTATION: &str = "radbg.StoreRotation";
 /// radbg's knob choosing the seed's or radbg's reading of each six-list rule.
 pub const SIX_LISTS: &str = "radbg.SixLists";
 /// `six_lists` bits.
@@ -30,6 +32,11 @@ pub struct FatPointParams {
     /// knob `radbg.IntervalInterference`: 0 not written, 1 written and compared with the
     /// threshold, 2 also minimised by the scan (the seed's `cost = primary[slot]`).
     pub interval_interference: u8,
+    /// Store-data rotation (`radbg.StoreRotation`, issue 23 rule 6; measured in SASS,
+    /// the seeds are silent): the data of a store takes a register the data of the
+    /// previous `store_rotation - 1` stores of its block do not hold, below the bank
+    /// limit. 0 or 1: off.
+    pub store_rotation: u32,
     /// Six lists (seed 000 "Six-List Classification"), knob `radbg.SixLists`: bit 0 High
     /// by spill cost over the +768 threshold, bit 1 LowConf/LowLate by the
     /// cost/interference ratio, bit 2 the stack popped in reverse.
@@ -69,6 +76,7 @@ impl FatPointParams {
         FatPointParams {
             discard_threshold: k.int(knobs::THRESHOLD_DISCARD).clamp(0, u32::MAX as i64) as u32,
             interval_interference: k.int(INTERVAL_INTERFERENCE).clamp(0, 2) as u8,
+            store_rotation: k.int(STORE_ROTATION).clamp(0, 16) as u32,
             six_lists: k.int(SIX_LISTS).clamp(0, 7) as u8,
             guidance_walk: k.bool(GUIDANCE_WALK),
             no_retarget: k.bool(knobs::NO_RETARGET),

@@ -337,15 +337,23 @@ pub fn histogram(h: &HistView) -> Output {
         h.budget,
         h.chosen.map(|c| format!("{}{c}", h.file.prefix())).unwrap_or_else(|| "none".into())
     );
+    let rotated = h.rotate.iter().any(|&r| r > 0);
+    if let (Some(c), Some((lower, tie))) = (h.chosen, h.passed) {
+        let p = h.file.prefix();
+        let _ = write!(s, "\n  {p}{c} rather than {p}{lower}: {}", tie.text(&format!("{p}{lower}")));
+    }
     if let Some(l) = h.bank_limit {
         let _ = write!(
             s,
-            "\n  bank weights (co-sources in one bank) break ties between equal costs below {}{l}",
+            "\n  {}bank weights (co-sources in one bank) break ties between equal costs below {}{l}",
+            if rotated { "rotation (registers of nearby stores' data), then " } else { "" },
             h.file.prefix()
         );
     }
     // Show the slots up to the scan bound, compactly: only non-trivial ones and the chosen.
-    s.push_str(if h.bank_limit.is_some() {
+    s.push_str(if rotated {
+        "\n  slot  primary secondary  bank rotate"
+    } else if h.bank_limit.is_some() {
         "\n  slot  primary secondary  bank"
     } else {
         "\n  slot  primary secondary"
@@ -355,6 +363,7 @@ pub fn histogram(h: &HistView) -> Output {
         let interesting = h.primary[slot] > 0
             || h.secondary[slot] > 0
             || h.bank[slot] > 0
+            || h.rotate.get(slot).is_some_and(|&r| r > 0)
             || h.blocked[slot]
             || Some(slot as u16) == h.chosen;
         if !interesting || rows > 64 {
@@ -375,7 +384,17 @@ pub fn histogram(h: &HistView) -> Output {
             tags.push("over budget");
         }
         let slot_name = format!("{}{slot}", h.file.prefix());
-        let _ = if h.bank_limit.is_some() {
+        let _ = if rotated {
+            write!(
+                s,
+                "\n  {slot_name:<5} {:>7} {:>9} {:>5} {:>6}  {}",
+                h.primary[slot],
+                h.secondary[slot],
+                h.bank[slot],
+                h.rotate[slot],
+                tags.join(" ")
+            )
+        } else if h.bank_limit.is_some() {
             write!(
                 s,
                 "\n  {slot_name:<5} {:>7} {:>9} {:>5}  {}",
@@ -394,7 +413,7 @@ pub fn histogram(h: &HistView) -> Output {
         s,
         json!({"vreg": h.vreg, "width": h.width, "threshold": h.threshold, "budget": h.budget, "chosen": h.chosen,
         "primary": h.primary, "secondary": h.secondary, "blocked": h.blocked, "discarded": h.discarded,
-        "bank": h.bank, "bank_limit": h.bank_limit}),
+        "bank": h.bank, "bank_limit": h.bank_limit, "rotate": h.rotate}),
     )
 }
 

@@ -273,6 +273,11 @@ pub struct HistView {
     pub bank: Vec<u32>,
     /// The slots the bank tie-break applies to (`0..bank_limit`), when any bank weight is set.
     pub bank_limit: Option<u32>,
+    /// Store-data rotation weights per slot (issue 23 rule 6): the first tie-break below
+    /// `bank_limit`; all zero when the vreg is no store's data.
+    pub rotate: Vec<u32>,
+    /// The lower slot of the same cost the scan passed over, and the tie-break that did.
+    pub passed: Option<(u16, crate::alloc::fatpoint::Tie)>,
 }
 
 pub fn histogram(m: &Machine) -> Option<HistView> {
@@ -294,7 +299,9 @@ pub fn histogram(m: &Machine) -> Option<HistView> {
         discarded: d.discarded.clone(),
         file: vr.file(),
         bank: if h.bank.len() == h.primary.len() { h.bank.clone() } else { vec![0; h.primary.len()] },
-        bank_limit: h.bank.iter().any(|&b| b > 0).then_some(h.limit as u32),
+        bank_limit: h.bank.iter().chain(&h.rotate).any(|&b| b > 0).then_some(h.limit as u32),
+        rotate: if h.rotate.len() == h.primary.len() { h.rotate.clone() } else { vec![0; h.primary.len()] },
+        passed: d.passed,
     })
 }
 

@@ -13,8 +13,12 @@
 //!   address is unrolled ×4 (7 `STG`: four, then two and one for the rest);
 //! - a trip count that depends on the thread (`%tid`, `%laneid`, a load from a
 //!   thread's own address) is unrolled too — unless the body loads from global
-//!   memory (`ld.global`, `.nc` included: 1 `STG`, kept as one copy). With `ld.shared`
-//!   or no load in its place the same loop is unrolled; cudpp's loop above, whose bound
+//!   memory (`ld.global`, `.nc` included: 1 `STG`, kept as one copy) or holds an atomic
+//!   or a reduction, global or shared (`red.global.add`, `atom.global.add`,
+//!   `red.shared.add`: one `RED`/`ATOM` in SASS; the same loops with a uniform bound: 8,
+//!   unrolled; found on the corpus's `histo256`, whose loop of four `ld.shared` and
+//!   four `atom.global.add` ptxas keeps as one copy). With `ld.shared` or no load in its
+//!   place, and plain stores, the same loop is unrolled; cudpp's loop above, whose bound
 //!   comes from `ld.shared` at a thread's address, is one of those;
 //! - bodies of up to 49 imported instructions (branch included, register copies not:
 //!   ptxas propagates them first) are unrolled, from 50 on they are not;
@@ -27,7 +31,7 @@
 //!
 //! Model: a single-block loop (after `ifconvert` has predicated its short branches)
 //! ending in a guarded branch to itself, not marked nounroll, whose branch predicate is
-//! warp-uniform or whose body has no global load, and whose body has at most
+//! warp-uniform or whose body has no global load and no atomic, and whose body has at most
 //! [`MAX_BODY`] instructions, becomes [`FACTOR`]
 //! copies of its body and the one back edge. A value the body defines gets a fresh vreg
 //! in each copy but the last (`%f1$u1`, `%f1$u2` …), which keeps the original names so
@@ -136,7 +140,8 @@ fn candidates(f: &Function, var: &[bool]) -> Vec<usize> {
                     && !p.is(props::RESUME)
             });
             let global_load = blk.insts.iter().any(|i| matches!(i.op.mnemonic(), "LDG" | "LD"));
-            back && (uniform || !global_load)
+            let atomic = blk.insts.iter().any(|i| i.info().is(props::ATOMIC));
+            back && (uniform || !(global_load || atomic))
                 && plain
                 && counted(blk)
                 && size(blk) <= MAX_BODY
@@ -372,6 +377,18 @@ mod tests {
         let (g, summary) = run_on(&shared);
         let lds = g.blocks.iter().flat_map(|b| &b.insts).filter(|i| i.op.mnemonic() == "LDS").count();
         assert_eq!(lds, 4, "{summary}");
+        // With a reduction in place of the store it is kept (ptxas: one RED), whether
+        // global or shared; with a uniform bound it is unrolled.
+        for red in ["red.global.add.f32 [%rd5], %f2;", "red.shared.add.f32 [%r7], %f2;"] {
+            let reduced = shared.replace("st.global.f32 [%rd5], %f2;", red);
+            assert!(reduced.contains(red), "the kernel's store moved");
+            let (g, summary) = run_on(&reduced);
+            let lds = g.blocks.iter().flat_map(|b| &b.insts).filter(|i| i.op.mnemonic() == "LDS").count();
+            assert_eq!(lds, 1, "{red}: {summary}");
+            let (g, summary) = run_on(&reduced.replace("%tid.x", "%ctaid.x"));
+            let lds = g.blocks.iter().flat_map(|b| &b.insts).filter(|i| i.op.mnemonic() == "LDS").count();
+            assert_eq!(lds, 4, "{red} with a uniform bound: {summary}");
+        }
     }
 
     #[test]

@@ -581,6 +581,50 @@ fn budget_breakdown(t: &mut String, b: &Breakdown, scan_bound: Option<u32>) {
     }
 }
 
+/// At most this many placement decisions are listed.
+const PLACED: usize = 6;
+
+/// Why registers above the packed ones are used (issue 23: placement is part of the
+/// debugger): the values the fat-point scan put above a lower register of the same cost,
+/// highest first, each with the tie-break that passed the lower one over
+/// (`alloc::fatpoint::Tie`, recorded by the driver as `FunctionAlloc::placed`).
+pub fn placement_text(cx: &Ctx, fi: usize) -> String {
+    let (Some(a), Some(pl)) = (cx.alloc(fi), cx.placement(fi)) else { return String::new() };
+    let f = cx.func(fi);
+    let mut placed: Vec<(u16, VRegId, u16, crate::alloc::fatpoint::Tie)> = a
+        .placed
+        .iter()
+        .filter(|(v, _)| f.vregs.get(v.index()).is_some_and(|vr| vr.file() == RegFile::R))
+        .filter_map(|(&v, &(lower, tie))| a.slot_of(v).map(|s| (s, v, lower, tie)))
+        .collect();
+    if placed.is_empty() {
+        return String::new();
+    }
+    placed.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
+    let count = |t: crate::alloc::fatpoint::Tie| placed.iter().filter(|p| p.3 == t).count();
+    let mut t = format!(
+        "placement: {} value(s) took a register above a lower one of the same cost (ptxas does not pack to the minimum below the occupancy limit; {} by the store-data rotation, {} by bank parity, {} by a copy's preference):\n",
+        placed.len(),
+        count(crate::alloc::fatpoint::Tie::Rotation),
+        count(crate::alloc::fatpoint::Tie::Parity),
+        count(crate::alloc::fatpoint::Tie::Secondary),
+    );
+    let layout = f.layout();
+    for &(s, v, lower, tie) in placed.iter().take(PLACED) {
+        let (def, _, _) = def_use(f, &pl, &layout, v);
+        t.push_str(&format!(
+            "  {} ({}) in R{s}, not R{lower}: {}\n",
+            f.vreg(v).name,
+            at_line(cx, def),
+            tie.text(&format!("R{lower}"))
+        ));
+    }
+    if placed.len() > PLACED {
+        t.push_str(&format!("  … and {} more\n", placed.len() - PLACED));
+    }
+    t
+}
+
 /// The class whose allocation failed, its budget, and its best attempt (seed 003's
 /// tie-break): the registers it reached and how many values it left without one.
 fn failed_class(cx: &Ctx, fi: usize) -> Option<(crate::ir::RegClass, u32, (u32, usize))> {
@@ -696,6 +740,9 @@ pub fn explain(cx: &Ctx, fi: usize) -> Explanation {
         }
     } else {
         budget_breakdown(&mut t, b, r.scan_bound);
+        if b.elsewhere > 0 {
+            t.push_str(&placement_text(cx, fi));
+        }
     }
     if let Some(bg) = &r.budget {
         let set_by = cx.m.budget_source(src, bg);

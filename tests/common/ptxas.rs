@@ -25,3 +25,23 @@ pub fn used_registers(ptxas: &Path, file: &Path) -> (Option<u32>, String) {
     let used = log.split("Used ").nth(1).and_then(|s| s.split_whitespace().next()).and_then(|n| n.parse().ok());
     (used, log)
 }
+
+/// nvdisasm: `$NVDISASM`, else beside ptxas, else PyPI's `nvidia-cuda-nvdisasm` in the
+/// Python on the PATH, else `nvdisasm` on the PATH.
+pub fn nvdisasm() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("NVDISASM").map(PathBuf::from).filter(|p| p.exists()) {
+        return Some(p);
+    }
+    if let Some(p) = corpus_tool("root/nvidia/cu13/bin/nvdisasm") {
+        return Some(p);
+    }
+    let purelib = Command::new("python3")
+        .args(["-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    if let Some(p) = purelib.map(|d| PathBuf::from(d).join("nvidia/cu13/bin/nvdisasm")).filter(|p| p.exists()) {
+        return Some(p);
+    }
+    Command::new("nvdisasm").arg("--version").output().ok().filter(|o| o.status.success()).map(|_| "nvdisasm".into())
+}

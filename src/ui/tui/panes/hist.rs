@@ -122,6 +122,8 @@ pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
             ("-", th.threshold)
         } else if s as u32 >= h.budget {
             ("!", th.over)
+        } else if h.rotate.get(s).is_some_and(|&r| r > 0) && h.bank_limit.is_some_and(|l| (s as u32) < l) {
+            ("r", th.threshold)
         } else if h.bank[s] > 0 && h.bank_limit.is_some_and(|l| (s as u32) < l) {
             ("b", th.threshold)
         } else {
