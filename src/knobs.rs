@@ -596,7 +596,7 @@ pub static CATALOGUE: &[KnobInfo] = &[
         "radbg.StoreRotation",
         int(0, 16),
         Default::Int(4),
-        "issue 23 rule 6 (ptxas's SASS; the seeds are silent): with bank-aware allocation on, the data of a store (STG, STS, ST, RED, ATOM) takes a register not held by the data of the previous N-1 stores of its block, below the bank limit — ptxas rotates store data through four registers; 0 or 1 off",
+        "issue 23 rule 6 (ptxas's SASS; the seeds are silent): with bank-aware allocation on, the data of a store (STG, STS, ST, RED, ATOM) takes a register not held by the data of the previous N-1 stores of its block (N+1 after a load) nor by the addresses of its last N-1 loads, below the bank limit — ptxas rotates store data through four registers; 0 or 1 off",
     )
     .live("fat-point scan: first tie-break below the bank limit (alloc::constraints rotation lists) — ARCHITECTURE.md, issue 23 rule 6"),
     r(

@@ -374,17 +374,19 @@ pub fn build(f: &Function, ranges: &Ranges, input: &BuildInput) -> Constraints {
 }
 
 /// Store-data rotation (issue 23 rule 6). ptxas gives the data of a store a register the
-/// data of the previous three stores of the block do not hold, even where one of them is
-/// free and lower: hand-made chains of `ld; add; st` (sm_80 and sm_90; `st.global`,
+/// data of the previous three stores of the block do not hold, nor the addresses of its
+/// last three loads, even where one of them is free and lower: hand-made chains of `ld; add; st` (sm_80 and sm_90; `st.global`,
 /// `st.shared`, `red.global`) put the sums in R7, R9, R11, R13, R7, R9 … whatever the
 /// distance between the stores and the pressure around them (with 20 more values live,
 /// R25, R27, R29, then R26: below the occupancy limit, the rotation before the parity).
 /// Over the development part's SASS, a store's data register is the one the store `d`
 /// before used, redefined in between, for d = 1, 2, 3, 4, 5: 1.4, 2.3, 3.4, 19.5, 5.0 %
 /// of 15,190 / 10,659 / 7,407 / 4,847 / 3,350 store pairs (ARCHITECTURE.md, issue 23 rule
-/// 6). The seeds are silent; a likely cause is that a store reads its data after issue,
+/// 6). A store's data is almost never in a register a load read its address from last
+/// (43 of 11,750 store data registers defined between, 0.4 %). The seeds are silent; a likely cause is that a store reads its data after issue,
 /// so overwriting it soon would wait on the store. Modelled as a soft, symmetric relation
-/// between the data vregs of stores fewer than `pool` apart in a block: the fat-point
+/// between the data vregs of stores fewer than `pool` apart in a block (six after a load),
+/// and between a store's data and the addresses of the block's last `pool - 1` loads: the fat-point
 /// scan's first tie-break below the bank limit (`fatpoint::scan`), so it never costs a
 /// register over that limit and never a spill. Spill stores (seed 003's STL) are not
 /// stores of the program and take no part.
@@ -396,12 +398,36 @@ fn rotation(f: &Function, ranges: &Ranges, class: RegClass, pool: usize) -> (Vec
     for block in &f.blocks {
         // The data vregs of the block's last stores, newest last.
         let mut recent: std::collections::VecDeque<Vec<VRegId>> = std::collections::VecDeque::new();
+        // The address vregs of the block's last loads, newest last.
+        let mut addrs: std::collections::VecDeque<Vec<VRegId>> = std::collections::VecDeque::new();
         for inst in &block.insts {
             let info = inst.info();
             if !info.is(props::STORE) || info.is(props::SPILL_STORE) || inst.op.mnemonic() == "STL" {
                 let load = info.is(props::LOAD) && !info.is(props::SPILL_LOAD);
                 for d in inst.defs().iter().filter_map(Operand::as_vreg) {
                     loaded[root(d.vreg).index()] = load;
+                }
+                if load {
+                    let a: Vec<VRegId> = inst
+                        .operands
+                        .iter()
+                        .filter_map(|o| match o {
+                            Operand::Mem(m) => Some([m.base, m.index]),
+                            _ => None,
+                        })
+                        .flatten()
+                        .filter_map(|r| match r {
+                            Some(Reg::V(r)) => Some(root(r.vreg)),
+                            _ => None,
+                        })
+                        .filter(|&v| f.vreg(v).class == class && ranges.is_root(v))
+                        .collect();
+                    if !a.is_empty() {
+                        addrs.push_back(a);
+                        if addrs.len() >= pool {
+                            addrs.pop_front();
+                        }
+                    }
                 }
                 continue;
             }
@@ -418,6 +444,12 @@ fn rotation(f: &Function, ranges: &Ranges, class: RegClass, pool: usize) -> (Vec
             // through `pool` (hand-made copies: R7, R9 … R17, R7; sums: R7 … R13, R7).
             let reach = if data.iter().any(|v| loaded[v.index()]) { pool + 2 } else { pool } - 1;
             for &a in &data {
+                // The registers the last loads read their addresses from (hand-made:
+                // a sum stored after three loads from R2:R3 goes to R9, not R3).
+                for &b in addrs.iter().flatten().filter(|&&b| b != a) {
+                    per[a.index()].push((b, f.vreg(b).width));
+                    per[b.index()].push((a, f.vreg(a).width));
+                }
                 for prev in recent.iter().rev().take(reach) {
                     for &b in prev.iter().filter(|&&b| b != a) {
                         per[a.index()].push((b, f.vreg(b).width));
@@ -500,9 +532,10 @@ mod tests {
         let lists = rotation_lists(STORES, 4);
         let of = |n: &str| lists.iter().find(|(v, _)| v == n).map(|(_, l)| l.join(" ")).unwrap_or_default();
         assert_eq!(of("%d0"), "%d1 %d2 %d3 %d4", "{lists:?}");
-        // %d4 came from a load: it reaches back five stores (all four before it).
-        assert_eq!(of("%d4"), "%d0 %d1 %d2 %d3 %d5");
-        assert_eq!(of("%d5"), "%d2 %d3 %d4");
+        // %d4 came from a load: it reaches back five stores (all four before it), and
+        // the load's address %a0 is read just before it is stored.
+        assert_eq!(of("%d4"), "%d0 %d1 %d2 %d3 %d5 %a0");
+        assert_eq!(of("%d5"), "%d2 %d3 %d4 %a0");
         assert!(rotation_lists(STORES, 0).is_empty() && rotation_lists(STORES, 1).is_empty());
     }
 }

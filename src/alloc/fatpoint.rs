@@ -304,7 +304,8 @@ pub fn fill_into(h: &mut Histogram, input: &FillInput) {
 /// is a decision the debugger shows): the criterion on which the chosen slot won.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tie {
-    /// The store-data rotation (issue 23 rule 6): the lower slot held a nearby store's data.
+    /// The store-data rotation (issue 23 rule 6): the lower slot held a nearby store's data
+    /// or a recent load's address.
     Rotation,
     /// Bank parity (types 11–13): the lower slot shared a bank with a co-source.
     Parity,
@@ -316,7 +317,9 @@ impl Tie {
     /// Why `lower` (a register name) was passed over, in words.
     pub fn text(self, lower: &str) -> String {
         match self {
-            Tie::Rotation => format!("{lower} holds the data of a nearby store (store-data rotation)"),
+            Tie::Rotation => {
+                format!("{lower} holds the data of a nearby store or a recent load's address (store-data rotation)")
+            }
             Tie::Parity => format!("{lower} shares a bank with a register read beside this value (bank parity)"),
             Tie::Secondary => "a copy prefers the register of its other side (secondary cost)".to_string(),
         }
