@@ -315,7 +315,14 @@ pub fn explain(cx: &Ctx, fi: usize, name: &str) -> Result<Explanation, String> {
             lines: lines.into_iter().map(|(kind, at)| SpillLine { kind, at }).collect(),
         });
     } else if let Some(s) = a.and_then(|a| a.slot_of(v)) {
-        t.push_str(&format!("it holds {}\n", query::reg_name(vr.file(), s, vr.width)));
+        t.push_str(&format!("it holds {}", query::reg_name(vr.file(), s, vr.width)));
+        // Placement (issue 23): the lower register of the same cost the scan passed over.
+        let root = a.and_then(|a| a.analysis.ranges.root.get(v.index()).copied()).unwrap_or(v);
+        if let Some(&(lower, tie)) = a.and_then(|a| a.placed.get(&root)) {
+            let low = query::reg_name(vr.file(), lower, vr.width);
+            t.push_str(&format!(", not {low}: {}", tie.text(&low)));
+        }
+        t.push('\n');
     }
     answer.facts = Facts(facts);
     Ok(Explanation { text: t, answer: Answer::Spill(answer) })
