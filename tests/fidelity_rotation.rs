@@ -125,3 +125,24 @@ fn the_recorded_ptxas_registers_are_ptxas_s() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
+
+#[test]
+fn why_names_the_rotation_that_placed_a_value_high() {
+    let dir = std::env::temp_dir().join(format!("radbg-rotation-why-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let ptx = dir.join("k.ptx");
+    std::fs::write(&ptx, kernel(true)).expect("writes");
+    let out = Command::new(env!("CARGO_BIN_EXE_radbg")).arg("why").arg(&ptx).output().expect("radbg runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("placement: 12 value(s) took a register above a lower one"), "{text}");
+    assert!(text.contains("in R13, not R7: R7 holds the data of a nearby store"), "{text}");
+    // The debugger's histogram and `why spill` say the same for one value.
+    let script = dir.join("s.radbg");
+    std::fs::write(&script, "break assign %f23\ncontinue\nhistogram\nwhy spill %f23\n").expect("writes");
+    let out = Command::new(env!("CARGO_BIN_EXE_radbg")).arg(&ptx).arg("-x").arg(&script).output().expect("radbg runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("R13 rather than R7: R7 holds the data of a nearby store"), "{text}");
+    assert!(text.contains("slot  primary secondary  bank rotate"), "{text}");
+    assert!(text.contains("it holds R13, not R7: R7 holds the data of a nearby store"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
