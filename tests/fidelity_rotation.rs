@@ -103,16 +103,14 @@ fn the_recorded_ptxas_registers_are_ptxas_s() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let mut wrong = Vec::new();
     for (i, (what, text, want, data, _)) in cases().into_iter().enumerate() {
-        let (ptx, cubin) = (dir.join(format!("k{i}.ptx")), dir.join(format!("k{i}.cubin")));
-        std::fs::write(&ptx, text).expect("writes");
+        let ptx = dir.join(format!("k{i}.ptx"));
+        std::fs::write(&ptx, &text).expect("writes");
         let (used, log) = common::ptxas::used_registers(&ptxas, &ptx);
         if used != Some(want) {
             wrong.push(format!("{what}: ptxas {used:?}, recorded {want}: {log}"));
         }
-        let out = Command::new(&ptxas).args(["-arch=sm_80", "-o"]).arg(&cubin).arg(&ptx).output().expect("ptxas runs");
-        assert!(out.status.success(), "{what}: {}", String::from_utf8_lossy(&out.stderr));
-        let sass = Command::new(&nvdisasm).arg("-c").arg(&cubin).output().expect("nvdisasm runs");
-        let regs: Vec<String> = String::from_utf8_lossy(&sass.stdout)
+        let sass = common::ptxas::sass(&ptxas, &nvdisasm, &dir, &format!("k{i}"), &text);
+        let regs: Vec<String> = sass
             .lines()
             .filter(|l| l.contains("STG"))
             .filter_map(|l| l.split(';').next()?.rsplit(", ").next().map(|r| r.trim().to_string()))

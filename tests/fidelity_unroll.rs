@@ -10,7 +10,6 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::process::Command;
 
 /// A loop from `start` to `bound` by 1 with one load (`load`: `global` or `shared`),
 /// `fmas` dependent FMAs and one store; `extra` goes at the top of the loop header.
@@ -99,12 +98,7 @@ fn the_recorded_ptxas_copies_are_ptxas_s() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let mut wrong = Vec::new();
     for (i, (what, text, want, _)) in cases().into_iter().enumerate() {
-        let (ptx, cubin) = (dir.join(format!("k{i}.ptx")), dir.join(format!("k{i}.cubin")));
-        std::fs::write(&ptx, text).expect("writes");
-        let out = Command::new(&ptxas).args(["-arch=sm_80", "-o"]).arg(&cubin).arg(&ptx).output().expect("ptxas runs");
-        assert!(out.status.success(), "{what}: {}", String::from_utf8_lossy(&out.stderr));
-        let sass = Command::new(&nvdisasm).arg("-c").arg(&cubin).output().expect("nvdisasm runs");
-        let stg = String::from_utf8_lossy(&sass.stdout).matches("STG").count();
+        let stg = common::ptxas::sass(&ptxas, &nvdisasm, &dir, &format!("k{i}"), &text).matches("STG").count();
         if stg != want {
             wrong.push(format!("{what}: ptxas {stg} STG, recorded {want}"));
         }

@@ -45,3 +45,14 @@ pub fn nvdisasm() -> Option<PathBuf> {
     }
     Command::new("nvdisasm").arg("--version").output().ok().filter(|o| o.status.success()).map(|_| "nvdisasm".into())
 }
+
+/// The SASS ptxas (sm_80) makes of `text`, disassembled by nvdisasm (`-c`); the PTX and
+/// the cubin are written into `dir` as `NAME.ptx` and `NAME.cubin`.
+pub fn sass(ptxas: &Path, nvdisasm: &Path, dir: &Path, name: &str, text: &str) -> String {
+    let (ptx, cubin) = (dir.join(format!("{name}.ptx")), dir.join(format!("{name}.cubin")));
+    std::fs::write(&ptx, text).expect("writes the PTX");
+    let out = Command::new(ptxas).args(["-arch=sm_80", "-o"]).arg(&cubin).arg(&ptx).output().expect("ptxas runs");
+    assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+    let sass = Command::new(nvdisasm).arg("-c").arg(&cubin).output().expect("nvdisasm runs");
+    String::from_utf8_lossy(&sass.stdout).into_owned()
+}
