@@ -1,7 +1,8 @@
 //! The histogram pane (`query::histogram`): the fat-point primary cost per slot as
 //! bars, the secondary cost beside it when there is room (else in a band under it),
 //! the discard threshold as a line, the budget boundary, and a marker row: `▲` the chosen slot, `×` blocked by a
-//! hard constraint, `-` discarded by the threshold, `!` over budget, `b` a bank conflict with a co-source (the
+//! hard constraint, `-` discarded by the threshold, `!` over budget, `r` held by a nearby store's data or a
+//! recent load's address (the store-data rotation, issue 23 rule 6), `b` a bank conflict with a co-source (the
 //! bank tie-break, knob 627, below the bank limit shown in the header). Under a
 //! Graph-family run (Chaitin-Briggs) it shows the node's colour window instead
 //! (`query::briggs_colours`): one row per colour, taken by a neighbour, blocked by a
