@@ -294,6 +294,9 @@ pub struct Planned {
     f: Function,
     /// Per block, its current order in the original's indices (`None`: unchanged).
     current: Vec<Option<Vec<usize>>>,
+    /// Per block, how many of the plan's moves its current order makes: with the plan,
+    /// what names the order (`sink::Peaks` keeps a block's peak by it).
+    moves: Vec<usize>,
 }
 
 impl Planned {
@@ -304,7 +307,7 @@ impl Planned {
     /// [`Planned::new`] on a copy the caller already made (the function as the plan was
     /// made from).
     pub fn from_copy(f: Function) -> Planned {
-        Planned { current: vec![None; f.blocks.len()], f }
+        Planned { current: vec![None; f.blocks.len()], moves: vec![0; f.blocks.len()], f }
     }
 
     /// The function with the first `k` moves of `plan` (blocks in layout order); and how
@@ -315,6 +318,8 @@ impl Planned {
             let here = plan.blocks[b].moved.len().min(left);
             left -= here;
             let want = plan.block_order(b, here);
+            // No moves and every move give the orders `block_order` names by those counts.
+            self.moves[b] = if want.is_none() { 0 } else { here };
             if want == self.current[b] {
                 continue;
             }
@@ -334,6 +339,16 @@ impl Planned {
             self.current[b] = want;
         }
         (&self.f, k - left)
+    }
+
+    /// Per block, how many moves its order as last applied makes (0: its own order).
+    pub fn moves(&self) -> &[usize] {
+        &self.moves
+    }
+
+    /// The function as last applied.
+    pub fn function(&self) -> &Function {
+        &self.f
     }
 
     /// The function as last applied.
