@@ -148,6 +148,19 @@ impl Liveness {
     /// whole function's is the maximum over its blocks. `prepass::sink::Peaks` walks only
     /// the blocks a reordering changed (issue 25).
     pub fn block_max_pressures<const N: usize>(&self, f: &Function, b: usize, files: [RegFile; N]) -> [u32; N] {
+        self.block_max_pressures_in(f, b, files, None)
+    }
+
+    /// [`Liveness::block_max_pressures`] with block `b`'s instructions taken in `order`
+    /// (indices into the block, each once; `None`: as they are) — the peak of a reordered
+    /// block without making the reordered function (`prepass::sink::Peaks`).
+    pub fn block_max_pressures_in<const N: usize>(
+        &self,
+        f: &Function,
+        b: usize,
+        files: [RegFile; N],
+        order: Option<&[usize]>,
+    ) -> [u32; N] {
         let mut best = [0i64; N];
         let (Some(blk), true) = (f.blocks.get(b), b < self.nblocks) else {
             return [0; N];
@@ -165,7 +178,10 @@ impl Liveness {
             }
         }
         let start = self.layout.block_start[b] as usize;
-        for (i, inst) in blk.insts.iter().enumerate().rev() {
+        for i in (0..blk.insts.len()).rev() {
+            let Some(inst) = order.map_or(Some(i), |o| o.get(i).copied()).and_then(|j| blk.insts.get(j)) else {
+                continue;
+            };
             // As `pressure_curve`: a def nothing reads still takes its register at the
             // instruction (`dead_def_weight`), each vreg once.
             let mut with_defs = w;

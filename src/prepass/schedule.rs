@@ -215,54 +215,25 @@ fn list_schedule(f: &Function, peaks: &Peaks, limit: u32, off: Option<i64>) -> V
     orders
 }
 
-/// One copy of the function for every order `run` tries — a list schedule, undone when
-/// it is not kept, then the early issue's probes (`Planned`) — where each try copied
-/// the function and dropped the copy (issue 25: two copies and frees of the scale
-/// kernel per run, and per row of a sweep).
-struct Scheduled {
-    g: Function,
-    /// The orders applied, to undo.
-    applied: Vec<Option<Vec<usize>>>,
-}
-
-impl Scheduled {
-    fn new(f: &Function) -> Scheduled {
-        Scheduled { g: f.clone(), applied: Vec::new() }
-    }
-
-    /// Applies `orders` (from the function as given); how many blocks changed.
-    fn apply(&mut self, orders: Vec<Option<Vec<usize>>>) -> usize {
-        for (blk, o) in self.g.blocks.iter_mut().zip(&orders) {
-            if let Some(o) = o {
-                crate::prepass::permute(&mut blk.insts, o.iter().copied());
-            }
-        }
-        self.applied = orders;
-        self.applied.iter().flatten().count()
-    }
-
-    /// The [R, P] peaks of the copy as applied (`peaks`: of the function as given).
-    fn peaks(&self, peaks: &Peaks) -> [u32; 2] {
-        peaks.of(&self.g, |b| self.applied.get(b).is_some_and(Option::is_some))
-    }
-
-    /// Back to the function as given.
-    fn undo(&mut self) {
-        for (blk, o) in self.g.blocks.iter_mut().zip(std::mem::take(&mut self.applied)) {
-            if let Some(o) = o {
-                crate::prepass::unpermute(&mut blk.insts, &o);
-            }
+/// `f` with each block whose order is given put in that order (`list_schedule`'s
+/// orders): the function is made only for the order kept — the tries are measured on
+/// the input (`Peaks::of_orders`), where each try copied the function (issue 25).
+fn reordered(f: &Function, orders: Vec<Option<Vec<usize>>>) -> Function {
+    let mut g = f.clone();
+    for (blk, o) in g.blocks.iter_mut().zip(orders) {
+        if let Some(o) = o {
+            crate::prepass::permute(&mut blk.insts, o);
         }
     }
+    g
 }
 
 fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
     let t = target(ctx);
     let ti = i64::from(t);
-    // One solve of the input; every order tried below is a reordering of it (`Peaks`).
+    // One solve of the input; every order tried below is a reordering of it, measured
+    // on the input (`Peaks`); the function is made only for the order kept.
     let mut input = Peaks::new(f);
-    // The one copy every try below reorders (made at the first).
-    let mut work: Option<Scheduled> = None;
     let [before, p_f] = input.input();
     let need_f = before + REPORT_EXTRA + 1;
     // Over the target the same list scheduler runs for pressure — its rule issues the
@@ -281,16 +252,14 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
             -ti
         };
         let orders = list_schedule(f, &input, t.saturating_sub(REPORT_EXTRA + 1), Some(off));
-        let s = work.get_or_insert_with(|| Scheduled::new(f));
-        let blocks = s.apply(orders);
-        let [peak_g, p_g] = s.peaks(&input);
+        let blocks = orders.iter().flatten().count();
+        let [peak_g, p_g] = input.of_orders(f, &orders);
         if peak_g < before && p_g <= p_room(p_f) {
             let summary = format!(
                 "list schedule for pressure over the target: {blocks} block(s) reordered, R peak {before} → {peak_g} (target {t})"
             );
-            return (work.map(|s| s.g), summary);
+            return (Some(reordered(f, orders)), summary);
         }
-        s.undo();
     }
     // At the default a function that needs more than the occupancy target gives it up
     // for a step that depends on the function alone: then nothing below reads the target.
@@ -310,9 +279,8 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
     let room = if ctx.maxrregcount.is_some() { 1 } else { 0 };
     let off = follows.then_some(-i64::from(REPORT_EXTRA + 1 + room));
     let orders = list_schedule(f, &input, t - REPORT_EXTRA - 1 - room, off);
-    let s = work.get_or_insert_with(|| Scheduled::new(f));
-    let blocks = s.apply(orders);
-    let [peak_g, p_g] = s.peaks(&input);
+    let blocks = orders.iter().flatten().count();
+    let [peak_g, p_g] = input.of_orders(f, &orders);
     if fits(peak_g + REPORT_EXTRA + 1 + room) && p_g <= p_room(p_f) {
         if blocks == 0 {
             let summary = format!("list schedule: every block already in latency order (R peak {before}, target {t})");
@@ -320,20 +288,14 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
         }
         let summary =
             format!("list schedule for latency: {blocks} block(s) reordered, R peak {before} → {peak_g} (target {t})");
-        return (work.map(|s| s.g), summary);
+        return (Some(reordered(f, orders)), summary);
     }
-    s.undo();
     let plan = hoist_plan(f);
-    let mut planned = match work {
-        Some(s) => Planned::from_copy(s.g),
-        None => Planned::new(f),
-    };
     // The most moves (layout order) that still fit; the peak with that many.
     let (mut lo, mut hi, mut peak_lo) = (0usize, plan.total(), before);
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
-        planned.apply(&plan, mid);
-        let [p, _] = input.of_planned(&planned);
+        let [p, _] = input.of_plan(f, &plan, mid);
         if fits(p + REPORT_EXTRA + 1) {
             (lo, peak_lo) = (mid, p);
         } else {
@@ -343,6 +305,7 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
     if lo == 0 {
         return (None, format!("no load can be issued early within the register target {t}"));
     }
+    let mut planned = Planned::new(f);
     let (_, moved) = planned.apply(&plan, lo);
     let summary = format!("{moved} load(s) issued early: R peak {before} → {peak_lo} (target {t})");
     (Some(planned.into_function()), summary)
@@ -424,18 +387,17 @@ mod tests {
     #[test]
     fn peaks_of_early_issue_and_list_schedules_are_their_own_solves() {
         use crate::prepass::sink::tests::{check_peaks_of_plan, fresh_peaks, random_cfg_functions};
+        let reordered_fn = reordered;
         let probes = check_peaks_of_plan(19, hoist_plan);
         assert!(probes > 500, "{probes} probes");
         let mut reordered = 0;
         for (n, f) in random_cfg_functions(23, 200).into_iter().enumerate() {
             let peaks = Peaks::new(&f);
-            let mut s = Scheduled::new(&f);
             for limit in [0, 2, 4, 8, 16, 64] {
-                let blocks = s.apply(list_schedule(&f, &peaks, limit, None));
-                assert_eq!(s.peaks(&peaks), fresh_peaks(&s.g), "function {n}, limit {limit}");
-                reordered += blocks;
-                s.undo();
-                assert_eq!(s.g, f, "function {n}: undone");
+                let orders = list_schedule(&f, &peaks, limit, None);
+                reordered += orders.iter().flatten().count();
+                let got = peaks.of_orders(&f, &orders);
+                assert_eq!(got, fresh_peaks(&reordered_fn(&f, orders)), "function {n}, limit {limit}");
             }
         }
         assert!(reordered > 300, "{reordered} blocks reordered");

@@ -60,7 +60,9 @@ pub(crate) fn peak(f: &Function) -> u32 {
 /// occurrence a whole def; the defs of the guard's predicate before each occurrence,
 /// which reads it), the assembled vregs' first component def; and so the live-in and
 /// live-out sets. A reordered block's peak is then its own backward walk from the same
-/// live-out (`Liveness::block_max_pressures`), and the other blocks keep theirs.
+/// live-out, taking the input's instructions in the new order
+/// (`Liveness::block_max_pressures_in`: no reordered copy of the function is made for a
+/// probe), and the other blocks keep theirs.
 /// `tests::peaks_of_reorderings_are_their_own_solves` holds it to a fresh solve of each
 /// order the passes try.
 pub(crate) struct Peaks {
@@ -96,26 +98,28 @@ impl Peaks {
         it.fold([0, 0], |a, b| [a[0].max(b[0]), a[1].max(b[1])])
     }
 
-    /// The peaks of `g`, the function reordered block by block as the type's doc says,
-    /// where `changed(b)` tells the blocks whose order differs.
-    pub(crate) fn of(&self, g: &Function, changed: impl Fn(usize) -> bool) -> [u32; 2] {
-        Self::max(
-            self.base.iter().enumerate().map(|(b, &p)| {
-                if changed(b) { self.live.block_max_pressures(g, b, [RegFile::R, RegFile::P]) } else { p }
-            }),
-        )
+    /// The peaks of the function as given (`f`) with each block `b` whose `orders[b]` is
+    /// `Some` taken in that order (indices into the block; a reordering as the type's doc
+    /// says), without making that function.
+    pub(crate) fn of_orders(&self, f: &Function, orders: &[Option<Vec<usize>>]) -> [u32; 2] {
+        Self::max(self.base.iter().enumerate().map(|(b, &p)| match orders.get(b) {
+            Some(Some(o)) => self.live.block_max_pressures_in(f, b, [RegFile::R, RegFile::P], Some(o)),
+            _ => p,
+        }))
     }
 
-    /// The peaks of `planned` as last applied (a plan made from the function as given).
-    pub(crate) fn of_planned(&mut self, planned: &Planned) -> [u32; 2] {
+    /// The peaks of `f` (the function as given) with the first `k` moves of `plan` (made
+    /// from `f`), without making that function.
+    pub(crate) fn of_plan(&mut self, f: &Function, plan: &MovePlan, k: usize) -> [u32; 2] {
         let Peaks { live, base, memo } = self;
-        let g = planned.function();
-        Self::max(base.iter().zip(planned.moves()).enumerate().map(|(b, (&p, &k))| {
-            if k == 0 {
-                p
-            } else {
-                *memo.entry((b, k)).or_insert_with(|| live.block_max_pressures(g, b, [RegFile::R, RegFile::P]))
+        Self::max(base.iter().zip(plan.split(k)).enumerate().map(|(b, (&p, here))| {
+            if here == 0 {
+                return p;
             }
+            *memo.entry((b, here)).or_insert_with(|| {
+                let order = plan.block_order(b, here);
+                live.block_max_pressures_in(f, b, [RegFile::R, RegFile::P], order.as_deref())
+            })
         }))
     }
 }
@@ -219,15 +223,12 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
         return (None, format!("fits the register target {t}: nothing to sink"));
     }
     // One unlimited run per block; any number of moves is a prefix of it
-    // (`order::MovePlan`), applied in place to one copy.
+    // (`order::MovePlan`). The probes walk the input in the orders a prefix makes
+    // (`Peaks`); the function is made once, for the count kept.
     let plan = MovePlan::new(f, |insts, slots| sink_moves(insts, slots, usize::MAX), false);
     let n = plan.total();
-    let mut planned = Planned::new(f);
-    let mut need = |planned: &mut Planned, k: usize| {
-        let (_, moved) = planned.apply(&plan, k);
-        (peaks.of_planned(planned)[0] + REPORT_EXTRA + 1, moved)
-    };
-    if n == 0 || !fits(need(&mut planned, n).0) {
+    let mut need = |k: usize| peaks.of_plan(f, &plan, k)[0] + REPORT_EXTRA + 1;
+    if n == 0 || !fits(need(n)) {
         // ptxas gives up a target it cannot reach and schedules for latency instead.
         return (None, format!("the register target {t} is out of reach (R peak {before}): nothing sunk"));
     }
@@ -235,13 +236,13 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
     let (mut lo, mut hi) = (1usize, n);
     while lo < hi {
         let mid = (lo + hi) / 2;
-        if fits(need(&mut planned, mid).0) { hi = mid } else { lo = mid + 1 }
+        if fits(need(mid)) { hi = mid } else { lo = mid + 1 }
     }
-    let (need_g, moved) = need(&mut planned, lo);
-    let summary = format!(
-        "{moved} hoisted instruction(s) sunk to their first use: R peak {before} → {} (target {t})",
-        need_g - REPORT_EXTRA - 1
-    );
+    let after = need(lo) - REPORT_EXTRA - 1;
+    let mut planned = Planned::new(f);
+    let (_, moved) = planned.apply(&plan, lo);
+    let summary =
+        format!("{moved} hoisted instruction(s) sunk to their first use: R peak {before} → {after} (target {t})");
     (Some(planned.into_function()), summary)
 }
 
@@ -322,7 +323,7 @@ pub(crate) mod tests {
             for k in limits {
                 planned.apply(&plan, k);
                 let want = fresh_peaks(planned.function());
-                assert_eq!(peaks.of_planned(&planned), want, "function {n}, {k} moves");
+                assert_eq!(peaks.of_plan(&f, &plan, k), want, "function {n}, {k} moves");
                 probes += usize::from(k > 0);
             }
         }
