@@ -291,6 +291,39 @@ fn a_sweep_runs_the_prepasses_once_per_span_of_budgets() {
     );
 }
 
+/// The allocator's start that does not read the budget (predicates demoted, CFG,
+/// liveness, live ranges, costs: `alloc::driver::Prepared`) is made once per span of a
+/// sweep too: past the first row, a row of the span costs its allocation without that
+/// start (each row made it again before).
+#[test]
+fn a_sweep_prepares_the_allocator_once_per_span_of_budgets() {
+    let module = radbg::load::import_ptx(&SourceFile::new("sweep.ptx", scale_kernel(400))).expect("imports").module;
+    let budgets: Vec<i64> = (200..216).collect();
+    let work = |values: &[i64]| {
+        radbg::work::take();
+        sweep_rows(&module, values, 1);
+        radbg::work::take()
+    };
+    let (one, sixteen) = (work(&budgets[..1]), work(&budgets));
+    // One row from the allocation stage on, and the allocator's start alone (the step
+    // that starts it: its first event).
+    let opts = RunOptions { imported: true, maxrregcount: Some(200), skip_check: true, ..RunOptions::default() };
+    let mut m = Machine::new(module.clone(), opts);
+    while m.pos.stage < radbg::engine::Stage::Alloc && m.step().is_some() {}
+    radbg::work::take();
+    m.step();
+    let start = radbg::work::take();
+    while m.step().is_some() {}
+    let alloc = start + radbg::work::take();
+    assert!(start > 0 && start <= alloc, "the start counts: {start} of {alloc}");
+    assert!(
+        sixteen - one <= 15 * (alloc - start) + start / 2,
+        "fifteen more budgets cost {} units of work, fifteen allocations without their start {}: the start was made again",
+        sixteen - one,
+        15 * (alloc - start)
+    );
+}
+
 /// `why registers` for every function of a file of separate entries (what `radbg why`
 /// asks): the stages' replay re-ran every pass on every function of the module for each
 /// function asked (614 entries: over 12 minutes); the work must stay linear.
