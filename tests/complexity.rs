@@ -324,6 +324,25 @@ fn a_sweep_prepares_the_allocator_once_per_span_of_budgets() {
     );
 }
 
+/// The allocator's start solves liveness once when no predicate is demoted: the
+/// demotion's check (P pressure within the P file) and the analysis share the solve
+/// (each made its own).
+#[test]
+fn the_allocator_starts_with_one_liveness_solve() {
+    let module = radbg::load::import_ptx(&SourceFile::new("start.ptx", scale_kernel(400))).expect("imports").module;
+    let opts = RunOptions { imported: true, skip_check: true, ..RunOptions::default() };
+    let mut m = Machine::new(module, opts);
+    while m.pos.stage < radbg::engine::Stage::Alloc && m.step().is_some() {}
+    radbg::work::take();
+    m.step();
+    let start = radbg::work::take();
+    let f = &m.module.functions[0];
+    let c = radbg::analysis::cfg::build(f, 1.0);
+    radbg::analysis::liveness::compute_defined(f, &c, &[]);
+    let one = radbg::work::take();
+    assert!(one > 0 && start <= one + one / 2, "the start counts {start}, one solve {one}");
+}
+
 /// `why registers` for every function of a file of separate entries (what `radbg why`
 /// asks): the stages' replay re-ran every pass on every function of the module for each
 /// function asked (614 entries: over 12 minutes); the work must stay linear.

@@ -186,17 +186,33 @@ pub struct Prepared {
 impl Prepared {
     pub fn new(mut func: Function, config: &AllocConfig) -> Prepared {
         let params = FatPointParams::from_knobs(&config.knobs);
-        let input = params.bit_spill.then(|| func.clone());
-        let bit_spills = if params.bit_spill {
-            let cap = crate::alloc::budget::file_cap(RegFile::P, &config.knobs);
-            crate::alloc::bitspill::demote(&mut func, cap, &config.exit_live, params.loop_weight)
-        } else {
-            Vec::new()
-        };
-        let input = input.filter(|_| !bit_spills.is_empty());
         // The state `FunctionAlloc::from_prepared` builds before it flags a class: the
         // costs read only the flags (none yet).
-        let analysis = analyse(&func, config, &params, &AllocState::new(&config.knobs, config.total_threads));
+        let state = AllocState::new(&config.knobs, config.total_threads);
+        // `bitspill::demote` starts with the same CFG, liveness and live ranges as the
+        // analysis (same loop weight and exit-live set) and changes nothing when the P
+        // pressure fits its cap there — almost always. Then the analysis is made once
+        // where it was made twice (issue 25: ~4 % of a scale-kernel run).
+        let cfg = analysis::cfg::build(&func, params.loop_weight);
+        let live = analysis::liveness::compute_defined(&func, &cfg, &config.exit_live);
+        let ranges = Ranges::build(&func, &live);
+        let cap = crate::alloc::budget::file_cap(RegFile::P, &config.knobs);
+        if !params.bit_spill || ranges.pressure(&func, RegFile::P, |_| true).iter().all(|&p| p <= cap) {
+            let mut analysis = Analysis { cfg, live, ranges, costs: Costs::default() };
+            analysis.costs = costs(&func, &analysis, &params, &state);
+            return Prepared {
+                input: None,
+                config: AllocConfig { gpr_budget: 0, ..config.clone() },
+                func: Arc::new(func),
+                bit_spills: Arc::new(Vec::new()),
+                analysis: Arc::new(analysis),
+            };
+        }
+        drop((cfg, live, ranges));
+        let input = Some(func.clone());
+        let bit_spills = crate::alloc::bitspill::demote(&mut func, cap, &config.exit_live, params.loop_weight);
+        let input = input.filter(|_| !bit_spills.is_empty());
+        let analysis = analyse(&func, config, &params, &state);
         Prepared {
             input,
             config: AllocConfig { gpr_budget: 0, ..config.clone() },
