@@ -404,6 +404,68 @@ fn why_and_sweep_group_by_group_print_what_the_whole_module_gives() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `radbg compare` on a file of separate entries runs radbg's side one call group at a
+/// time (`cli::stream`); each entry's row must be the one the entry gets compared on its
+/// own (a file of one group is never split: the whole module's run), and the status the
+/// same. ptxas is a stand-in script that reports 20 registers for every entry of the
+/// file it is given (no real ptxas needed; its cache off).
+#[cfg(unix)]
+#[test]
+fn compare_group_by_group_gives_each_entry_its_own_row() {
+    use std::os::unix::fs::PermissionsExt;
+    let n = 12;
+    let dir = std::env::temp_dir().join(format!("radbg-complexity-compare-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("many.ptx");
+    std::fs::write(&file, many_entries(n)).expect("writes");
+    let ptxas = dir.join("ptxas");
+    let script = "#!/bin/sh\n\
+        case \"$1\" in --version) echo stand-in; exit 0;; --help) echo \"'sm_90'\"; exit 0;; esac\n\
+        for a; do case \"$a\" in *.ptx) f=\"$a\";; esac; done\n\
+        for e in $(grep -o '\\.entry [A-Za-z0-9_]*' \"$f\" | sed 's/.entry //'); do\n\
+        echo \"ptxas info    : Compiling entry function '$e' for 'sm_90'\"\n\
+        echo \"ptxas info    : Function properties for $e\"\n\
+        echo \"    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\"\n\
+        echo \"ptxas info    : Used 20 registers, used 0 barriers\"\n\
+        done\n";
+    std::fs::write(&ptxas, script).expect("writes");
+    std::fs::set_permissions(&ptxas, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let exe = ptxas.to_string_lossy().to_string();
+    let compare = |path: &std::path::Path, extra: &[&str]| -> (Vec<String>, Option<i32>) {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_radbg"))
+            .args(["compare", "--ptxas", exe.as_str()])
+            .args(extra)
+            .arg(path)
+            .env("RADBG_PTXAS_CACHE", "off")
+            .output()
+            .expect("runs");
+        let text = String::from_utf8(out.stdout).expect("utf-8");
+        // The rows, columns as words (their padding follows the longest name).
+        let rows = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("rep"))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "));
+        (rows.collect(), out.status.code())
+    };
+    let one = repeated_body(1);
+    let at = one.find(".visible").expect("an entry");
+    for extra in [&[][..], &["--maxrregcount", "24"][..]] {
+        let (rows, status) = compare(&file, extra);
+        assert_eq!(rows.len(), n, "every entry compared: {rows:?}");
+        let mut statuses = Vec::new();
+        for (k, row) in rows.iter().enumerate() {
+            let alone = dir.join(format!("rep{k}.ptx"));
+            std::fs::write(&alone, format!("{}{}", &one[..at], one[at..].replace("rep", &format!("rep{k}"))))
+                .expect("writes");
+            let (own, st) = compare(&alone, extra);
+            assert_eq!(own, vec![row.clone()], "rep{k} {extra:?}");
+            statuses.push(st);
+        }
+        assert!(statuses.iter().all(|&st| st == status), "{status:?} against {statuses:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `radbg fidelity` runs a file of separate entries one call group at a time
 /// (`fidelity::measure::run_file`; issue 25): every function's figures are the whole
 /// module's, in the whole module's order, and the work is the same.
