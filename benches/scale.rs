@@ -16,7 +16,46 @@
 //! - `debug`: in process, on the scale kernel: run to the end, `step`, `reverse-step`,
 //!   `live` and a knob re-run (`set knob 684=…`).
 //!
-//! Latest figures (issue 25, branch scale5; 2 cores shared with two other builders, load
+//! Latest figures (issue 25, branch scale6; 2 cores shared with two other builders, load
+//! average 1.0–3.8 while measuring; the release binary under `/usr/bin/time`, before =
+//! the branch's start, after = its end, run back to back; the scale kernel best of three,
+//! the 16-budget sweep best of two, the many-entry files once):
+//!
+//! | shape | before (user / peak) | after (user / peak) |
+//! |---|---|---|
+//! | scale kernel, default budget | 0.75–0.79 s / 95 MB | 0.56–0.60 s / 85 MB |
+//! | scale kernel, `--maxrregcount 64` | 0.51–0.52 s / 84 MB | 0.44 s / 84 MB |
+//! | scale kernel, `--maxrregcount 32` | 0.79–0.81 s / 125 MB | 0.75–0.76 s / 128 MB |
+//! | sweep of 16 budgets, scale kernel | 5.42 s / 357 MB | 4.35–4.61 s / 323–351 MB |
+//! | `sweep` (13 budgets), 5 MB, 614 entries | 6.83 s / 17 MB | 5.66 s / 17 MB |
+//! | `sweep` (13 budgets), 50 MB, 6,138 entries | 68.5 s / 82 MB | 62.4 s / 81 MB |
+//!
+//! Side by side with ptxas 13.0.88 in the same run, twice (wall, then user; radbg the
+//! best of three). Load 1.0 → 2.1, before the last commit (the list scheduler's pooled
+//! lists): default budget radbg 0.66 s (0.59 s) / 90 MB, ptxas 11.38 s (10.79 s) / 424 MB
+//! — 17.2× wall, 18.3× user (14.0× wall at the branch's start, 0.81 s); `--maxrregcount
+//! 64` 0.51 s (0.44 s) / 84 MB against 8.93 s (8.02 s) / 429 MB — 17.5×, 18.2× (13.7×
+//! before); 32: 0.90 s (0.76 s) / 129 MB against 16.58 s (15.30 s) / 504 MB — 18.4×,
+//! 20.1× (17.5× before). Load 3.6 → 2.1, at the branch's end (ptxas slower under the
+//! load): default 0.66 s (0.60 s) / 85 MB against 13.36 s (13.03 s) / 424 MB — 20.2×,
+//! 21.7×; 64: 0.50 s (0.44 s) / 84 MB against 9.16 s (8.84 s) / 429 MB — 18.3×, 20.1×;
+//! 32: 0.81 s (0.75 s) / 128 MB against 17.11 s (16.61 s) / 504 MB — 21.1×, 22.1×. The
+//! goal's 20× wall holds at every budget only on the loaded run: at 64 not yet.
+//!
+//! What changed: `sink` and `schedule` solve liveness once per run and measure every
+//! order they try on the input (`sink::Peaks`: the moves and the list schedule keep each
+//! vreg's defs in order against its uses, so the input's solve holds; a try walks only
+//! the blocks it reorders, and no copy of the function is made per try); a sweep's rows
+//! of one span share the allocator's budget-free start (`alloc::driver::Prepared`); the
+//! allocator's start solves once when no predicate is demoted; the list scheduler keeps
+//! its ready instructions per vreg in one pooled list. Where a scale-kernel run
+//! goes now (perf, default budget): the two list schedules (pressure, then latency)
+//! ~20 %, PTX import ~15 %, the allocation ~18 %, `remat` + `fold` + `webs` ~10 %. The
+//! 50 MB sweep, per entry of 13 rows: the allocation of each row ~42 % (rows of a span
+//! share only its start), `schedule` once per span ~17 %, the module copied per row to
+//! change its budget (`Machine::retarget`) ~4 %.
+//!
+//! Fifth round (issue 25, branch scale5; 2 cores shared with two other builders, load
 //! average 2.8–6.8 while measuring; the release binary under `/usr/bin/time`, before =
 //! the branch's start, after = its end, run back to back, best of two):
 //!

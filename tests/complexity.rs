@@ -291,6 +291,58 @@ fn a_sweep_runs_the_prepasses_once_per_span_of_budgets() {
     );
 }
 
+/// The allocator's start that does not read the budget (predicates demoted, CFG,
+/// liveness, live ranges, costs: `alloc::driver::Prepared`) is made once per span of a
+/// sweep too: past the first row, a row of the span costs its allocation without that
+/// start (each row made it again before).
+#[test]
+fn a_sweep_prepares_the_allocator_once_per_span_of_budgets() {
+    let module = radbg::load::import_ptx(&SourceFile::new("sweep.ptx", scale_kernel(400))).expect("imports").module;
+    let budgets: Vec<i64> = (200..216).collect();
+    let work = |values: &[i64]| {
+        radbg::work::take();
+        sweep_rows(&module, values, 1);
+        radbg::work::take()
+    };
+    let (one, sixteen) = (work(&budgets[..1]), work(&budgets));
+    // One row from the allocation stage on, and the allocator's start alone (the step
+    // that starts it: its first event).
+    let opts = RunOptions { imported: true, maxrregcount: Some(200), skip_check: true, ..RunOptions::default() };
+    let mut m = Machine::new(module.clone(), opts);
+    while m.pos.stage < radbg::engine::Stage::Alloc && m.step().is_some() {}
+    radbg::work::take();
+    m.step();
+    let start = radbg::work::take();
+    while m.step().is_some() {}
+    let alloc = start + radbg::work::take();
+    assert!(start > 0 && start <= alloc, "the start counts: {start} of {alloc}");
+    assert!(
+        sixteen - one <= 15 * (alloc - start) + start / 2,
+        "fifteen more budgets cost {} units of work, fifteen allocations without their start {}: the start was made again",
+        sixteen - one,
+        15 * (alloc - start)
+    );
+}
+
+/// The allocator's start solves liveness once when no predicate is demoted: the
+/// demotion's check (P pressure within the P file) and the analysis share the solve
+/// (each made its own).
+#[test]
+fn the_allocator_starts_with_one_liveness_solve() {
+    let module = radbg::load::import_ptx(&SourceFile::new("start.ptx", scale_kernel(400))).expect("imports").module;
+    let opts = RunOptions { imported: true, skip_check: true, ..RunOptions::default() };
+    let mut m = Machine::new(module, opts);
+    while m.pos.stage < radbg::engine::Stage::Alloc && m.step().is_some() {}
+    radbg::work::take();
+    m.step();
+    let start = radbg::work::take();
+    let f = &m.module.functions[0];
+    let c = radbg::analysis::cfg::build(f, 1.0);
+    radbg::analysis::liveness::compute_defined(f, &c, &[]);
+    let one = radbg::work::take();
+    assert!(one > 0 && start <= one + one / 2, "the start counts {start}, one solve {one}");
+}
+
 /// `why registers` for every function of a file of separate entries (what `radbg why`
 /// asks): the stages' replay re-ran every pass on every function of the module for each
 /// function asked (614 entries: over 12 minutes); the work must stay linear.
@@ -349,6 +401,68 @@ fn why_and_sweep_group_by_group_print_what_the_whole_module_gives() {
     let whole = radbg(&["why", "-"], true);
     assert!(streamed.contains("rep11"), "every entry explained");
     assert_eq!(norm(&streamed), norm(&whole), "radbg why");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `radbg compare` on a file of separate entries runs radbg's side one call group at a
+/// time (`cli::stream`); each entry's row must be the one the entry gets compared on its
+/// own (a file of one group is never split: the whole module's run), and the status the
+/// same. ptxas is a stand-in script that reports 20 registers for every entry of the
+/// file it is given (no real ptxas needed; its cache off).
+#[cfg(unix)]
+#[test]
+fn compare_group_by_group_gives_each_entry_its_own_row() {
+    use std::os::unix::fs::PermissionsExt;
+    let n = 12;
+    let dir = std::env::temp_dir().join(format!("radbg-complexity-compare-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("many.ptx");
+    std::fs::write(&file, many_entries(n)).expect("writes");
+    let ptxas = dir.join("ptxas");
+    let script = "#!/bin/sh\n\
+        case \"$1\" in --version) echo stand-in; exit 0;; --help) echo \"'sm_90'\"; exit 0;; esac\n\
+        for a; do case \"$a\" in *.ptx) f=\"$a\";; esac; done\n\
+        for e in $(grep -o '\\.entry [A-Za-z0-9_]*' \"$f\" | sed 's/.entry //'); do\n\
+        echo \"ptxas info    : Compiling entry function '$e' for 'sm_90'\"\n\
+        echo \"ptxas info    : Function properties for $e\"\n\
+        echo \"    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\"\n\
+        echo \"ptxas info    : Used 20 registers, used 0 barriers\"\n\
+        done\n";
+    std::fs::write(&ptxas, script).expect("writes");
+    std::fs::set_permissions(&ptxas, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let exe = ptxas.to_string_lossy().to_string();
+    let compare = |path: &std::path::Path, extra: &[&str]| -> (Vec<String>, Option<i32>) {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_radbg"))
+            .args(["compare", "--ptxas", exe.as_str()])
+            .args(extra)
+            .arg(path)
+            .env("RADBG_PTXAS_CACHE", "off")
+            .output()
+            .expect("runs");
+        let text = String::from_utf8(out.stdout).expect("utf-8");
+        // The rows, columns as words (their padding follows the longest name).
+        let rows = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("rep"))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "));
+        (rows.collect(), out.status.code())
+    };
+    let one = repeated_body(1);
+    let at = one.find(".visible").expect("an entry");
+    for extra in [&[][..], &["--maxrregcount", "24"][..]] {
+        let (rows, status) = compare(&file, extra);
+        assert_eq!(rows.len(), n, "every entry compared: {rows:?}");
+        let mut statuses = Vec::new();
+        for (k, row) in rows.iter().enumerate() {
+            let alone = dir.join(format!("rep{k}.ptx"));
+            std::fs::write(&alone, format!("{}{}", &one[..at], one[at..].replace("rep", &format!("rep{k}"))))
+                .expect("writes");
+            let (own, st) = compare(&alone, extra);
+            assert_eq!(own, vec![row.clone()], "rep{k} {extra:?}");
+            statuses.push(st);
+        }
+        assert!(statuses.iter().all(|&st| st == status), "{status:?} against {statuses:?}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

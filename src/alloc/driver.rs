@@ -169,21 +169,85 @@ pub struct FunctionAlloc {
     pub params: Arc<FatPointParams>,
 }
 
+/// What [`FunctionAlloc::new`] makes of a function before it reads the budget: the
+/// predicates demoted to general registers (`alloc::bitspill`, capped by the P file's
+/// knob, not the budget) and the analysis of the result (CFG, liveness, live ranges,
+/// spill costs with no class flagged under high pressure). A budget sweep's rows of one
+/// span start from the same function and configuration but the budget, so they share it
+/// (`alloc::run::Shared`; issue 25: each row made it again, ~10 % of a sweep).
+#[derive(Debug)]
+pub struct Prepared {
+    /// The function as given, when the demotion changed it (else it is `func`).
+    input: Option<Function>,
+    /// The configuration it was made with, budget cleared.
+    config: AllocConfig,
+    pub func: Arc<Function>,
+    pub bit_spills: Arc<Vec<crate::alloc::bitspill::BitSpill>>,
+    pub analysis: Arc<Analysis>,
+}
+
+impl Prepared {
+    pub fn new(mut func: Function, config: &AllocConfig) -> Prepared {
+        let params = FatPointParams::from_knobs(&config.knobs);
+        // The state `FunctionAlloc::from_prepared` builds before it flags a class: the
+        // costs read only the flags (none yet).
+        let state = AllocState::new(&config.knobs, config.total_threads);
+        // `bitspill::demote` starts with the same CFG, liveness and live ranges as the
+        // analysis (same loop weight and exit-live set) and changes nothing when the P
+        // pressure fits its cap there — almost always. Then the analysis is made once
+        // where it was made twice (issue 25: ~4 % of a scale-kernel run).
+        let cfg = analysis::cfg::build(&func, params.loop_weight);
+        let live = analysis::liveness::compute_defined(&func, &cfg, &config.exit_live);
+        let ranges = Ranges::build(&func, &live);
+        let cap = crate::alloc::budget::file_cap(RegFile::P, &config.knobs);
+        if !params.bit_spill || ranges.pressure(&func, RegFile::P, |_| true).iter().all(|&p| p <= cap) {
+            let mut analysis = Analysis { cfg, live, ranges, costs: Costs::default() };
+            analysis.costs = costs(&func, &analysis, &params, &state);
+            return Prepared {
+                input: None,
+                config: AllocConfig { gpr_budget: 0, ..config.clone() },
+                func: Arc::new(func),
+                bit_spills: Arc::new(Vec::new()),
+                analysis: Arc::new(analysis),
+            };
+        }
+        drop((cfg, live, ranges));
+        let input = Some(func.clone());
+        let bit_spills = crate::alloc::bitspill::demote(&mut func, cap, &config.exit_live, params.loop_weight);
+        let input = input.filter(|_| !bit_spills.is_empty());
+        let analysis = analyse(&func, config, &params, &state);
+        Prepared {
+            input,
+            config: AllocConfig { gpr_budget: 0, ..config.clone() },
+            func: Arc::new(func),
+            bit_spills: Arc::new(bit_spills),
+            analysis: Arc::new(analysis),
+        }
+    }
+
+    /// Whether this is what [`Prepared::new`] makes of `f` under `config` (any budget).
+    pub fn serves(&self, f: &Function, config: &AllocConfig) -> bool {
+        let given = self.input.as_ref().unwrap_or(&self.func);
+        AllocConfig { gpr_budget: 0, ..config.clone() } == self.config && given == f
+    }
+}
+
 fn class_order() -> [RegClass; 7] {
     [RegClass::R, RegClass::RAlt, RegClass::UR, RegClass::URExt, RegClass::P, RegClass::UP, RegClass::T]
 }
 
 impl FunctionAlloc {
     /// Prepares the machine: analyses the function and plans the classes that have vregs.
-    pub fn new(mut func: Function, config: AllocConfig) -> FunctionAlloc {
+    pub fn new(func: Function, config: AllocConfig) -> FunctionAlloc {
+        FunctionAlloc::from_prepared(&Prepared::new(func, &config), config)
+    }
+
+    /// [`FunctionAlloc::new`] from the part of it that does not read the budget, made
+    /// once for every budget of a sweep's span (`alloc::run::Shared`).
+    pub fn from_prepared(prepared: &Prepared, config: AllocConfig) -> FunctionAlloc {
         let config = Arc::new(config);
         let params = Arc::new(FatPointParams::from_knobs(&config.knobs));
-        let bit_spills = if params.bit_spill {
-            let cap = crate::alloc::budget::file_cap(RegFile::P, &config.knobs);
-            crate::alloc::bitspill::demote(&mut func, cap, &config.exit_live, params.loop_weight)
-        } else {
-            Vec::new()
-        };
+        let func: &Function = &prepared.func;
         let mut state = AllocState::new(&config.knobs, config.total_threads);
         state.spill_cost_mult = crate::alloc::budget::spill_cost_multiplier(&config.knobs, config.usage_level) as f32;
         state.smem_spill = state.smem_spill || config.smem_spill;
@@ -200,7 +264,7 @@ impl FunctionAlloc {
         }
         // Seed 003: "Smem spilling should not be enabled when functions use abi" — nor
         // in a function that makes a call (`spill::smem_allowed`).
-        state.smem_spill = spill::smem_allowed(state.smem_spill, config.uses_abi, &func);
+        state.smem_spill = spill::smem_allowed(state.smem_spill, config.uses_abi, func);
         let has_phi = func.blocks.iter().flat_map(|b| &b.insts).any(|i| i.info().is(props::PHI));
         if has_phi {
             state.mode = if state.paired_mode { AllocMode::CssaPaired } else { AllocMode::Cssa };
@@ -230,29 +294,37 @@ impl FunctionAlloc {
         let flags = func.vregs.iter().map(|v| v.flags).collect();
         let n = func.vregs.len();
         let original_vregs = n;
-        let mut analysis = analyse(&func, &config, &params, &state);
+        debug_assert!(state.classes.iter().all(|c| !c.high_pressure), "the prepared costs assume no flag");
+        let mut analysis = None;
         // Seed 003, "Default cost weight": 3.0 instead of 15.0 "for register classes under
         // high pressure", flagged at alloc + 32·class + 893. radbg's reading of "under high
         // pressure": the class's peak pressure exceeds its budget before allocation.
         let mut flagged = false;
         for plan in &plans {
             let class = plan.class;
-            let peak = analysis.ranges.pressure(&func, class.file(), |v| func.vreg(v).class == class).into_iter().max();
+            let peak = prepared
+                .analysis
+                .ranges
+                .pressure(func, class.file(), |v| func.vreg(v).class == class)
+                .into_iter()
+                .max();
             if peak.unwrap_or(0) > plan.budget {
                 state.classes[class.id() as usize].high_pressure = true;
                 flagged = true;
             }
         }
         if flagged {
-            analysis.costs = costs(&func, &analysis, &params, &state);
+            let mut a = Analysis::clone(&prepared.analysis);
+            a.costs = costs(func, &a, &params, &state);
+            analysis = Some(Arc::new(a));
         }
-        let analysis = Arc::new(analysis);
+        let analysis = analysis.unwrap_or_else(|| prepared.analysis.clone());
         let threshold = state.spill_cost_threshold;
         FunctionAlloc {
             config,
-            func: Arc::new(func),
-            phase: if bit_spills.is_empty() { Phase::ClassStart } else { Phase::BitSpill },
-            bit_spills: Arc::new(bit_spills),
+            func: prepared.func.clone(),
+            phase: if prepared.bit_spills.is_empty() { Phase::ClassStart } else { Phase::BitSpill },
+            bit_spills: prepared.bit_spills.clone(),
             analysis,
             assign: vec![None; n],
             placed: Default::default(),

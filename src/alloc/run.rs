@@ -113,6 +113,41 @@ impl Placement<'_> {
     }
 }
 
+/// The budget-free part of the fat-point allocator's start (`driver::Prepared`) per
+/// function, shared by the machines a budget sweep starts from one template
+/// (`engine::sweep`): the rows of a span hand the allocator the same function and
+/// configuration but the budget. A row whose function or configuration differs (in
+/// anything but the budget) makes its own and does not share it.
+#[derive(Debug, Default)]
+pub struct Shared {
+    by_func: std::sync::Mutex<Vec<(usize, std::sync::Arc<crate::alloc::driver::Prepared>)>>,
+}
+
+impl Shared {
+    /// [`AllocRun::new`] on function `fi` of the machine, `func` as the machine has it.
+    pub fn start(&self, fi: usize, kind: AllocatorKind, func: &Function, config: AllocConfig) -> AllocRun {
+        use crate::alloc::driver::Prepared;
+        if kind != AllocatorKind::FatPoint {
+            return AllocRun::new(kind, func.clone(), config);
+        }
+        // Held while one is made: another row of the span waits for it rather than
+        // making the same.
+        let mut by_func = self.by_func.lock().unwrap_or_else(|e| e.into_inner());
+        let found = by_func.iter().find(|(i, p)| *i == fi && p.serves(func, &config)).map(|(_, p)| p.clone());
+        let prepared = match found {
+            Some(p) => p,
+            None => {
+                let p = std::sync::Arc::new(Prepared::new(func.clone(), &config));
+                by_func.retain(|(i, _)| *i != fi);
+                by_func.push((fi, p.clone()));
+                p
+            }
+        };
+        drop(by_func);
+        AllocRun::FatPoint(Box::new(FunctionAlloc::from_prepared(&prepared, config)))
+    }
+}
+
 /// An allocation of one function, in progress or finished.
 #[derive(Clone, Debug)]
 pub enum AllocRun {

@@ -134,43 +134,74 @@ impl Liveness {
     /// one backward walk and without a curve per file (`prepass::schedule` asks R and P
     /// of every function it solves; issue 25).
     pub fn max_pressures<const N: usize>(&self, f: &Function, files: [RegFile; N]) -> [u32; N] {
+        let mut best = [0u32; N];
+        for b in 0..f.blocks.len().min(self.nblocks) {
+            let here = self.block_max_pressures(f, b, files);
+            for k in 0..N {
+                best[k] = best[k].max(here[k]);
+            }
+        }
+        best
+    }
+
+    /// [`Liveness::max_pressures`] over block `b` alone (0 for a block out of range): the
+    /// whole function's is the maximum over its blocks. `prepass::sink::Peaks` walks only
+    /// the blocks a reordering changed (issue 25).
+    pub fn block_max_pressures<const N: usize>(&self, f: &Function, b: usize, files: [RegFile; N]) -> [u32; N] {
+        self.block_max_pressures_in(f, b, files, None)
+    }
+
+    /// [`Liveness::block_max_pressures`] with block `b`'s instructions taken in `order`
+    /// (indices into the block, each once; `None`: as they are) — the peak of a reordered
+    /// block without making the reordered function (`prepass::sink::Peaks`).
+    pub fn block_max_pressures_in<const N: usize>(
+        &self,
+        f: &Function,
+        b: usize,
+        files: [RegFile; N],
+        order: Option<&[usize]>,
+    ) -> [u32; N] {
         let mut best = [0i64; N];
+        let (Some(blk), true) = (f.blocks.get(b), b < self.nblocks) else {
+            return [0; N];
+        };
         let slot = |v: VRegId| {
             f.vregs.get(v.index()).and_then(|r| files.iter().position(|&x| x == r.file()).map(|k| (k, r.width as i64)))
         };
         let points = self.layout.len() as usize;
         let mut seen: Vec<VRegId> = Vec::new();
-        for (b, blk) in f.blocks.iter().enumerate().take(self.nblocks) {
-            let mut live = self.live_out(b);
-            let mut w = [0i64; N];
-            for v in live.iter() {
-                if let Some((k, x)) = slot(v) {
-                    w[k] += x;
-                }
+        let mut live = self.live_out(b);
+        let mut w = [0i64; N];
+        for v in live.iter() {
+            if let Some((k, x)) = slot(v) {
+                w[k] += x;
             }
-            let start = self.layout.block_start[b] as usize;
-            for (i, inst) in blk.insts.iter().enumerate().rev() {
-                // As `pressure_curve`: a def nothing reads still takes its register at
-                // the instruction (`dead_def_weight`), each vreg once.
-                let mut with_defs = w;
-                seen.clear();
-                inst.for_each_def(|r| {
-                    if self.is_tracked(r.vreg) && !live.contains(r.vreg) && !seen.contains(&r.vreg) {
-                        seen.push(r.vreg);
-                        if let Some((k, x)) = slot(r.vreg) {
-                            with_defs[k] += x;
-                        }
+        }
+        let start = self.layout.block_start[b] as usize;
+        for i in (0..blk.insts.len()).rev() {
+            let Some(inst) = order.map_or(Some(i), |o| o.get(i).copied()).and_then(|j| blk.insts.get(j)) else {
+                continue;
+            };
+            // As `pressure_curve`: a def nothing reads still takes its register at the
+            // instruction (`dead_def_weight`), each vreg once.
+            let mut with_defs = w;
+            seen.clear();
+            inst.for_each_def(|r| {
+                if self.is_tracked(r.vreg) && !live.contains(r.vreg) && !seen.contains(&r.vreg) {
+                    seen.push(r.vreg);
+                    if let Some((k, x)) = slot(r.vreg) {
+                        with_defs[k] += x;
                     }
-                });
-                self.step_back(inst, &mut live, |v, ins| {
-                    if let Some((k, x)) = slot(v) {
-                        w[k] += if ins { x } else { -x };
-                    }
-                });
-                if start + i < points {
-                    for k in 0..N {
-                        best[k] = best[k].max(w[k].max(with_defs[k]));
-                    }
+                }
+            });
+            self.step_back(inst, &mut live, |v, ins| {
+                if let Some((k, x)) = slot(v) {
+                    w[k] += if ins { x } else { -x };
+                }
+            });
+            if start + i < points {
+                for k in 0..N {
+                    best[k] = best[k].max(w[k].max(with_defs[k]));
                 }
             }
         }

@@ -78,6 +78,9 @@ pub struct Machine {
     /// The allocation in progress (of the allocator the options name).
     pub cur: Option<AllocRun>,
     pub prepass_log: Vec<(String, String)>,
+    /// Set on a budget sweep's template (`engine::sweep`): the machines copied from it
+    /// share the allocator's budget-free start (`alloc::run::Shared`).
+    pub alloc_share: Option<Arc<crate::alloc::run::Shared>>,
 }
 
 impl Machine {
@@ -117,6 +120,7 @@ impl Machine {
             pos: Pos { stage: Stage::Prepass, func: 0, sub: 0 },
             cur: None,
             prepass_log: Vec::new(),
+            alloc_share: None,
         }
     }
 
@@ -359,8 +363,11 @@ impl Machine {
                 Stage::Alloc => {
                     if self.cur.is_none() {
                         let config = self.alloc_config(fi);
-                        let f = self.module.functions[fi].clone();
-                        self.cur = Some(AllocRun::new(self.opts.allocator, f, config));
+                        let f = &self.module.functions[fi];
+                        self.cur = Some(match &self.alloc_share {
+                            Some(share) => share.start(fi, self.opts.allocator, f, config),
+                            None => AllocRun::new(self.opts.allocator, f.clone(), config),
+                        });
                     }
                     let cur = self.cur.as_mut().expect("allocation in progress");
                     match cur.step() {

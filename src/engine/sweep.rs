@@ -111,7 +111,15 @@ pub fn rows<R: Send>(
                 && (span.0..=span.1).contains(&b)
             {
                 let mut q = lock(&queue);
-                q.templates.push(Template { span, mach: Arc::new(m.clone()) });
+                // A span no row left to take falls in needs no template (nor would the
+                // next prune keep it).
+                if rows[q.next..].iter().filter_map(budget).any(|x| (span.0..=span.1).contains(&x)) {
+                    // The rows of the span share the allocator's budget-free start too
+                    // (kept only for a span of several rows: it outlives the row's own
+                    // analysis when the row spills).
+                    m.alloc_share = Some(Arc::new(crate::alloc::run::Shared::default()));
+                    q.templates.push(Template { span, mach: Arc::new(m.clone()) });
+                }
                 prune(&mut q);
             }
             drop(guard);

@@ -106,15 +106,6 @@ pub(crate) fn permute(insts: &mut Vec<crate::ir::Inst>, order: impl IntoIterator
     *insts = order.into_iter().map(|k| slots[k].take().expect("a permutation")).collect();
 }
 
-/// Undoes [`permute`]: puts `insts`, in the order `order`, back in their original order.
-pub(crate) fn unpermute(insts: &mut Vec<crate::ir::Inst>, order: &[usize]) {
-    let mut slots: Vec<Option<crate::ir::Inst>> = (0..insts.len()).map(|_| None).collect();
-    for (inst, &k) in std::mem::take(insts).into_iter().zip(order) {
-        slots[k] = Some(inst);
-    }
-    *insts = slots.into_iter().map(|s| s.expect("a permutation")).collect();
-}
-
 /// How many instructions write each vreg of `f` (whole or in part).
 pub(crate) fn def_counts(f: &Function) -> Vec<u32> {
     let mut defs = vec![0u32; f.vregs.len()];

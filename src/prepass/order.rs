@@ -267,10 +267,20 @@ impl MovePlan {
         self.blocks.iter().map(|b| b.moved.len()).sum()
     }
 
+    /// Per block, how many of the first `k` moves (blocks in layout order) it makes.
+    pub fn split(&self, k: usize) -> impl Iterator<Item = usize> + '_ {
+        let mut left = k;
+        self.blocks.iter().map(move |b| {
+            let here = b.moved.len().min(left);
+            left -= here;
+            here
+        })
+    }
+
     /// Block `b`'s order under a limit of `limit` moves in it; `None` when it keeps its
     /// own order. Top-down, instructions after the last move allowed are appended in
     /// their order; bottom-up, the ones before it are put in front.
-    fn block_order(&self, b: usize, limit: usize) -> Option<Vec<usize>> {
+    pub fn block_order(&self, b: usize, limit: usize) -> Option<Vec<usize>> {
         let m = &self.blocks[b];
         if limit == 0 || m.moved.is_empty() {
             return None;
@@ -310,10 +320,9 @@ impl Planned {
     /// The function with the first `k` moves of `plan` (blocks in layout order); and how
     /// many that is (fewer when the plan has fewer).
     pub fn apply(&mut self, plan: &MovePlan, k: usize) -> (&Function, usize) {
-        let mut left = k;
-        for (b, blk) in self.f.blocks.iter_mut().enumerate() {
-            let here = plan.blocks[b].moved.len().min(left);
-            left -= here;
+        let mut made = 0;
+        for ((b, blk), here) in self.f.blocks.iter_mut().enumerate().zip(plan.split(k)) {
+            made += here;
             let want = plan.block_order(b, here);
             if want == self.current[b] {
                 continue;
@@ -333,7 +342,12 @@ impl Planned {
             crate::prepass::permute(&mut blk.insts, rel);
             self.current[b] = want;
         }
-        (&self.f, k - left)
+        (&self.f, made)
+    }
+
+    /// The function as last applied.
+    pub fn function(&self) -> &Function {
+        &self.f
     }
 
     /// The function as last applied.

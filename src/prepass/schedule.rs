@@ -25,13 +25,12 @@
 use std::collections::BTreeSet;
 
 use crate::analysis::liveness::BlockSet;
-use crate::analysis::{cfg, liveness};
 use crate::ir::opcode::props;
 use crate::ir::regfile::REPORT_EXTRA;
-use crate::ir::{Function, Inst, RegFile};
+use crate::ir::{Function, Inst};
 use crate::prepass::list;
 use crate::prepass::order::{BlockMoves, MovePlan, OrderList, Planned, Slots};
-use crate::prepass::sink::{movable, peak, target};
+use crate::prepass::sink::{Peaks, movable, target};
 use crate::prepass::{Pass, PassCtx, target_span};
 
 pub const PASS: Pass = Pass {
@@ -137,32 +136,16 @@ fn p_room(order_peak: u32) -> u32 {
     order_peak.max(7)
 }
 
-/// `f`'s liveness and its R and P peaks: one solve where `peak`, `p_peak` and the
-/// list schedule each solved it (issue 25: three solves of the same function per run,
-/// and per row of a sweep).
-struct Solved {
-    live: liveness::Liveness,
-    r: u32,
-    p: u32,
-}
-
-fn solve(f: &Function) -> Solved {
-    let c = cfg::build(f, 1.0);
-    let live = liveness::compute(f, &c, &[]);
-    let [r, p] = live.max_pressures(f, [RegFile::R, RegFile::P]);
-    Solved { live, r, p }
-}
-
 /// `f` list-scheduled block by block (`prepass::list`) within R pressure `limit`: each
 /// block's new order (`None`: unchanged), to apply to a copy of `f` ([`Scheduled`]). A
 /// block is scheduled region by region between the instructions that keep their place
 /// (`list::opaque`: calls and their ABI moves). `off`: the limit is the target plus `off`
 /// (its comparisons narrow `target_span`); `None` when it does not follow the target.
-fn list_schedule(f: &Function, solved: &Solved, limit: u32, off: Option<i64>) -> Vec<Option<Vec<usize>>> {
-    let live = &solved.live;
+fn list_schedule(f: &Function, peaks: &Peaks, limit: u32, off: Option<i64>) -> Vec<Option<Vec<usize>>> {
+    let live = peaks.live();
     // Predicates: never more at once than the P file holds (P0–P6), nor than the PTX
     // order needs when it needs more.
-    let limit = [limit, p_room(solved.p)];
+    let limit = [limit, p_room(peaks.input()[1])];
     let mut orders = Vec::with_capacity(f.blocks.len());
     let exits: Vec<usize> = live.exit_live().iter().map(|v| v.index()).collect();
     let mut span = (i64::MIN, i64::MAX);
@@ -232,50 +215,26 @@ fn list_schedule(f: &Function, solved: &Solved, limit: u32, off: Option<i64>) ->
     orders
 }
 
-/// One copy of the function for every order `run` tries — a list schedule, undone when
-/// it is not kept, then the early issue's probes (`Planned`) — where each try copied
-/// the function and dropped the copy (issue 25: two copies and frees of the scale
-/// kernel per run, and per row of a sweep).
-struct Scheduled {
-    g: Function,
-    /// The orders applied, to undo.
-    applied: Vec<Option<Vec<usize>>>,
-}
-
-impl Scheduled {
-    fn new(f: &Function) -> Scheduled {
-        Scheduled { g: f.clone(), applied: Vec::new() }
-    }
-
-    /// Applies `orders` (from the function as given); how many blocks changed.
-    fn apply(&mut self, orders: Vec<Option<Vec<usize>>>) -> usize {
-        for (blk, o) in self.g.blocks.iter_mut().zip(&orders) {
-            if let Some(o) = o {
-                crate::prepass::permute(&mut blk.insts, o.iter().copied());
-            }
-        }
-        self.applied = orders;
-        self.applied.iter().flatten().count()
-    }
-
-    /// Back to the function as given.
-    fn undo(&mut self) {
-        for (blk, o) in self.g.blocks.iter_mut().zip(std::mem::take(&mut self.applied)) {
-            if let Some(o) = o {
-                crate::prepass::unpermute(&mut blk.insts, &o);
-            }
+/// `f` with each block whose order is given put in that order (`list_schedule`'s
+/// orders): the function is made only for the order kept — the tries are measured on
+/// the input (`Peaks::of_orders`), where each try copied the function (issue 25).
+fn reordered(f: &Function, orders: Vec<Option<Vec<usize>>>) -> Function {
+    let mut g = f.clone();
+    for (blk, o) in g.blocks.iter_mut().zip(orders) {
+        if let Some(o) = o {
+            crate::prepass::permute(&mut blk.insts, o);
         }
     }
+    g
 }
 
 fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
     let t = target(ctx);
     let ti = i64::from(t);
-    // Each `peak` solves liveness for the whole function: the input's once.
-    let input = solve(f);
-    // The one copy every try below reorders (made at the first).
-    let mut work: Option<Scheduled> = None;
-    let (before, p_f) = (input.r, input.p);
+    // One solve of the input; every order tried below is a reordering of it, measured
+    // on the input (`Peaks`); the function is made only for the order kept.
+    let mut input = Peaks::new(f);
+    let [before, p_f] = input.input();
     let need_f = before + REPORT_EXTRA + 1;
     // Over the target the same list scheduler runs for pressure — its rule issues the
     // instruction that adds least when nothing fits — and is kept when it lowers the peak
@@ -293,16 +252,14 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
             -ti
         };
         let orders = list_schedule(f, &input, t.saturating_sub(REPORT_EXTRA + 1), Some(off));
-        let s = work.get_or_insert_with(|| Scheduled::new(f));
-        let blocks = s.apply(orders);
-        let Solved { r: peak_g, p: p_g, .. } = solve(&s.g);
+        let blocks = orders.iter().flatten().count();
+        let [peak_g, p_g] = input.of_orders(f, &orders);
         if peak_g < before && p_g <= p_room(p_f) {
             let summary = format!(
                 "list schedule for pressure over the target: {blocks} block(s) reordered, R peak {before} → {peak_g} (target {t})"
             );
-            return (work.map(|s| s.g), summary);
+            return (Some(reordered(f, orders)), summary);
         }
-        s.undo();
     }
     // At the default a function that needs more than the occupancy target gives it up
     // for a step that depends on the function alone: then nothing below reads the target.
@@ -322,9 +279,8 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
     let room = if ctx.maxrregcount.is_some() { 1 } else { 0 };
     let off = follows.then_some(-i64::from(REPORT_EXTRA + 1 + room));
     let orders = list_schedule(f, &input, t - REPORT_EXTRA - 1 - room, off);
-    let s = work.get_or_insert_with(|| Scheduled::new(f));
-    let blocks = s.apply(orders);
-    let Solved { r: peak_g, p: p_g, .. } = solve(&s.g);
+    let blocks = orders.iter().flatten().count();
+    let [peak_g, p_g] = input.of_orders(f, &orders);
     if fits(peak_g + REPORT_EXTRA + 1 + room) && p_g <= p_room(p_f) {
         if blocks == 0 {
             let summary = format!("list schedule: every block already in latency order (R peak {before}, target {t})");
@@ -332,19 +288,14 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
         }
         let summary =
             format!("list schedule for latency: {blocks} block(s) reordered, R peak {before} → {peak_g} (target {t})");
-        return (work.map(|s| s.g), summary);
+        return (Some(reordered(f, orders)), summary);
     }
-    s.undo();
     let plan = hoist_plan(f);
-    let mut planned = match work {
-        Some(s) => Planned::from_copy(s.g),
-        None => Planned::new(f),
-    };
     // The most moves (layout order) that still fit; the peak with that many.
     let (mut lo, mut hi, mut peak_lo) = (0usize, plan.total(), before);
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
-        let p = peak(planned.apply(&plan, mid).0);
+        let [p, _] = input.of_plan(f, &plan, mid);
         if fits(p + REPORT_EXTRA + 1) {
             (lo, peak_lo) = (mid, p);
         } else {
@@ -354,6 +305,7 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
     if lo == 0 {
         return (None, format!("no load can be issued early within the register target {t}"));
     }
+    let mut planned = Planned::new(f);
     let (_, moved) = planned.apply(&plan, lo);
     let summary = format!("{moved} load(s) issued early: R peak {before} → {peak_lo} (target {t})");
     (Some(planned.into_function()), summary)
@@ -430,6 +382,56 @@ mod tests {
         }
         // The blocks do exercise the moves.
         assert!(total > 500, "{total} moves");
+    }
+
+    #[test]
+    fn peaks_of_early_issue_and_list_schedules_are_their_own_solves() {
+        use crate::prepass::sink::tests::{check_peaks_of_plan, fresh_peaks, random_cfg_functions};
+        let reordered_fn = reordered;
+        let probes = check_peaks_of_plan(19, hoist_plan);
+        assert!(probes > 500, "{probes} probes");
+        let mut reordered = 0;
+        for (n, f) in random_cfg_functions(23, 200).into_iter().enumerate() {
+            let peaks = Peaks::new(&f);
+            for limit in [0, 2, 4, 8, 16, 64] {
+                let orders = list_schedule(&f, &peaks, limit, None);
+                reordered += orders.iter().flatten().count();
+                let got = peaks.of_orders(&f, &orders);
+                assert_eq!(got, fresh_peaks(&reordered_fn(&f, orders)), "function {n}, limit {limit}");
+            }
+        }
+        assert!(reordered > 300, "{reordered} blocks reordered");
+    }
+
+    /// `schedule` solves liveness once per run, however many orders it tries.
+    #[test]
+    fn schedule_solves_liveness_once() {
+        // 34 values live around a loop whose body loads and sums 20 more: over the
+        // default's target, and no order lowers the peak (the 34 stay live), so the list
+        // schedule for pressure is tried and dropped before the latency schedule.
+        let mut body = String::from(".reg .R %r<128>\n.reg .R.x2 %rd<2>\n.reg .P %p<2>\nBB0:\n");
+        for i in 0..34 {
+            body.push_str(&format!("%r{i} = LDG.E [%rd0 + 0x{:x}]\n", 4 * i));
+        }
+        body.push_str("BB1:\n");
+        for i in 0..20 {
+            body.push_str(&format!(
+                "%r{} = LDG.E [%rd0 + 0x{:x}]\n%r100 = FADD %r100, %r{}\n",
+                64 + i,
+                512 + 4 * i,
+                64 + i
+            ));
+        }
+        for i in 0..34 {
+            body.push_str(&format!("%r100 = FADD %r100, %r{i}\n"));
+        }
+        body.push_str("%p0 = ISETP.GE.AND %r100, %r101, PT\n@%p0 BRA BB1\nBB2:\nSTG.E [%rd0], %r100\nEXIT");
+        let m = crate::ir::parse_str(&format!(".target sm_80\n.entry k {{\n{body}\n}}\n")).expect("parses");
+        let ctx = PassCtx { module: &m, sm: &m.sm, maxrregcount: None, cap: None };
+        crate::prepass::sink::tests::SOLVES.with(|n| n.set(0));
+        let (_, summary) = run(&m.functions[0], &ctx);
+        assert!(!summary.contains("over the target") && summary.contains("R peak"), "{summary}");
+        assert_eq!(crate::prepass::sink::tests::SOLVES.with(std::cell::Cell::get), 1, "{summary}");
     }
 
     #[test]

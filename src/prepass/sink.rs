@@ -43,6 +43,87 @@ pub(crate) fn peak(f: &Function) -> u32 {
     r
 }
 
+/// The R and P peaks of a function and of the reorderings `sink` and `schedule` try on
+/// it, from one liveness solve of the function as given (issue 25: their binary searches
+/// solved the whole function again for every probe, ~18 solves of the scale kernel per
+/// run and per row of a sweep).
+///
+/// Why the input's solve holds for every order tried: the moves (`sink_moves`,
+/// `schedule`'s early issue) and the list schedule (`list::build`'s dependence graph)
+/// keep, for every vreg, the order of its defs against its other defs and uses — a move
+/// never crosses a def or use of what it defines, nor a def of what it reads; the list
+/// schedule has an edge for every such pair, a guard being a read and a component or
+/// predicated def a read too — and no instruction crosses a branch or an exit. Only two
+/// reads of one vreg swap. Every fact the solve keeps is a function of those per-vreg
+/// sequences within each block: gen and kill (the first occurrence), the block-local
+/// vregs (a use after a killing def in the block), the guard-local ones (the first
+/// occurrence a whole def; the defs of the guard's predicate before each occurrence,
+/// which reads it), the assembled vregs' first component def; and so the live-in and
+/// live-out sets. A reordered block's peak is then its own backward walk from the same
+/// live-out, taking the input's instructions in the new order
+/// (`Liveness::block_max_pressures_in`: no reordered copy of the function is made for a
+/// probe), and the other blocks keep theirs.
+/// `tests::peaks_of_reorderings_are_their_own_solves` holds it to a fresh solve of each
+/// order the passes try.
+pub(crate) struct Peaks {
+    live: liveness::Liveness,
+    /// Per block, its [R, P] peak in the order given.
+    base: Vec<[u32; 2]>,
+    /// Per block and number of a plan's moves in it, its peak in that order (the binary
+    /// searches come back to the same orders).
+    memo: std::collections::HashMap<(usize, usize), [u32; 2]>,
+}
+
+impl Peaks {
+    pub(crate) fn new(f: &Function) -> Peaks {
+        #[cfg(test)]
+        tests::SOLVES.with(|n| n.set(n.get() + 1));
+        let c = cfg::build(f, 1.0);
+        let live = liveness::compute(f, &c, &[]);
+        let base = (0..f.blocks.len()).map(|b| live.block_max_pressures(f, b, [RegFile::R, RegFile::P])).collect();
+        Peaks { live, base, memo: std::collections::HashMap::new() }
+    }
+
+    /// The function's [R, P] peaks in the order given.
+    pub(crate) fn input(&self) -> [u32; 2] {
+        Self::max(self.base.iter().copied())
+    }
+
+    /// The liveness of the function as given.
+    pub(crate) fn live(&self) -> &liveness::Liveness {
+        &self.live
+    }
+
+    fn max(it: impl Iterator<Item = [u32; 2]>) -> [u32; 2] {
+        it.fold([0, 0], |a, b| [a[0].max(b[0]), a[1].max(b[1])])
+    }
+
+    /// The peaks of the function as given (`f`) with each block `b` whose `orders[b]` is
+    /// `Some` taken in that order (indices into the block; a reordering as the type's doc
+    /// says), without making that function.
+    pub(crate) fn of_orders(&self, f: &Function, orders: &[Option<Vec<usize>>]) -> [u32; 2] {
+        Self::max(self.base.iter().enumerate().map(|(b, &p)| match orders.get(b) {
+            Some(Some(o)) => self.live.block_max_pressures_in(f, b, [RegFile::R, RegFile::P], Some(o)),
+            _ => p,
+        }))
+    }
+
+    /// The peaks of `f` (the function as given) with the first `k` moves of `plan` (made
+    /// from `f`), without making that function.
+    pub(crate) fn of_plan(&mut self, f: &Function, plan: &MovePlan, k: usize) -> [u32; 2] {
+        let Peaks { live, base, memo } = self;
+        Self::max(base.iter().zip(plan.split(k)).enumerate().map(|(b, (&p, here))| {
+            if here == 0 {
+                return p;
+            }
+            *memo.entry((b, here)).or_insert_with(|| {
+                let order = plan.block_order(b, here);
+                live.block_max_pressures_in(f, b, [RegFile::R, RegFile::P], order.as_deref())
+            })
+        }))
+    }
+}
+
 /// Whether `inst` may move: one whole-register def, always executes, no side effects,
 /// not control flow; loads only plain ones.
 pub(crate) fn movable(inst: &Inst) -> bool {
@@ -131,9 +212,9 @@ fn sink_moves(insts: &[Inst], slots: &mut Slots, limit: usize) -> BlockMoves {
 
 fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
     let t = target(ctx);
-    let need = |g: &Function| peak(g) + REPORT_EXTRA + 1;
-    // Each `peak` solves liveness for the whole function: the input's once.
-    let before = peak(f);
+    // One solve of the input; every order tried below is a reordering of it (`Peaks`).
+    let mut peaks = Peaks::new(f);
+    let before = peaks.input()[0];
     let need_f = before + REPORT_EXTRA + 1;
     // Each comparison with the target goes through `target_span` (a sweep shares this
     // pass's result between the budgets that take the same branches).
@@ -142,11 +223,12 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
         return (None, format!("fits the register target {t}: nothing to sink"));
     }
     // One unlimited run per block; any number of moves is a prefix of it
-    // (`order::MovePlan`), applied in place to one copy.
+    // (`order::MovePlan`). The probes walk the input in the orders a prefix makes
+    // (`Peaks`); the function is made once, for the count kept.
     let plan = MovePlan::new(f, |insts, slots| sink_moves(insts, slots, usize::MAX), false);
     let n = plan.total();
-    let mut planned = Planned::new(f);
-    if n == 0 || !fits(need(planned.apply(&plan, n).0)) {
+    let mut need = |k: usize| peaks.of_plan(f, &plan, k)[0] + REPORT_EXTRA + 1;
+    if n == 0 || !fits(need(n)) {
         // ptxas gives up a target it cannot reach and schedules for latency instead.
         return (None, format!("the register target {t} is out of reach (R peak {before}): nothing sunk"));
     }
@@ -154,17 +236,128 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
     let (mut lo, mut hi) = (1usize, n);
     while lo < hi {
         let mid = (lo + hi) / 2;
-        if fits(need(planned.apply(&plan, mid).0)) { hi = mid } else { lo = mid + 1 }
+        if fits(need(mid)) { hi = mid } else { lo = mid + 1 }
     }
-    let (g, moved) = planned.apply(&plan, lo);
+    let after = need(lo) - REPORT_EXTRA - 1;
+    let mut planned = Planned::new(f);
+    let (_, moved) = planned.apply(&plan, lo);
     let summary =
-        format!("{moved} hoisted instruction(s) sunk to their first use: R peak {before} → {} (target {t})", peak(g));
+        format!("{moved} hoisted instruction(s) sunk to their first use: R peak {before} → {after} (target {t})");
     (Some(planned.into_function()), summary)
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    thread_local! {
+        /// The liveness solves `Peaks` made on this thread.
+        pub(crate) static SOLVES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// [R, P] peaks of `g` from a solve of its own.
+    pub(crate) fn fresh_peaks(g: &Function) -> [u32; 2] {
+        let c = cfg::build(g, 1.0);
+        liveness::compute(g, &c, &[]).max_pressures(g, [RegFile::R, RegFile::P])
+    }
+
+    /// Random functions of several blocks joined by branches (forward, backward: loops)
+    /// and fall-throughs, so values live across blocks: 32- and 64-bit values, component
+    /// defs, predicates, guarded defs (guard-local ones too), loads, stores, barriers.
+    pub(crate) fn random_cfg_functions(seed: u64, count: usize) -> Vec<Function> {
+        let mut x = seed;
+        let mut rnd = move |n: u64| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) % n
+        };
+        (0..count)
+            .map(|_| {
+                let nb = 1 + rnd(5);
+                let mut body = String::from(".reg .R %r<10>\n.reg .R.x2 %rd<4>\n.reg .P %p<3>\n");
+                for b in 0..nb {
+                    body.push_str(&format!("BB{b}:\n"));
+                    for _ in 0..2 + rnd(30) {
+                        let (a, c, e) = (rnd(10), rnd(10), rnd(10));
+                        let (d, h, p) = (rnd(4), rnd(4), rnd(3));
+                        body.push_str(&match rnd(16) {
+                            0..=2 => format!("%r{a} = LDG.E [%rd{d} + 0x{:x}]\n", 4 * c),
+                            3 => format!("%r{a} = IADD3 %r{c}, %r{e}, RZ\n"),
+                            4 => format!("%r{a} = LDS [%r{c}]\n"),
+                            5 => format!("STS [%r{a}], %r{c}\n"),
+                            6 => format!("%rd{d} = IMAD.WIDE %r{c}, 4, %rd{h}\n"),
+                            7 => format!("%r{a} = MOV %rd{d}.lo\n"),
+                            8 => format!("%p{p} = ISETP.GE.AND %r{a}, %r{c}, PT\n"),
+                            9 => format!("@%p{p} %r{a} = IADD3 %r{c}, 1, RZ\n"),
+                            10 => format!("@!%p{p} %r{a} = IADD3 %r{c}, 2, RZ\n"),
+                            11 => format!("%rd{d}.hi = MOV %r{c}\n"),
+                            12 => format!("%r{a} = MUFU.RCP %r{c}\n"),
+                            13 if rnd(4) == 0 => "BAR.SYNC 0\n".to_string(),
+                            _ => format!("%r{a} = FADD %r{c}, %r{e}\n"),
+                        });
+                    }
+                    if b + 1 < nb {
+                        body.push_str(&match rnd(3) {
+                            0 => format!("@%p{} BRA BB{}\n", rnd(3), rnd(nb)),
+                            1 => format!("BRA BB{}\n", b + 1 + rnd(nb - b - 1)),
+                            _ => String::new(),
+                        });
+                    }
+                }
+                body.push_str(&format!("STG.E [%rd0], %r{}\nEXIT", rnd(10)));
+                let m = crate::ir::parse_str(&format!(".target sm_80\n.entry k {{\n{body}\n}}\n")).expect("parses");
+                m.functions[0].clone()
+            })
+            .collect()
+    }
+
+    /// `Peaks` gives every order a plan's prefixes make what a solve of that order gives.
+    pub(crate) fn check_peaks_of_plan(seed: u64, plan: fn(&Function) -> MovePlan) -> usize {
+        let mut probes = 0;
+        for (n, f) in random_cfg_functions(seed, 150).into_iter().enumerate() {
+            let plan = plan(&f);
+            let mut peaks = Peaks::new(&f);
+            assert_eq!(peaks.input(), fresh_peaks(&f), "function {n} as given");
+            let mut planned = Planned::new(&f);
+            let mut limits: Vec<usize> = (0..=plan.total()).collect();
+            limits.extend((0..=plan.total()).rev());
+            for k in limits {
+                planned.apply(&plan, k);
+                let want = fresh_peaks(planned.function());
+                assert_eq!(peaks.of_plan(&f, &plan, k), want, "function {n}, {k} moves");
+                probes += usize::from(k > 0);
+            }
+        }
+        probes
+    }
+
+    #[test]
+    fn peaks_of_reorderings_are_their_own_solves() {
+        let probes = check_peaks_of_plan(17, |f| MovePlan::new(f, |i, s| sink_moves(i, s, usize::MAX), false));
+        assert!(probes > 500, "{probes} probes");
+    }
+
+    /// Each of `sink`'s probes walks the blocks it reorders from the one solve of the
+    /// input (where every probe solved the whole function): one solve per run however
+    /// many probes the search makes.
+    #[test]
+    fn the_binary_search_solves_liveness_once() {
+        // 24 hoisted loads whose values are used at the end, at a target that takes
+        // some of them sunk: the search probes several counts.
+        let mut body = String::from(".reg .R %r<64>\n.reg .R.x2 %rd<2>\nBB0:\n");
+        for i in 0..24 {
+            body.push_str(&format!("%r{i} = LDG.E [%rd0 + 0x{:x}]\n", 4 * i));
+        }
+        for i in 0..24 {
+            body.push_str(&format!("%r{} = FADD %r{i}, %r{}\n", 32 + i, 31 + i));
+        }
+        body.push_str("STG.E [%rd0], %r55\nEXIT");
+        let m = crate::ir::parse_str(&format!(".target sm_80\n.entry k {{\n{body}\n}}\n")).expect("parses");
+        let ctx = PassCtx { module: &m, sm: &m.sm, maxrregcount: Some(16), cap: None };
+        SOLVES.with(|n| n.set(0));
+        let (g, summary) = run(&m.functions[0], &ctx);
+        assert!(g.is_some(), "{summary}");
+        assert_eq!(SOLVES.with(std::cell::Cell::get), 1, "{summary}");
+    }
 
     /// The move-one-at-a-time form `sink_block` replaced: scan the current order for the
     /// first use, stop at a clash, a hazard (loads) or a branch, move, repeat.
