@@ -9,7 +9,7 @@ use analysis_builder::func;
 use proptest::prelude::*;
 use radbg::analysis::{LiveSet, cfg, dce, liveness};
 use radbg::ir::opcode::props;
-use radbg::ir::{Function, Inst, RegFile, VRegId};
+use radbg::ir::{Function, Inst, Reg, RegFile, VRegId};
 
 /// Every register the generator may use, declared first so ids are stable.
 const REGS: &str = "%r0 %r1 %r2 %r3 %rd0 %q0 %p0 %p1 %u0 %b0";
@@ -101,9 +101,59 @@ fn reads(i: &Inst, v: VRegId, exit_live: &[VRegId]) -> bool {
     hit || (is_exit(i) && exit_live.contains(&v))
 }
 
+/// Written apart from `liveness::guard_local`: every instruction touching `v` is in one
+/// block under one guard on a whole predicate that no instruction from the first of
+/// them up to the last redefines; the first writes `v` whole without reading it; no
+/// component of `v` is touched; `v` is not live at the exit. Then no older value of `v`
+/// is ever read, and each of its guarded defs kills.
+fn guard_local(f: &Function, v: VRegId, exit_live: &[VRegId]) -> bool {
+    if exit_live.contains(&v) {
+        return false;
+    }
+    let mut at: Vec<(usize, usize)> = Vec::new();
+    for (b, blk) in f.blocks.iter().enumerate() {
+        for (k, inst) in blk.insts.iter().enumerate() {
+            let mut touch = false;
+            inst.for_each_use(|r| touch |= r.vreg == v);
+            inst.for_each_def(|r| touch |= r.vreg == v);
+            if touch {
+                at.push((b, k));
+            }
+        }
+    }
+    let Some(&(b, first)) = at.first() else { return false };
+    let last = at.last().map_or(first, |x| x.1);
+    if at.iter().any(|x| x.0 != b) {
+        return false;
+    }
+    let insts = &f.blocks[b].insts;
+    let g = insts[first].guard;
+    let Some(pred) = g.and_then(|g| match g.reg {
+        Reg::V(p) if p.comp.is_none() => Some(p.vreg),
+        _ => None,
+    }) else {
+        return false;
+    };
+    let mut ok = true;
+    for &(_, k) in &at {
+        let i = &insts[k];
+        ok &= i.guard == g;
+        i.for_each_use(|r| ok &= r.vreg != v || (k != first && r.comp.is_none()));
+        i.for_each_def(|r| ok &= r.vreg != v || r.comp.is_none());
+    }
+    let mut writes_first = false;
+    insts[first].for_each_def(|r| writes_first |= r.vreg == v);
+    let mut pred_redefined = false;
+    for i in &insts[first..last] {
+        i.for_each_def(|r| pred_redefined |= r.vreg == pred);
+    }
+    ok && writes_first && !pred_redefined
+}
+
 /// A whole-register def kills when it always executes, or when it is the vreg's only
-/// definition (no older value exists; a component def counts as another definition).
-fn kills(f: &Function, i: &Inst, v: VRegId) -> bool {
+/// definition (no older value exists; a component def counts as another definition),
+/// or when the vreg is [`guard_local`].
+fn kills(f: &Function, i: &Inst, v: VRegId, exit_live: &[VRegId]) -> bool {
     let (mut whole, mut part) = (0, 0);
     for inst in f.blocks.iter().flat_map(|b| &b.insts) {
         inst.for_each_def(|r| {
@@ -114,7 +164,7 @@ fn kills(f: &Function, i: &Inst, v: VRegId) -> bool {
     }
     let only_def = whole == 1 && part == 0;
     let mut hit = false;
-    if i.guard_is_always() || only_def {
+    if i.guard_is_always() || only_def || guard_local(f, v, exit_live) {
         i.for_each_def(|r| hit |= r.vreg == v && r.comp.is_none());
     }
     hit
@@ -165,7 +215,7 @@ fn live_at(f: &Function, v: VRegId, exit_live: &[VRegId], b: usize, i: usize) ->
             if reads(&insts[i], v, exit_live) {
                 return true;
             }
-            if !kills(f, &insts[i], v) {
+            if !kills(f, &insts[i], v, exit_live) {
                 work.push((b, i + 1));
             }
         } else {
