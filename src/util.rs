@@ -70,6 +70,17 @@ pub fn corpus_cache() -> Option<std::path::PathBuf> {
     }
 }
 
+/// A deterministic pseudo-random source for tests (Knuth's 64-bit LCG): each call gives
+/// a number below its argument. The same seed gives the same sequence on every machine.
+#[cfg(test)]
+pub(crate) fn lcg(seed: u64) -> impl FnMut(u64) -> u64 {
+    let mut x = seed;
+    move |n: u64| {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (x >> 33) % n
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

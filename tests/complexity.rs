@@ -260,13 +260,9 @@ fn a_shared_sweep_gives_each_budget_what_a_separate_run_gives() {
     }
 }
 
-/// The sharing itself, counted: budgets far above what the scale kernel needs all
-/// schedule alike, so a sweep of sixteen of them runs the prepasses and the stages
-/// before the ABI stage once and only the allocation per row — the work past the first
-/// row is fifteen allocations, not fifteen whole runs (it was, before issue 25's sweep
-/// sharing).
-#[test]
-fn a_sweep_runs_the_prepasses_once_per_span_of_budgets() {
+/// The scale kernel (400 steps) and the work of sweeping one budget and sixteen budgets
+/// of one span over it (200..216, all far above what it needs).
+fn sweep_one_and_sixteen() -> (radbg::ir::Module, u64, u64) {
     let module = radbg::load::import_ptx(&SourceFile::new("sweep.ptx", scale_kernel(400))).expect("imports").module;
     let budgets: Vec<i64> = (200..216).collect();
     let work = |values: &[i64]| {
@@ -275,6 +271,17 @@ fn a_sweep_runs_the_prepasses_once_per_span_of_budgets() {
         radbg::work::take()
     };
     let (one, sixteen) = (work(&budgets[..1]), work(&budgets));
+    (module, one, sixteen)
+}
+
+/// The sharing itself, counted: budgets far above what the scale kernel needs all
+/// schedule alike, so a sweep of sixteen of them runs the prepasses and the stages
+/// before the ABI stage once and only the allocation per row — the work past the first
+/// row is fifteen allocations, not fifteen whole runs (it was, before issue 25's sweep
+/// sharing).
+#[test]
+fn a_sweep_runs_the_prepasses_once_per_span_of_budgets() {
+    let (module, one, sixteen) = sweep_one_and_sixteen();
     // The work of one row from the ABI stage on (the allocation; its liveness counts).
     let opts = RunOptions { imported: true, maxrregcount: Some(200), skip_check: true, ..RunOptions::default() };
     let mut m = Machine::new(module.clone(), opts);
@@ -297,14 +304,7 @@ fn a_sweep_runs_the_prepasses_once_per_span_of_budgets() {
 /// start (each row made it again before).
 #[test]
 fn a_sweep_prepares_the_allocator_once_per_span_of_budgets() {
-    let module = radbg::load::import_ptx(&SourceFile::new("sweep.ptx", scale_kernel(400))).expect("imports").module;
-    let budgets: Vec<i64> = (200..216).collect();
-    let work = |values: &[i64]| {
-        radbg::work::take();
-        sweep_rows(&module, values, 1);
-        radbg::work::take()
-    };
-    let (one, sixteen) = (work(&budgets[..1]), work(&budgets));
+    let (module, one, sixteen) = sweep_one_and_sixteen();
     // One row from the allocation stage on, and the allocator's start alone (the step
     // that starts it: its first event).
     let opts = RunOptions { imported: true, maxrregcount: Some(200), skip_check: true, ..RunOptions::default() };

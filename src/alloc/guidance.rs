@@ -217,11 +217,7 @@ mod tests {
         let mut plain: Vec<i64> = (0..37).map(|i| (i * 7 % 11) as i64).collect();
         let init: Vec<u32> = plain.iter().map(|&v| v as u32).collect();
         let mut t = MaxTree::new(&init);
-        let mut x = 12345u64;
-        let mut next = |m: u64| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (x >> 33) % m
-        };
+        let mut next = crate::util::lcg(12345);
         for _ in 0..500 {
             let (a, b) = (next(40) as u32, next(40) as u32);
             let (lo, hi) = (a.min(b), a.max(b));

@@ -880,11 +880,7 @@ mod tests {
     /// Random straight-line functions: 32- and 64-bit values, components, predicates,
     /// guarded defs, loads, stores, barriers and long-latency ops.
     fn random_functions(seed: u64, count: usize) -> Vec<Function> {
-        let mut x = seed;
-        let mut rnd = move |n: u64| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (x >> 33) % n
-        };
+        let mut rnd = crate::util::lcg(seed);
         (0..count)
             .map(|_| {
                 let len = 3 + rnd(60);

@@ -265,11 +265,7 @@ pub(crate) mod tests {
     /// and fall-throughs, so values live across blocks: 32- and 64-bit values, component
     /// defs, predicates, guarded defs (guard-local ones too), loads, stores, barriers.
     pub(crate) fn random_cfg_functions(seed: u64, count: usize) -> Vec<Function> {
-        let mut x = seed;
-        let mut rnd = move |n: u64| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (x >> 33) % n
-        };
+        let mut rnd = crate::util::lcg(seed);
         (0..count)
             .map(|_| {
                 let nb = 1 + rnd(5);
@@ -402,11 +398,7 @@ pub(crate) mod tests {
     /// Random straight-line blocks over a few registers: loads, arithmetic, stores,
     /// barriers, reused names (several defs), a final branch.
     pub(crate) fn random_blocks(seed: u64, count: usize) -> Vec<Vec<Inst>> {
-        let mut x = seed;
-        let mut rnd = move |n: u64| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (x >> 33) % n
-        };
+        let mut rnd = crate::util::lcg(seed);
         (0..count)
             .map(|_| {
                 let len = 2 + rnd(24);
