@@ -34,6 +34,8 @@
 //! occupancy when a vreg is assigned (only assigned targets write the histogram), so
 //! there is no interference graph; the static nodes below are built once per attempt.
 
+use std::collections::VecDeque;
+
 use crate::alloc::ranges::Ranges;
 use crate::ir::{Function, Operand, Reg, RegClass, RegFile, VRegId, opcode::props, vflags};
 
@@ -303,18 +305,11 @@ pub fn build(f: &Function, ranges: &Ranges, input: &BuildInput) -> Constraints {
                 // local addresses are not: ptxas narrows them to 32 bits (`STS` data odd
                 // 119 of 292).
                 if !matches!(inst.op.mnemonic(), "STS" | "STL" | "LDS" | "LDL" | "ATOMS") {
-                    for o in &inst.operands {
-                        if let Operand::Mem(m) = o {
-                            for r in [m.base, m.index].into_iter().flatten() {
-                                if let Reg::V(r) = r
-                                    && f.vreg(r.vreg).file() == RegFile::R
-                                    && f.vreg(r.vreg).width >= 2
-                                {
-                                    srcs.push(root(r.vreg));
-                                }
-                            }
-                        }
-                    }
+                    srcs.extend(
+                        inst.address_vregs()
+                            .filter(|r| f.vreg(r.vreg).file() == RegFile::R && f.vreg(r.vreg).width >= 2)
+                            .map(|r| root(r.vreg)),
+                    );
                 }
                 for (i, &a) in srcs.iter().enumerate() {
                     for &b2 in &srcs[i + 1..] {
@@ -392,14 +387,24 @@ pub fn build(f: &Function, ranges: &Ranges, input: &BuildInput) -> Constraints {
 /// stores of the program and take no part.
 fn rotation(f: &Function, ranges: &Ranges, class: RegClass, pool: usize) -> (Vec<u32>, Vec<(VRegId, u8)>) {
     let root = |r: VRegId| ranges.root[r.index()];
+    let in_class = |v: &VRegId| f.vreg(*v).class == class && ranges.is_root(*v);
+    // Data straight from a load rotates through six registers, computed data through
+    // `pool` (hand-made copies: R7, R9 … R17, R7; sums: R7 … R13, R7).
+    let loaded_pool = pool + 2;
     let mut per: Vec<Vec<(VRegId, u8)>> = vec![Vec::new(); f.vregs.len()];
+    let mut relate = |a: VRegId, b: VRegId| {
+        if a != b {
+            per[a.index()].push((b, f.vreg(b).width));
+            per[b.index()].push((a, f.vreg(a).width));
+        }
+    };
     // Per vreg: defined (last, in this block) by a load.
     let mut loaded = vec![false; f.vregs.len()];
     for block in &f.blocks {
-        // The data vregs of the block's last stores, newest last.
-        let mut recent: std::collections::VecDeque<Vec<VRegId>> = std::collections::VecDeque::new();
-        // The address vregs of the block's last loads, newest last.
-        let mut addrs: std::collections::VecDeque<Vec<VRegId>> = std::collections::VecDeque::new();
+        // The data vregs of the block's last stores and the address vregs of its last
+        // loads, newest last.
+        let mut recent: VecDeque<Vec<VRegId>> = VecDeque::new();
+        let mut addrs: VecDeque<Vec<VRegId>> = VecDeque::new();
         for inst in &block.insts {
             let info = inst.info();
             if !info.is(props::STORE) || info.is(props::SPILL_STORE) || inst.op.mnemonic() == "STL" {
@@ -408,20 +413,7 @@ fn rotation(f: &Function, ranges: &Ranges, class: RegClass, pool: usize) -> (Vec
                     loaded[root(d.vreg).index()] = load;
                 }
                 if load {
-                    let a: Vec<VRegId> = inst
-                        .operands
-                        .iter()
-                        .filter_map(|o| match o {
-                            Operand::Mem(m) => Some([m.base, m.index]),
-                            _ => None,
-                        })
-                        .flatten()
-                        .filter_map(|r| match r {
-                            Some(Reg::V(r)) => Some(root(r.vreg)),
-                            _ => None,
-                        })
-                        .filter(|&v| f.vreg(v).class == class && ranges.is_root(v))
-                        .collect();
+                    let a: Vec<VRegId> = inst.address_vregs().map(|r| root(r.vreg)).filter(in_class).collect();
                     if !a.is_empty() {
                         addrs.push_back(a);
                         if addrs.len() >= pool {
@@ -431,34 +423,21 @@ fn rotation(f: &Function, ranges: &Ranges, class: RegClass, pool: usize) -> (Vec
                 }
                 continue;
             }
-            let data: Vec<VRegId> = inst
-                .uses()
-                .iter()
-                .filter_map(|o| match o {
-                    Operand::Reg(Reg::V(r)) => Some(root(r.vreg)),
-                    _ => None,
-                })
-                .filter(|&v| f.vreg(v).class == class && ranges.is_root(v))
-                .collect();
-            // Data straight from a load rotates through six registers, computed data
-            // through `pool` (hand-made copies: R7, R9 … R17, R7; sums: R7 … R13, R7).
-            let reach = if data.iter().any(|v| loaded[v.index()]) { pool + 2 } else { pool } - 1;
+            let data: Vec<VRegId> =
+                inst.uses().iter().filter_map(Operand::as_vreg).map(|r| root(r.vreg)).filter(in_class).collect();
+            let reach = if data.iter().any(|v| loaded[v.index()]) { loaded_pool } else { pool } - 1;
             for &a in &data {
                 // The registers the last loads read their addresses from (hand-made:
                 // a sum stored after three loads from R2:R3 goes to R9, not R3).
-                for &b in addrs.iter().flatten().filter(|&&b| b != a) {
-                    per[a.index()].push((b, f.vreg(b).width));
-                    per[b.index()].push((a, f.vreg(a).width));
+                for &b in addrs.iter().flatten() {
+                    relate(a, b);
                 }
-                for prev in recent.iter().rev().take(reach) {
-                    for &b in prev.iter().filter(|&&b| b != a) {
-                        per[a.index()].push((b, f.vreg(b).width));
-                        per[b.index()].push((a, f.vreg(a).width));
-                    }
+                for &b in recent.iter().rev().take(reach).flatten() {
+                    relate(a, b);
                 }
             }
             recent.push_back(data);
-            if recent.len() > pool + 2 {
+            if recent.len() > loaded_pool {
                 recent.pop_front();
             }
         }

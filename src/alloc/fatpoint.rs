@@ -436,23 +436,7 @@ fn scan_once(h: &Histogram, width: u8, threshold: u32) -> Decision {
             s += align;
             continue;
         }
-        let cost = if h.interval_cost || h.interval.len() != n {
-            full
-        } else {
-            full - covered.clone().map(|r| h.interval[r]).sum::<u32>()
-        };
-        // Below the limit: the rotation first (issue 23 rule 6: with 20 values live
-        // ptxas took an even register before repeating an odd one), then the parity.
-        let bank: u64 = match (banked, s + w <= h.limit) {
-            (false, _) => 0,
-            (true, true) => {
-                let rot: u64 = covered.clone().map(|r| h.rotate.get(r).copied().unwrap_or(0) as u64).sum();
-                let par: u64 = covered.clone().map(|r| h.bank[r] as u64).sum();
-                (rot << 32) | par.min(u32::MAX as u64)
-            }
-            (true, false) => u64::MAX,
-        };
-        let sec: u32 = covered.map(|r| h.secondary[r]).sum();
+        let (cost, bank, sec) = rank(h, s, w, full, banked);
         let better = match best {
             None => true,
             Some((bc, bb, bs, _)) => (cost, bank, sec) < (bc, bb, bs),
@@ -471,6 +455,30 @@ fn scan_once(h: &Histogram, width: u8, threshold: u32) -> Decision {
     }
 }
 
+/// The scan's order of a free, undiscarded start slot `s` (`full`: its soft cost): the
+/// primary cost it minimises, then — in bank-aware mode, below the limit — the rotation
+/// weight (issue 23 rule 6: with 20 values live ptxas took an even register before
+/// repeating an odd one) in the high word and the parity weight in the low one (past the
+/// limit: last), then the secondary cost.
+fn rank(h: &Histogram, s: usize, w: usize, full: u32, banked: bool) -> (u32, u64, u32) {
+    let covered = s..s + w;
+    let cost = if h.interval_cost || h.interval.len() != h.primary.len() {
+        full
+    } else {
+        full - covered.clone().map(|r| h.interval[r]).sum::<u32>()
+    };
+    let bank: u64 = match (banked, s + w <= h.limit) {
+        (false, _) => 0,
+        (true, true) => {
+            let rot: u64 = covered.clone().map(|r| h.rotate.get(r).copied().unwrap_or(0) as u64).sum();
+            let par: u64 = covered.clone().map(|r| h.bank[r] as u64).sum();
+            (rot << 32) | par.min(u32::MAX as u64)
+        }
+        (true, false) => u64::MAX,
+    };
+    (cost, bank, covered.map(|r| h.secondary[r]).sum())
+}
+
 /// A candidate below the chosen `slot` with the same primary cost, and the tie-break it
 /// lost on: the lowest one that lost on the first criterion of the scan's order
 /// (rotation, parity, secondary) that any lost on — the reason worth naming.
@@ -482,27 +490,19 @@ fn passed_over(
     (cost, key, sec, slot): (u32, u64, u32, usize),
 ) -> Option<(u16, Tie)> {
     let lost = (0..slot).step_by(align).filter_map(|s| {
-        let covered = s..s + w;
-        if !h.start_ok[s] || covered.clone().any(|r| h.blocked[r] != Block::Free) {
+        if s + w > h.limit || !h.start_ok[s] || (s..s + w).any(|r| h.blocked[r] != Block::Free) {
             return None;
         }
-        let full: u32 = covered.clone().map(|r| h.soft[r]).sum();
-        let c = if h.interval_cost || h.interval.len() != h.primary.len() {
-            full
-        } else {
-            full - covered.clone().map(|r| h.interval[r]).sum::<u32>()
-        };
-        if full > threshold || c != cost {
+        let full: u32 = (s..s + w).map(|r| h.soft[r]).sum();
+        if full > threshold {
             return None;
         }
-        let rot: u64 = covered.clone().map(|r| h.rotate.get(r).copied().unwrap_or(0) as u64).sum();
-        let par: u64 = covered.clone().map(|r| h.bank[r] as u64).sum();
-        let s_sec: u32 = covered.map(|r| h.secondary[r]).sum();
-        let tie = if s + w > h.limit {
+        let (c, k, s_sec) = rank(h, s, w, full, true);
+        let tie = if c != cost {
             return None;
-        } else if rot > key >> 32 {
+        } else if k >> 32 > key >> 32 {
             Tie::Rotation
-        } else if par > key & u32::MAX as u64 {
+        } else if k & u32::MAX as u64 > key & u32::MAX as u64 {
             Tie::Parity
         } else if s_sec > sec {
             Tie::Secondary
@@ -511,12 +511,12 @@ fn passed_over(
         };
         Some((s as u16, tie))
     });
-    let rank = |t: Tie| match t {
+    let order = |t: Tie| match t {
         Tie::Rotation => 0,
         Tie::Parity => 1,
         Tie::Secondary => 2,
     };
-    lost.min_by_key(|&(s, t)| (rank(t), s))
+    lost.min_by_key(|&(s, t)| (order(t), s))
 }
 
 #[cfg(test)]

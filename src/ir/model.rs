@@ -713,6 +713,22 @@ impl Inst {
         self.mods.split('.').any(|x| x == m)
     }
 
+    /// The virtual registers the memory operands read their addresses from (base and
+    /// index), in operand order.
+    pub fn address_vregs(&self) -> impl Iterator<Item = RegRef> + '_ {
+        self.operands
+            .iter()
+            .filter_map(|o| match o {
+                Operand::Mem(m) => Some([m.base, m.index]),
+                _ => None,
+            })
+            .flatten()
+            .filter_map(|r| match r {
+                Some(Reg::V(r)) => Some(r),
+                _ => None,
+            })
+    }
+
     /// Calls `f` for every virtual register this instruction reads, with the
     /// component it reads: guard, source registers and all address registers
     /// (including those of memory operands in the destination list, like a store's
