@@ -364,11 +364,12 @@ fn why_registers_of_every_entry_grows_linearly() {
     assert_linear("why registers, many entries", work(&many_entries(30)), work(&many_entries(60)));
 }
 
-/// `radbg why` and `radbg sweep` on a file of separate entries run one call group at a
-/// time (`cli::stream`); their output must be the whole module's, byte for byte (standard
-/// input is never streamed: it gives the whole module's run to compare with).
+/// `radbg run`, `why` and `sweep` on a file of separate entries run one call group at a
+/// time (`cli::stream`), the groups spread over `--jobs` threads; their output must be
+/// the whole module's, byte for byte, whatever the number of threads (standard input is
+/// never streamed: it gives the whole module's run to compare with).
 #[test]
-fn why_and_sweep_group_by_group_print_what_the_whole_module_gives() {
+fn run_why_and_sweep_group_by_group_print_what_the_whole_module_gives() {
     use std::io::Write;
     let ptx = many_entries(12);
     let dir = std::env::temp_dir().join(format!("radbg-complexity-{}", std::process::id()));
@@ -389,18 +390,23 @@ fn why_and_sweep_group_by_group_print_what_the_whole_module_gives() {
         String::from_utf8(out.stdout).expect("utf-8")
     };
     let f = file.to_string_lossy().to_string();
-    for args in [vec!["sweep", "--all", "--json"], vec!["sweep", "--maxrregcount", "20..40:4"]] {
-        let streamed = radbg(&[args.clone(), vec![f.as_str()]].concat(), false);
-        let whole = radbg(&[args.clone(), vec!["-"]].concat(), true);
-        assert!(streamed.contains("rep11"), "every entry swept");
-        assert_eq!(streamed, whole, "radbg {args:?}");
-    }
-    // `why` names the file in its lines (and pads its columns to the name).
+    // `run --json` and `why` name the file (and `why` pads its columns to the name).
     let norm = |s: &str| s.replace(f.as_str(), "-").split_whitespace().collect::<Vec<_>>().join(" ");
-    let streamed = radbg(&["why", f.as_str()], false);
-    let whole = radbg(&["why", "-"], true);
-    assert!(streamed.contains("rep11"), "every entry explained");
-    assert_eq!(norm(&streamed), norm(&whole), "radbg why");
+    for args in [
+        vec!["sweep", "--all", "--json"],
+        vec!["sweep", "--maxrregcount", "20..40:4"],
+        vec!["run"],
+        vec!["run", "--json"],
+        vec!["run", "--maxrregcount", "24"],
+        vec!["why"],
+    ] {
+        let whole = radbg(&[args.clone(), vec!["-"]].concat(), true);
+        for jobs in ["1", "3"] {
+            let streamed = radbg(&[args.clone(), vec!["--jobs", jobs, f.as_str()]].concat(), false);
+            assert!(streamed.contains("rep11"), "every entry: radbg {args:?} --jobs {jobs}");
+            assert_eq!(norm(&streamed), norm(&whole), "radbg {args:?} --jobs {jobs}");
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -24,6 +24,10 @@ pub struct Args {
     /// Print JSON instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Threads for radbg's side of a file of many call groups (default: the available
+    /// cores); the output does not depend on it.
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 pub fn run(args: &Args) -> ExitCode {
@@ -38,14 +42,15 @@ pub fn run(args: &Args) -> ExitCode {
     };
     // A PTX file of many call groups runs one group at a time (`super::stream`): memory
     // bounded by the largest group, not the file (issue 25); the same figures.
-    let streamed = super::stream::with_plan(&args.file, |plan| {
+    let jobs = super::stream::jobs(args.jobs);
+    let streamed = super::stream::with_plan(&args.file, jobs, |plan| {
         let mut opts = super::run_options(&args.pipeline);
         opts.imported = true;
         let note = map_target(&exe, &plan.import(0)?, &mut opts);
         let mut figures = vec![None; plan.functions()];
         let (mut sm, mut budget, mut failed) = (String::new(), None, false);
-        for k in 0..plan.len() {
-            let r = radbg_side(plan.import(k)?, opts.clone());
+        let parts = super::stream::map_groups(plan, jobs, &|_, m| Some(radbg_side(m, opts.clone())))?;
+        for (k, r) in parts.into_iter().enumerate() {
             for (&id, f) in plan.ids(k).iter().zip(r.figures) {
                 *figures.get_mut(id)? = Some(f);
             }

@@ -21,6 +21,10 @@ pub struct Args {
     /// bytes, stack frame, attempts) and checker faults.
     #[arg(long)]
     pub json: bool,
+    /// Threads for a file of many call groups, each running one group at a time
+    /// (default: the available cores); the output does not depend on it.
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 pub fn run(args: &Args) -> ExitCode {
@@ -36,7 +40,6 @@ pub fn run(args: &Args) -> ExitCode {
     opts.batch = !args.events;
     let mut out = Out { json: args.json, buffered: false, ..Out::default() };
     let n = module.functions.len();
-    out.functions = vec![None; n];
     let groups = if opts.batch { engine::machine::call_groups(&module).len() } else { 1 };
     if groups <= 1 {
         let ids: Vec<usize> = (0..n).collect();
@@ -68,16 +71,27 @@ fn run_streamed(args: &Args) -> Option<ExitCode> {
     if args.events {
         return None;
     }
-    super::stream::with_plan(&args.file, |plan| {
+    let jobs = super::stream::jobs(args.jobs);
+    super::stream::with_plan(&args.file, jobs, |plan| {
         let mut opts = super::run_options(&args.pipeline);
         opts.imported = true;
         opts.batch = true;
-        let mut out = Out { json: args.json, buffered: true, ..Out::default() };
-        out.functions = vec![None; plan.functions()];
-        for k in 0..plan.len() {
-            // Imported cleanly before: the same text gives the same module.
-            let m = plan.import(k)?;
-            run_machine(Machine::new(m, opts.clone()), plan.ids(k), false, &mut out);
+        let fresh = || Out { json: args.json, buffered: true, ..Out::default() };
+        // Each group's lines into its own buffer (imported cleanly before: the same text
+        // gives the same module), merged in group order: the sort below is stable, so
+        // the output is the one a single thread gives.
+        let parts = super::stream::map_groups(plan, jobs, &|k, m| {
+            let mut part = fresh();
+            run_machine(Machine::new(m, opts.clone()), plan.ids(k), false, &mut part);
+            Some(part)
+        })?;
+        let mut out = fresh();
+        for p in parts {
+            out.lines.extend(p.lines);
+            out.attempts.extend(p.attempts);
+            out.faults.extend(p.faults);
+            out.functions.extend(p.functions);
+            out.failed |= p.failed;
         }
         print_sorted(&mut out);
         Some(finish(args, out))
@@ -100,7 +114,9 @@ fn print_sorted(out: &mut Out) {
 /// The JSON object (`--json`) and the exit status.
 fn finish(args: &Args, out: Out) -> ExitCode {
     if out.json {
-        let functions: Vec<serde_json::Value> = out.functions.into_iter().flatten().collect();
+        let mut functions = out.functions;
+        functions.sort_by_key(|f| f.0);
+        let functions: Vec<serde_json::Value> = functions.into_iter().map(|f| f.1).collect();
         let v = serde_json::json!({
             "file": args.file.display().to_string(),
             "ok": !out.failed,
@@ -126,7 +142,8 @@ struct Out {
     lines: Vec<(u8, usize, String)>,
     attempts: Vec<(usize, serde_json::Value)>,
     faults: Vec<(usize, String)>,
-    functions: Vec<Option<serde_json::Value>>,
+    /// Each function's figures (`--json`), by its index in the whole module.
+    functions: Vec<(usize, serde_json::Value)>,
     failed: bool,
 }
 
@@ -217,8 +234,8 @@ fn run_machine(mut m: Machine, ids: &[usize], events: bool, out: &mut Out) {
                     "error": s.error}),
                 None => serde_json::json!({"name": name, "error": "not allocated"}),
             };
-            if let Some(slot) = ids.get(i).and_then(|&g| out.functions.get_mut(g)) {
-                *slot = Some(v);
+            if let Some(&g) = ids.get(i) {
+                out.functions.push((g, v));
             }
         }
     }

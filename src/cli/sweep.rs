@@ -42,7 +42,7 @@ pub fn run(args: &Args) -> ExitCode {
     let pa = super::PipelineArgs { sm: args.sm.clone(), ..Default::default() };
     // A PTX file of many call groups is swept one group at a time (`super::stream`):
     // memory bounded by the largest group, not the file (issue 25).
-    if let Some(code) = super::stream::with_plan(&args.file, |plan| streamed(args, &pa, plan)) {
+    if let Some(code) = super::stream::with_plan(&args.file, jobs(args), |plan| streamed(args, &pa, plan)) {
         return code;
     }
     let (module, opts) = match super::load_for_pipeline(&args.file, &pa) {
@@ -74,9 +74,12 @@ fn streamed(args: &Args, pa: &super::PipelineArgs, plan: &crate::ir::ptx::stream
         Err(code) => return Some(code),
     };
     let mut slots: Vec<Vec<Option<crate::why::whatif::Figures>>> = vec![vec![None; plan.functions()]; values.len()];
-    for k in 0..plan.len() {
-        let m = plan.import(k)?;
-        let rows = match sweep::run(&m, &opts, &axis, &values, jobs(args)) {
+    // The groups share the threads (each sweeping its rows on one): a group's rows are
+    // few and short, and a second thread waiting for a row's shared start costs more
+    // than it gains.
+    let parts = super::stream::map_groups(plan, jobs(args), &|_, m| Some(sweep::run(&m, &opts, &axis, &values, 1)))?;
+    for (k, rows) in parts.into_iter().enumerate() {
+        let rows = match rows {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("radbg: {e}");
@@ -133,7 +136,7 @@ fn axis(
 }
 
 fn jobs(args: &Args) -> usize {
-    args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
+    super::stream::jobs(args.jobs)
 }
 
 /// The table (or JSON) and the SVG chart.

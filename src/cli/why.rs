@@ -41,6 +41,10 @@ pub struct Args {
     /// `why differ` instead: FILE against itself for this target.
     #[arg(long = "against-sm", value_name = "SM", value_parser = crate::engine::settings::sm)]
     pub against_sm: Option<crate::ir::Sm>,
+    /// Threads for a file of many call groups, each explaining one group at a time
+    /// (default: the available cores); the output does not depend on it.
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 /// `radbg why FILE --against...`: the first diverging decision and the deltas.
@@ -90,18 +94,29 @@ pub fn run(args: &Args) -> ExitCode {
     // A PTX file of many call groups is explained one group at a time (`super::stream`):
     // memory bounded by the largest group, not the file (issue 25).
     let mut r = Report::default();
-    let streamed = super::stream::with_plan(&args.file, |plan| {
+    let jobs = super::stream::jobs(args.jobs);
+    let streamed = super::stream::with_plan(&args.file, jobs, |plan| {
         let mut opts = super::run_options(&args.pipeline);
         opts.imported = true;
         // `why registers` reads what each prepass did from the run (no replay).
         opts.record_stages = true;
-        let mut r = Report::default();
-        for k in 0..plan.len() {
-            let d = debugger(plan.import(k)?, opts.clone());
+        let parts = super::stream::map_groups(plan, jobs, &|k, m| {
+            let d = debugger(m, opts.clone());
+            let mut r = Report::default();
             // A spill's or failure's answer names events by their number in the whole
             // module's trace, which one group's trace does not have: such a file is
             // explained whole.
             report(args, &d, &name, plan.ids(k), &mut r, false)?;
+            Some(r)
+        })?;
+        // In group order: the answers are sorted by function below, the errors keep
+        // the order one thread gives.
+        let mut r = Report::default();
+        for p in parts {
+            r.answers.extend(p.answers);
+            r.errors.extend(p.errors);
+            r.spilled |= p.spilled;
+            r.failed |= p.failed;
         }
         Some(r)
     });
