@@ -222,6 +222,8 @@ pub const BANK_AWARE: u32 = 627;
 pub const MAC_FORCE: u32 = 628;
 pub const MAC_ORDER: u32 = 629;
 pub const PREF_MAC_OPERANDS: u32 = 646;
+/// `radbg.CalleeClobbers` (issue 23 rule 7): module callees clobber what their allocation writes.
+pub const CALLEE_CLOBBERS: &str = "radbg.CalleeClobbers";
 pub const EST_LOOP_ITERS: u32 = 623;
 
 /// Whether a knob changes the CFG's block frequencies (the loop weight), so a change
@@ -599,6 +601,13 @@ pub static CATALOGUE: &[KnobInfo] = &[
         "issue 23 rule 6 (ptxas's SASS; the seeds are silent): with bank-aware allocation on, the data of a store (STG, STS, ST, RED, ATOM) takes a register not held by the data of the previous N-1 stores of its block (N+1 after a load) nor by the addresses of its last N-1 loads, below the bank limit — ptxas rotates store data through four registers; 0 or 1 off",
     )
     .live("fat-point scan: first tie-break below the bank limit (alloc::constraints rotation lists) — ARCHITECTURE.md, issue 23 rule 6"),
+    r(
+        "radbg.CalleeClobbers",
+        BOOL,
+        Default::Bool(true),
+        "issue 23 rule 7 (ptxas's SASS; seed 001 is silent): a call to a function of the module allocated before its caller clobbers, of the convention's scratch registers, only those the callee's allocation writes (ptxas allocates such a callee with the kernel: values live across the call stay in scratch registers it does not touch); off: every scratch register below the callee's limit",
+    )
+    .live("call clobbers of module-defined callees (engine::machine::stages::abi_config) — ARCHITECTURE.md, issue 23 rule 7"),
     r(
         "radbg.SixLists",
         int(0, 7),

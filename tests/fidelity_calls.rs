@@ -1,9 +1,11 @@
-//! Calls to functions defined in the module (issue 23, ARCHITECTURE.md "Fidelity", rule
-//! 5): ptxas 13.0.88 compiles such a callee with the kernel (`CALL.REL.NOINC` to it) and
-//! the kernel's `Used N registers` covers the callee's registers; the ABI minimum (24 on
-//! sm_80) applies only when a call needs the real ABI — an external function or
-//! recursion. Each case records ptxas's figure and radbg's; when ptxas is installed the
-//! test re-runs it and checks its figure is still the recorded one.
+//! Calls to functions defined in the module (issue 23, ARCHITECTURE.md "Fidelity", rules
+//! 5 and 7): ptxas 13.0.88 compiles such a callee with the kernel (`CALL.REL.NOINC` to it)
+//! and the kernel's `Used N registers` covers the callee's registers; the ABI minimum (24
+//! on sm_80) applies only when a call needs the real ABI — an external function or
+//! recursion; and the kernel keeps values live across the call in registers the callee
+//! does not write, scratch or not (rule 7). Each case records ptxas's figure and radbg's;
+//! when ptxas is installed the test re-runs it and checks its figure is still the
+//! recorded one.
 
 mod common;
 
@@ -43,14 +45,59 @@ const CASES: &[(&str, usize, bool, u32, u32)] = &[
 ];
 
 fn radbg_count(text: &str, disabled: &[&str]) -> u32 {
+    radbg_figures(text, disabled, &[]).0
+}
+
+/// The entry's registers and spill-store bytes.
+fn radbg_figures(text: &str, disabled: &[&str], knobs: &[&str]) -> (u32, u32) {
     let settings = Settings {
         disabled_passes: disabled.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>(),
-        ..Default::default()
+        knobs: knobs.iter().map(|k| radbg::engine::settings::knob(k).expect("a knob")).collect(),
     };
     let run = run_file("k.ptx", text, "sm_80", None, &settings).expect("runs");
     let k = run.funcs.iter().find(|f| f.name == "k").expect("the entry");
     assert!(k.faults.is_empty(), "{:?}", k.faults);
-    k.registers
+    (k.registers, k.spill_stores)
+}
+
+/// An entry that keeps `n` loaded values live across a call of `heavy`, which keeps `m`
+/// of its own (volatile loads, then stores in reverse order, in both).
+fn live_across(n: usize, m: usize) -> String {
+    let loads = |base: &str, k: usize| -> String {
+        (0..k).map(|i| format!("ld.volatile.global.f32 %f{i}, [{base}+{}];\n", 4 * i)).collect()
+    };
+    let stores = |base: &str, k: usize| -> String {
+        (0..k).map(|i| format!("st.volatile.global.f32 [{base}+{}], %f{};\n", 4 * (k + i), k - 1 - i)).collect()
+    };
+    format!(
+        ".version 8.8\n.target sm_80\n.address_size 64\n.func heavy(.param .b64 p);\n\
+         .visible .entry k(.param .u64 a)\n{{\n.reg .f32 %f<{n}>;\n.reg .b64 %rd<3>;\nld.param.u64 %rd1, [a];\n\
+         cvta.to.global.u64 %rd2, %rd1;\n{}{{\n.param .b64 param0;\nst.param.b64 [param0], %rd2;\n\
+         call.uni heavy, (param0);\n}}\n{}ret;\n}}\n\
+         .func heavy(.param .b64 p)\n{{\n.reg .f32 %f<{m}>;\n.reg .b64 %rd<3>;\nld.param.u64 %rd1, [p];\n{}{}ret;\n}}\n",
+        loads("%rd2", n),
+        stores("%rd2", n),
+        loads("%rd1", m),
+        stores("%rd1", m),
+    )
+}
+
+/// (values the entry keeps across the call, values the callee keeps, ptxas's count,
+/// radbg's). ptxas spills none of them: its SASS keeps the entry's 20 values in R0,
+/// R8–R14 and the odd registers R9–R37 — scratch registers of the ABI — while the callee
+/// (`$k$heavy`) uses R4–R7 and the even R16–R34. Under the ABI's clobbers (every scratch
+/// register below the callee's limit) radbg spilled all four and reported 255.
+const ACROSS: &[(usize, usize, u32, u32)] = &[(20, 10, 40, 33), (40, 10, 64, 56), (30, 30, 72, 53), (10, 30, 48, 40)];
+
+#[test]
+fn values_live_across_a_call_stay_in_registers_the_callee_does_not_write() {
+    for &(n, m, _, radbg) in ACROSS {
+        assert_eq!(radbg_figures(&live_across(n, m), &[], &[]), (radbg, 0), "{n} live across a callee keeping {m}");
+    }
+    // The ABI's clobbers alone (rule 7 off): the values live across the call have only
+    // R16–R31 left, and the 20 of the first case do not fit.
+    let (regs, spilled) = radbg_figures(&live_across(20, 10), &[], &["radbg.CalleeClobbers=0"]);
+    assert!(spilled > 0 && regs == 255, "{regs} registers, {spilled} bytes spilled");
 }
 
 #[test]
@@ -85,6 +132,13 @@ fn the_recorded_ptxas_figures_are_ptxas_s() {
         std::fs::write(&file, kernel(n, recursive)).expect("writes");
         let (used, log) = common::ptxas::used_registers(&ptxas, &file);
         assert_eq!(used, Some(want), "{what}: {log}");
+    }
+    for (i, &(n, m, want, _)) in ACROSS.iter().enumerate() {
+        let file = dir.join(format!("across{i}.ptx"));
+        std::fs::write(&file, live_across(n, m)).expect("writes");
+        let (used, log) = common::ptxas::used_registers(&ptxas, &file);
+        assert_eq!(used, Some(want), "{n} live across a callee keeping {m}: {log}");
+        assert!(log.contains("0 bytes spill stores"), "{log}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -13,7 +13,7 @@
 
 use crate::alloc::briggs::{BriggsAlloc, BriggsEvent};
 use crate::alloc::{AllocConfig, AllocEvent, FunctionAlloc};
-use crate::ir::{Function, VRegId};
+use crate::ir::{Function, RegFile, VRegId};
 
 /// Which allocator a run uses (`set allocator`, `--allocator`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -305,6 +305,54 @@ impl AllocRun {
             }
         }
         out
+    }
+
+    /// The R registers a call of this function can change, once its allocation has
+    /// finished: every register one of its vregs holds, every physical R register it
+    /// writes, and what its own calls clobber (the callee allocated together with its
+    /// callers; ARCHITECTURE.md, issue 23 rule 7). `None` when the allocation failed.
+    pub fn written_r(&self) -> Option<Vec<u16>> {
+        use crate::ir::{Operand, Reg};
+        if self.failure().is_some() {
+            return None;
+        }
+        let f = self.func();
+        let c = self.config();
+        let mut w = vec![false; RegFile::R.arch_size() as usize];
+        let mut mark = |r: usize| {
+            if let Some(x) = w.get_mut(r) {
+                *x = true;
+            }
+        };
+        for (i, v) in f.vregs.iter().enumerate() {
+            if v.file() == RegFile::R
+                && let Some(s) = self.slot_of(VRegId::new(i))
+            {
+                (s as usize..s as usize + v.width.max(1) as usize).for_each(&mut mark);
+            }
+        }
+        for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+            for op in &inst.operands[..(inst.ndefs as usize).min(inst.operands.len())] {
+                if let Operand::Reg(Reg::P(p)) = op
+                    && p.file == RegFile::R
+                    && !p.is_zero()
+                {
+                    mark(p.index as usize);
+                }
+            }
+            if inst.info().is(crate::ir::opcode::props::CALL) {
+                let callee = inst.uses().iter().find_map(|o| match o {
+                    Operand::Sym(s) => Some(s.as_ref()),
+                    _ => None,
+                });
+                let clobbers = callee
+                    .and_then(|n| c.clobbers.iter().find(|(x, _)| x == n))
+                    .map(|(_, c)| c.as_slice())
+                    .unwrap_or(&c.default_clobbers);
+                clobbers.iter().for_each(|&r| mark(r as usize));
+            }
+        }
+        Some((0..w.len() as u16).filter(|&r| w[r as usize]).collect())
     }
 
     /// The `-v` figures of the allocation as it stands.

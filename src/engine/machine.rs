@@ -39,6 +39,9 @@ pub struct FuncResult {
     pub budget: Option<Budget>,
     /// The allocation (of either allocator) once it has finished.
     pub alloc: Option<Arc<AllocRun>>,
+    /// The R registers a call of this function can change (`AllocRun::written_r`), kept
+    /// after a batch run drops the allocation: its callers' clobbers.
+    pub writes: Option<Arc<Vec<u16>>>,
     pub check_errors: Option<Vec<String>>,
     pub stats: Option<FunctionStats>,
     /// The liveness of the IR an allocator that keeps none (Chaitin-Briggs) ended with,
@@ -388,6 +391,7 @@ impl Machine {
                                 let live = liveness::compute(f, &c, &exit_live(&self.module, fi));
                                 self.funcs[fi].final_live = Some(Arc::new(live));
                             }
+                            self.funcs[fi].writes = done.written_r().map(Arc::new);
                             self.funcs[fi].alloc = Some(Arc::new(done));
                             self.pos.stage = Stage::Check;
                         }

@@ -294,9 +294,23 @@ pub fn abi_config(m: &Machine, fi: usize, c: &mut AllocConfig) {
         c.first_free = Some(r.first_param as u16);
         c.exit_live = r.exit_live.clone();
     }
+    // Issue 23 rule 7: a callee of the module allocated before this function (callees
+    // come first) clobbers only the scratch registers its allocation writes — ptxas
+    // allocates it with the kernel (`CALL.REL.NOINC $kernel$callee`; the kernel keeps
+    // values across the call in R32–R49, scratch registers the callee never touches).
+    // Its parameter, return-value and return-address registers stay clobbered: the call
+    // writes them.
+    let own = m.knobs.bool(crate::knobs::CALLEE_CLOBBERS);
     for (gi, g) in m.funcs.iter().enumerate() {
         if let Some(r) = g.abi.as_ref().filter(|r| r.engaged) {
-            c.clobbers.push((m.module.functions[gi].name.clone(), r.clobbers()));
+            let mut clobbers = r.clobbers();
+            if let Some(w) = g.writes.as_ref().filter(|_| own && gi != fi) {
+                clobbers.retain(|&x| {
+                    crate::abi::role(r, crate::ir::RegFile::R, x) != crate::abi::RegRole::Scratch
+                        || w.binary_search(&x).is_ok()
+                });
+            }
+            c.clobbers.push((m.module.functions[gi].name.clone(), clobbers));
         }
     }
     // Calls to functions outside the module follow the default convention: R16–R31
