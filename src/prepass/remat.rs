@@ -56,7 +56,7 @@ fn cheap(inst: &Inst) -> bool {
 
 fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
     let c = crate::analysis::cfg::build(f, 1.0);
-    let live = crate::analysis::liveness::compute(f, &c, &[]);
+    let live = crate::analysis::liveness::compute_defined(f, &c, &[]);
     let defs = crate::prepass::def_counts(f);
     let mut moved = Vec::new();
     let mut sites = SiteMap::new(f.vregs.len());

@@ -39,7 +39,7 @@ pub fn target(ctx: &PassCtx) -> u32 {
 
 pub(crate) fn peak(f: &Function) -> u32 {
     let c = cfg::build(f, 1.0);
-    let [r] = liveness::compute(f, &c, &[]).max_pressures(f, [RegFile::R]);
+    let [r] = liveness::compute_defined(f, &c, &[]).max_pressures(f, [RegFile::R]);
     r
 }
 
@@ -79,7 +79,7 @@ impl Peaks {
         #[cfg(test)]
         tests::SOLVES.with(|n| n.set(n.get() + 1));
         let c = cfg::build(f, 1.0);
-        let live = liveness::compute(f, &c, &[]);
+        let live = liveness::compute_defined(f, &c, &[]);
         let base = (0..f.blocks.len()).map(|b| live.block_max_pressures(f, b, [RegFile::R, RegFile::P])).collect();
         Peaks { live, base, memo: std::collections::HashMap::new() }
     }
@@ -258,7 +258,7 @@ pub(crate) mod tests {
     /// [R, P] peaks of `g` from a solve of its own.
     pub(crate) fn fresh_peaks(g: &Function) -> [u32; 2] {
         let c = cfg::build(g, 1.0);
-        liveness::compute(g, &c, &[]).max_pressures(g, [RegFile::R, RegFile::P])
+        liveness::compute_defined(g, &c, &[]).max_pressures(g, [RegFile::R, RegFile::P])
     }
 
     /// Random functions of several blocks joined by branches (forward, backward: loops)

@@ -186,7 +186,7 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
     if !f.blocks.iter().flat_map(|b| &b.insts).any(|i| routine(i).is_some()) {
         return (None, "no operation that ptxas calls a subroutine for".to_string());
     }
-    let live = liveness::compute(f, &cfg::build(f, 1.0), &[]);
+    let live = liveness::compute_defined(f, &cfg::build(f, 1.0), &[]);
     let mut g = f.clone();
     let mut fresh = crate::prepass::FreshVregs::new(&g, "%slow");
     let mut calls: Vec<(&'static str, usize)> = Vec::new();
