@@ -1,7 +1,8 @@
 //! The `unroll` prepass (issue 23, ARCHITECTURE.md "Fidelity", rule 3): ptxas 13.0.88
 //! unrolls a small counted loop four times unless it is marked `nounroll`, its body is
-//! long, its test is on a widened counter, or its trip count depends on the thread and
-//! its body loads from global memory. Each case is a hand-made loop with the number of
+//! long, its test is on a widened counter, its step is not a constant (a parameter, a
+//! grid stride), or its trip count depends on the thread and its body loads from global
+//! memory. Each case is a hand-made loop with the number of
 //! copies of its body ptxas makes (its `STG`s in nvdisasm output of the cubin: 7 = four
 //! copies and a two- and a one-copy remainder; 8 when the first copy is peeled too) and
 //! radbg's (the remainder is not modelled). When ptxas and nvdisasm are installed the test runs them on every case and
@@ -40,6 +41,16 @@ fn kernel(start: &str, bound: &str, load: &str, fmas: usize, extra: &str, test: 
 const LT: &str = "setp.lt.u32 %p1, %r5, %r3;";
 const WIDE: &str = "cvt.u64.u32 %rd9, %r5; cvt.u64.u32 %rd10, %r3; setp.lt.u64 %p1, %rd9, %rd10;";
 
+/// The loop's step in [`kernel`].
+const STEP: &str = "add.s32 %r5, %r5, 1;";
+
+/// `text`'s loop stepping by `%nctaid.x * %ntid.x`, computed before the loop (the
+/// grid-stride loop of dlib's `_set_tensor`, dfdx's `fill_with_*`).
+fn grid_stride(text: String) -> String {
+    text.replace("$LOOP:", "mov.u32 %r10, %nctaid.x;\nmov.u32 %r11, %ntid.x;\nmul.lo.s32 %r10, %r10, %r11;\n$LOOP:")
+        .replace(STEP, "add.s32 %r5, %r5, %r10;")
+}
+
 /// (what, kernel, ptxas's STG count, radbg's copies of the body).
 fn cases() -> Vec<(&'static str, String, usize, usize)> {
     vec![
@@ -53,6 +64,9 @@ fn cases() -> Vec<(&'static str, String, usize, usize)> {
         ("to %tid.x, a global load", kernel("0", "%tid.x", "global", 2, "", LT), 1, 1),
         ("to %tid.x, a shared load", kernel("0", "%tid.x", "shared", 2, "", LT), 8, 4),
         ("a widened counter", kernel("0", "%r9", "shared", 2, "", WIDE), 1, 1),
+        ("by 16", kernel("0", "%r9", "global", 2, "", LT).replace(STEP, "add.s32 %r5, %r5, 16;"), 8, 4),
+        ("by a parameter", kernel("0", "%r9", "global", 2, "", LT).replace(STEP, "add.s32 %r5, %r5, %r9;"), 1, 1),
+        ("by a grid stride", grid_stride(kernel("0", "%r9", "shared", 2, "", LT)), 1, 1),
     ]
 }
 

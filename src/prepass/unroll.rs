@@ -23,8 +23,12 @@
 //! - bodies of up to 49 imported instructions (branch included, register copies not:
 //!   ptxas propagates them first) are unrolled, from 50 on they are not;
 //! - `.pragma "nounroll"` on the header, the function or the module keeps the loop;
-//! - the trip count must be computable: the exit test compares a counter (a value the
-//!   body adds a loop-invariant step to, once) with a loop invariant. dfdx's grid-stride
+//! - the step must be a constant: the exit test compares a counter (a value the body
+//!   adds an immediate to, once) with a loop invariant. The same hand-made loop stepping
+//!   by 1 or 16 is unrolled (8 `STG`s), by a 32- or 64-bit parameter or by a grid stride
+//!   `%nctaid.x * %ntid.x` is not (1 `STG`; `tests/fidelity_unroll.rs`); dlib's
+//!   grid-stride `_set_tensor` is one copy in its SASS (ptxas 10 on sm_90; radbg's ×4
+//!   gave 18). dfdx's grid-stride
 //!   `fill_with_f32` compares the 64-bit zero-extension of its 32-bit counter
 //!   (`cvt.u64.u32 %rd9, %r9; setp.lt.u64 %p2, %rd9, %rd6`) and ptxas keeps it as one
 //!   copy (one `STG` in its SASS), though its body has no load.
@@ -184,13 +188,16 @@ fn counted(blk: &crate::ir::Block) -> bool {
         Operand::Reg(Reg::V(r)) => defs_of(r.vreg).next().is_none(),
         _ => false,
     };
+    // The step must be a constant: ptxas keeps a loop whose step is a register or a
+    // parameter (a grid stride `%nctaid.x * %ntid.x`, a 32- or 64-bit parameter: one
+    // `STG` in each hand-made loop's SASS) and unrolls the same loops stepping by an
+    // immediate (eight `STG`s: ×4, ×2, ×1 and the remainder's). Module doc.
+    let step = |o: &Operand| matches!(o, Operand::Imm(_));
     let counter = |o: &Operand| {
         let Operand::Reg(Reg::V(r)) = o else { return false };
         let Some(inc) = single(r.vreg) else { return false };
         let u = inc.uses();
-        inc.op.mnemonic() == "IADD3"
-            && u.len() == 2
-            && ((u[0] == *o && invariant(&u[1])) || (u[1] == *o && invariant(&u[0])))
+        inc.op.mnemonic() == "IADD3" && u.len() == 2 && ((u[0] == *o && step(&u[1])) || (u[1] == *o && step(&u[0])))
     };
     let Some(test) = single(p.vreg) else { return false };
     let u = test.uses();
@@ -409,6 +416,18 @@ mod tests {
         );
         let (g, summary) = run_on(&src);
         assert_eq!(loads(&g), 1, "{summary}");
+    }
+
+    #[test]
+    fn a_step_that_is_not_a_constant_is_kept() {
+        for step in ["%r3", "%r9"] {
+            let src = kernel("0", "").replace("add.s32 %r5, %r5, 1;", &format!("add.s32 %r5, %r5, {step};"));
+            let src = src.replace("mov.u32 %r5, 0;", "mov.u32 %r5, 0; mov.u32 %r9, %nctaid.x;");
+            let (g, summary) = run_on(&src);
+            assert_eq!(loads(&g), 1, "step {step}: {summary}");
+        }
+        let (g, summary) = run_on(&kernel("0", "").replace("add.s32 %r5, %r5, 1;", "add.s32 %r5, %r5, 16;"));
+        assert_eq!(loads(&g), 4, "step 16: {summary}");
     }
 
     #[test]
