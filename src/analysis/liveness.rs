@@ -125,7 +125,9 @@ impl FileLiveness {
 #[derive(Clone, Debug)]
 pub(super) struct Checkpoints {
     wanted: bool,
-    sets: OnceLock<Vec<Vec<LiveSet>>>,
+    /// Per block and checkpoint, the live vregs ascending (sparse: a dense set per
+    /// checkpoint cost the function's vreg count each; issue 25).
+    sets: OnceLock<Vec<Vec<Vec<VRegId>>>>,
 }
 
 impl PartialEq for Checkpoints {
@@ -858,7 +860,7 @@ impl Liveness {
 
     /// Block `b`'s checkpoints, building every block's on first use (none for a solve
     /// made without them).
-    pub(super) fn checkpoints_of(&self, f: &Function, b: usize) -> &[LiveSet] {
+    pub(super) fn checkpoints_of(&self, f: &Function, b: usize) -> &[Vec<VRegId>] {
         if !self.checkpoints.wanted {
             return &[];
         }
@@ -866,21 +868,22 @@ impl Liveness {
         all.get(b).map_or(&[], Vec::as_slice)
     }
 
-    fn build_checkpoints(&self, f: &Function) -> Vec<Vec<LiveSet>> {
+    fn build_checkpoints(&self, f: &Function) -> Vec<Vec<Vec<VRegId>>> {
         let k = CHECKPOINT_INTERVAL;
         let mut all = vec![Vec::new(); self.nblocks];
+        let mut walk = crate::analysis::query::BlockWalk::new(self);
         for (b, blk) in f.blocks.iter().enumerate().take(self.nblocks) {
             let n = blk.insts.len();
             if n <= k {
                 continue;
             }
             let mut cps = Vec::with_capacity(n / k);
-            let mut live = self.live_out(b);
+            walk.start(self, b);
             for i in (0..n).rev() {
                 if (i + 1) % k == 0 && i + 1 < n {
-                    cps.push(live.clone());
+                    cps.push(walk.members().to_vec());
                 }
-                self.step_back(&blk.insts[i], &mut live, |_, _| {});
+                walk.step_back(self, &blk.insts[i], |_, _| {});
             }
             cps.reverse();
             all[b] = cps;
