@@ -238,6 +238,137 @@ fn ref_set(f: &Function, exit_live: &[VRegId], b: usize, i: usize) -> LiveSet {
     LiveSet::from_ids(f.vregs.len(), ids)
 }
 
+/// The bitvector solver liveness had before its per-block sets became sparse (issue 25),
+/// kept as the reference of the sweep record: one file's gen/kill from a reverse scan of
+/// each block, the exit blocks' live-out seeded with the exit-live vregs, then sweeps in
+/// reverse RPO (the unreachable blocks after, in reverse layout order) where each block
+/// takes its successors' live-in into its live-out and `gen | (out & !kill)` into its
+/// live-in, a sweep recording the blocks whose sets grew, until a sweep changes nothing.
+/// Returns the sweeps and, after each sweep k (0: before the first), every block's
+/// (live-in, live-out); the gen and kill sets.
+struct Dense {
+    sweeps: Vec<Vec<usize>>,
+    states: Vec<Vec<(LiveSet, LiveSet)>>,
+    gen_kill: Vec<(LiveSet, LiveSet)>,
+}
+
+fn dense_solve(f: &Function, c: &cfg::Cfg, l: &liveness::Liveness, file: RegFile) -> Dense {
+    let n = f.vregs.len();
+    let nb = f.blocks.len();
+    let in_file = |v: VRegId| f.vreg(v).file() == file && l.is_tracked(v);
+    let mut gen_kill = Vec::new();
+    for blk in &f.blocks {
+        let (mut g, mut k) = (LiveSet::new(n), LiveSet::new(n));
+        for inst in blk.insts.iter().rev() {
+            inst.for_each_def(|r| {
+                if in_file(r.vreg) && l.def_kills(inst, r) {
+                    k.insert(r.vreg);
+                    g.remove(r.vreg);
+                }
+            });
+            inst.for_each_use(|r| {
+                if in_file(r.vreg) {
+                    g.insert(r.vreg);
+                }
+            });
+            if is_exit(inst) {
+                for v in l.exit_live().iter().filter(|&v| in_file(v)) {
+                    g.insert(v);
+                }
+            }
+        }
+        gen_kill.push((g, k));
+    }
+    let mut ins = vec![LiveSet::new(n); nb];
+    let mut outs = vec![LiveSet::new(n); nb];
+    for &b in &c.exits {
+        for v in l.exit_live().iter().filter(|&v| in_file(v)) {
+            outs[b].insert(v);
+        }
+    }
+    let mut order: Vec<usize> = c.rpo.iter().rev().copied().collect();
+    order.extend((0..nb).rev().filter(|&b| !c.reachable[b]));
+    let mut states = vec![ins.iter().cloned().zip(outs.iter().cloned()).collect::<Vec<_>>()];
+    let mut sweeps = Vec::new();
+    loop {
+        let mut changed = Vec::new();
+        for &b in &order {
+            let mut grew = false;
+            for &s in &c.succs[b] {
+                for v in ins[s].clone().iter() {
+                    grew |= outs[b].insert(v);
+                }
+            }
+            let (g, k) = &gen_kill[b];
+            for v in g.iter().chain(outs[b].iter().filter(|&v| !k.contains(v))).collect::<Vec<_>>() {
+                grew |= ins[b].insert(v);
+            }
+            if grew {
+                changed.push(b);
+            }
+        }
+        let done = changed.is_empty();
+        sweeps.push(changed);
+        states.push(ins.iter().cloned().zip(outs.iter().cloned()).collect());
+        if done {
+            break;
+        }
+    }
+    Dense { sweeps, states, gen_kill }
+}
+
+/// The dense form of `Liveness::restrict_to_defined` (what `compute_defined` applies):
+/// a forward may-reach of every block's defs (in = OR of the preds' out, propagated
+/// into the blocks the entry reaches; out = in | defs; vregs never defined count as
+/// defined everywhere) masks each live-out, and each live-in is then
+/// `gen | (out & !kill)`. Per block: (live-in, live-out).
+fn dense_defined(f: &Function, c: &cfg::Cfg, l: &liveness::Liveness) -> Vec<(LiveSet, LiveSet)> {
+    let n = f.vregs.len();
+    let nb = f.blocks.len();
+    let mut always = LiveSet::from_ids(n, (0..n).map(VRegId::new));
+    let mut defs = vec![LiveSet::new(n); nb];
+    for (b, blk) in f.blocks.iter().enumerate() {
+        for inst in &blk.insts {
+            inst.for_each_def(|r| {
+                defs[b].insert(r.vreg);
+                always.remove(r.vreg);
+            });
+        }
+    }
+    let mut din = vec![always.clone(); nb];
+    let mut dout: Vec<LiveSet> = (0..nb)
+        .map(|b| {
+            let mut o = always.clone();
+            o.union_with(&defs[b]);
+            o
+        })
+        .collect();
+    loop {
+        let mut changed = false;
+        for &b in &c.rpo {
+            for &p in &c.preds[b] {
+                for v in dout[p].clone().iter() {
+                    changed |= din[b].insert(v);
+                }
+            }
+            for v in din[b].clone().iter() {
+                changed |= dout[b].insert(v);
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    (0..nb)
+        .map(|b| {
+            let out = LiveSet::from_ids(n, l.live_out(b).iter().filter(|&v| dout[b].contains(v)));
+            let kill = l.kill_set(b);
+            let inn = LiveSet::from_ids(n, l.gen_set(b).iter().chain(out.iter().filter(|&v| !kill.contains(v))));
+            (inn, out)
+        })
+        .collect()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, .. ProptestConfig::default() })]
 
@@ -373,6 +504,47 @@ proptest! {
             let containing = c.loops.iter().filter(|l| l.blocks.contains(&b)).count() as u32;
             prop_assert_eq!(c.loop_depth[b], containing, "depth of B{}\n{}", b, src);
             prop_assert_eq!(c.freq[b], 8f64.powi(containing as i32));
+        }
+    }
+
+    /// The sparse solver (sorted index vectors per block) against the dense bitvector
+    /// solver it replaced, on random CFGs with loops: the same gen/kill, the same
+    /// sweeps (the same blocks grew in each, in the same order: the record the
+    /// debugger shows), the same sets after every sweep of a partial solve, and the
+    /// same sets after the may-reach restriction of `compute_defined`.
+    #[test]
+    fn sparse_solve_matches_the_dense_solver(src in arb_src(), mask in any::<u8>()) {
+        let f = analysis_builder::func_with(REGS, &src);
+        let ex = exit_live_of(&f, mask);
+        let c = cfg::build(&f, 8.0);
+        let l = liveness::compute(&f, &c, &ex);
+        let nb = f.blocks.len();
+        let mut dense = Vec::new();
+        for fl in l.files() {
+            let d = dense_solve(&f, &c, &l, fl.file);
+            let got: Vec<Vec<usize>> = fl.sweeps.iter().map(|s| s.changed.clone()).collect();
+            prop_assert_eq!(&got, &d.sweeps, "sweeps of {:?}\n{}", fl.file, src);
+            for (b, (g, k)) in d.gen_kill.iter().enumerate() {
+                prop_assert_eq!(&l.gen_set(b).of_file(&f, fl.file), g, "gen of B{}\n{}", b, src);
+                prop_assert_eq!(&l.kill_set(b).of_file(&f, fl.file), k, "kill of B{}\n{}", b, src);
+            }
+            dense.push((fl.file, d));
+        }
+        let most = dense.iter().map(|(_, d)| d.sweeps.len()).max().unwrap_or(0);
+        for k in 0..=most {
+            let part = liveness::compute_partial(&f, &c, &ex, k);
+            for (file, d) in &dense {
+                let (want_in, want_out) = &d.states[k.min(d.states.len() - 1)].iter().cloned().unzip::<_, _, Vec<_>, Vec<_>>();
+                for b in 0..nb {
+                    prop_assert_eq!(&part.live_in(b).of_file(&f, *file), &want_in[b], "{:?} live-in of B{} after {} sweep(s)\n{}", file, b, k, src);
+                    prop_assert_eq!(&part.live_out(b).of_file(&f, *file), &want_out[b], "{:?} live-out of B{} after {} sweep(s)\n{}", file, b, k, src);
+                }
+            }
+        }
+        let defined = liveness::compute_defined(&f, &c, &ex);
+        for (b, (want_in, want_out)) in dense_defined(&f, &c, &l).into_iter().enumerate() {
+            prop_assert_eq!(defined.live_out(b), want_out, "defined live-out of B{}\n{}", b, src);
+            prop_assert_eq!(defined.live_in(b), want_in, "defined live-in of B{}\n{}", b, src);
         }
     }
 

@@ -127,13 +127,10 @@ fn scale_kernel_work_grows_linearly() {
     }
 }
 
-/// Fails today (3.2×): liveness (`analysis::liveness`) keeps dense per-block sets over
-/// the vregs live across blocks, so one solve costs blocks × those vregs, and the
-/// prepass stages solve it several times per function (each `peak` of `sink` and
-/// `schedule`); a body repeated k times has k times the blocks and k times the vregs.
-/// Run with `--ignored` once liveness is sparse.
+/// Liveness keeps each block's sets as sorted index vectors (`analysis::sparse`): with
+/// the dense per-block bitvectors it had before, one solve cost blocks × the vregs live
+/// across blocks, and a body repeated k times has k times both (2.72× per doubling here).
 #[test]
-#[ignore = "issue 25: dense per-block liveness sets grow with blocks × cross-block vregs"]
 fn repeated_body_work_grows_linearly() {
     let small = work_of(&repeated_body(60), None);
     let large = work_of(&repeated_body(120), None);
@@ -147,10 +144,10 @@ fn many_entries_work_grows_linearly() {
     assert_linear("many entries", small, large);
 }
 
-/// The counter does see superlinear work: the dense live set per instruction the
-/// schedule stage kept before issue 25 would have shown here (one set of every vreg per
-/// instruction), and the liveness solver's dense per-block sets do grow with blocks ×
-/// vregs — the guard's sizes are chosen large enough for that term to matter.
+/// The counter does see the work: the liveness solver counts the members of the sets
+/// each sweep reads, the list scheduler its picks and dependence edges — the dense live
+/// set per instruction the schedule stage kept before issue 25, or the dense per-block
+/// liveness sets, would have shown in the tests above.
 #[test]
 fn the_counter_counts() {
     let (w, n) = work_of(&scale_kernel(200), None);

@@ -1,5 +1,7 @@
 //! Word-at-a-time bitvector operations on `u64` words, named after the ptxas bitvector
-//! library they model (seed 004, "BitVector Implementation", 0xBDBA60..0xBDE150).
+//! library they model (seed 004, "BitVector Implementation", 0xBDBA60..0xBDE150): the
+//! vreg-indexed `LiveSet` and the uninitialized-register detector use them. (The
+//! liveness solver's per-block sets are sparse: `sparse`, issue 25.)
 //!
 //! ptxas works on 32-bit words with SSE2 four at a time; radbg uses 64-bit words and
 //! lets the compiler vectorise. The semantics that matter are kept: the `*_if_changed`
@@ -61,33 +63,6 @@ pub fn or_if_changed(dst: &mut [u64], src: &[u64]) -> bool {
     true
 }
 
-/// The fused transfer `dst |= gen | (inp & !kill)`; returns whether `dst` changed
-/// (seed 004: `orWithAndNotIfChanged`, sub_BDD560: early-exit scan, then the write
-/// starting at the first differing chunk).
-#[inline]
-pub fn or_with_and_not_if_changed(dst: &mut [u64], gen_: &[u64], inp: &[u64], kill: &[u64]) -> bool {
-    let n = dst.len().min(gen_.len()).min(inp.len()).min(kill.len());
-    let mut k = 0;
-    while k < n {
-        let end = (k + CHUNK).min(n);
-        let mut acc = 0u64;
-        for (((d, g), i), x) in dst[k..end].iter().zip(&gen_[k..end]).zip(&inp[k..end]).zip(&kill[k..end]) {
-            acc |= !d & (g | (i & !x));
-        }
-        if acc != 0 {
-            break;
-        }
-        k = end;
-    }
-    if k >= n {
-        return false;
-    }
-    for j in k..n {
-        dst[j] |= gen_[j] | (inp[j] & !kill[j]);
-    }
-    true
-}
-
 /// `dst |= src` (seed 004: `operator|=`, sub_BDCDE0).
 #[inline]
 pub fn or(dst: &mut [u64], src: &[u64]) {
@@ -133,12 +108,6 @@ mod tests {
         assert!(or_if_changed(&mut long, &src));
         assert_eq!(long[19], 4);
         assert!(!or_if_changed(&mut long, &src));
-
-        let mut dst = vec![0u64];
-        // gen = {0}, in = {1, 2}, kill = {2}: dst becomes {0, 1}.
-        assert!(or_with_and_not_if_changed(&mut dst, &[0b001], &[0b110], &[0b100]));
-        assert_eq!(dst, vec![0b011]);
-        assert!(!or_with_and_not_if_changed(&mut dst, &[0b001], &[0b110], &[0b100]));
     }
 
     #[test]

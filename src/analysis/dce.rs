@@ -26,6 +26,7 @@
 use crate::analysis::cfg::Cfg;
 use crate::analysis::liveness::{Liveness, compute_with};
 use crate::analysis::liveset::LiveSet;
+use crate::analysis::query::BlockWalk;
 use crate::ir::model::{Function, Inst, Operand, Reg, VRegId};
 use crate::ir::print::print_inst;
 
@@ -63,8 +64,9 @@ pub fn run(f: &mut Function, cfg: &Cfg, exit_live: &[VRegId]) -> DceReport {
         report.rounds += 1;
         let live = compute_with(f, cfg, exit_live, false, usize::MAX);
         let mut any = false;
+        let mut walk = BlockWalk::new(&live);
         for (b, orig_b) in orig.iter_mut().enumerate() {
-            let dead = dead_in_block(f, &live, b);
+            let dead = dead_in_block(f, &live, b, &mut walk);
             if dead.iter().all(|d| !d) {
                 continue;
             }
@@ -97,15 +99,15 @@ pub fn run(f: &mut Function, cfg: &Cfg, exit_live: &[VRegId]) -> DceReport {
 }
 
 /// The backward walk of block `b` with cascading: which instructions are dead.
-fn dead_in_block(f: &Function, live: &Liveness, b: usize) -> Vec<bool> {
+fn dead_in_block(f: &Function, live: &Liveness, b: usize, walk: &mut BlockWalk) -> Vec<bool> {
     let blk = &f.blocks[b];
     let mut dead = vec![false; blk.insts.len()];
-    let mut set = live.live_out(b);
+    walk.start(live, b);
     for (i, inst) in blk.insts.iter().enumerate().rev() {
-        if is_dead(live, inst, &set) {
+        if is_dead(live, inst, walk.live()) {
             dead[i] = true;
         } else {
-            live.step_back(inst, &mut set, |_, _| {});
+            walk.step_back(live, inst, |_, _| {});
         }
     }
     dead

@@ -37,15 +37,19 @@
 //!   as written.
 //! * A branch in the middle of a block is treated as leaving from the block's end (see
 //!   `cfg`); well-formed input ends blocks at branches.
-//! * Predicates (P, UP) are solved with the same bitvector machinery. ptxas tracks them
+//! * Predicates (P, UP) are solved with the same machinery. ptxas tracks them
 //!   per block at operand level during scheduling (seed 004, "P/UP: Operand-Level
 //!   Tracking"); the sets are the same, and one solver keeps the debugger's view uniform.
 //!
+//! The per-block sets are sorted index vectors (`sparse`), not the seed's bitvectors: a
+//! solve costs the sizes of the sets, not blocks × vregs (issue 25); the sweeps, and so
+//! the sweep record, are the bitvector solver's.
+//!
 //! Point queries and pressure live in `query`.
 
-use crate::analysis::bits;
 use crate::analysis::cfg::Cfg;
 use crate::analysis::liveset::LiveSet;
+use crate::analysis::sparse;
 use crate::ir::model::{Function, Inst, Layout, RegFile, VRegId};
 use crate::ir::opcode::props;
 use std::sync::OnceLock;
@@ -78,47 +82,41 @@ pub enum BlockSet {
 pub struct FileLiveness {
     pub file: RegFile,
     /// The file's vregs that can be live across a block boundary, ascending; position =
-    /// bit index in this file's bitvectors. Block-local vregs (never upward-exposed, not
-    /// exit-live) have no bit: they are in no gen, live-in or live-out set, and their
+    /// index in this file's per-block sets. Block-local vregs (never upward-exposed, not
+    /// exit-live) have no index: they are in no gen, live-in or live-out set, and their
     /// kills are kept apart (`Liveness::kill_set` includes them).
     pub vregs: Vec<VRegId>,
     pub sweeps: Vec<Sweep>,
-    words: usize,
-    gen_: Vec<u64>,
-    kill: Vec<u64>,
-    live_in: Vec<u64>,
-    live_out: Vec<u64>,
+    /// Per block, each set as its members' indices, ascending (`analysis::sparse`): a
+    /// block's set costs its size, not the file's count of cross-block vregs (issue 25:
+    /// dense bitvectors made a solve cost blocks × vregs, which a body repeated k times
+    /// makes grow as k²).
+    gen_: Vec<Vec<u32>>,
+    kill: Vec<Vec<u32>>,
+    live_in: Vec<Vec<u32>>,
+    live_out: Vec<Vec<u32>>,
 }
 
 impl FileLiveness {
     fn new(file: RegFile, vregs: Vec<VRegId>, nblocks: usize) -> FileLiveness {
-        let words = bits::words_for(vregs.len());
-        // Four fresh zeroed vectors, not clones of one: zeroed allocations come from
-        // untouched pages, a clone writes every word.
-        let z = || vec![0u64; words * nblocks];
-        FileLiveness { file, vregs, sweeps: Vec::new(), words, gen_: z(), kill: z(), live_in: z(), live_out: z() }
+        let z = || vec![Vec::new(); nblocks];
+        FileLiveness { file, vregs, sweeps: Vec::new(), gen_: z(), kill: z(), live_in: z(), live_out: z() }
     }
 
-    fn range(&self, b: usize) -> std::ops::Range<usize> {
-        b * self.words..(b + 1) * self.words
-    }
-
-    /// The raw words of one block's set (empty for a block out of range).
-    pub fn words(&self, which: BlockSet, b: usize) -> &[u64] {
+    /// One block's set as indices into `vregs`, ascending (empty for a block out of range).
+    pub fn members(&self, which: BlockSet, b: usize) -> &[u32] {
         let v = match which {
             BlockSet::Gen => &self.gen_,
             BlockSet::Kill => &self.kill,
             BlockSet::LiveIn => &self.live_in,
             BlockSet::LiveOut => &self.live_out,
         };
-        v.get(self.range(b)).unwrap_or(&[])
+        v.get(b).map_or(&[], Vec::as_slice)
     }
 
     /// One block's set as vreg ids, ascending.
     pub fn ids(&self, which: BlockSet, b: usize) -> Vec<VRegId> {
-        let mut out = Vec::new();
-        bits::for_each_one(self.words(which, b), |i| out.push(self.vregs[i]));
-        out
+        self.members(which, b).iter().map(|&i| self.vregs[i as usize]).collect()
     }
 }
 
@@ -127,7 +125,9 @@ impl FileLiveness {
 #[derive(Clone, Debug)]
 pub(super) struct Checkpoints {
     wanted: bool,
-    sets: OnceLock<Vec<Vec<LiveSet>>>,
+    /// Per block and checkpoint, the live vregs ascending (sparse: a dense set per
+    /// checkpoint cost the function's vreg count each; issue 25).
+    sets: OnceLock<Vec<Vec<Vec<VRegId>>>>,
 }
 
 impl PartialEq for Checkpoints {
@@ -141,12 +141,12 @@ impl PartialEq for Checkpoints {
 struct Slot {
     /// Index into `Liveness::files`, or `NONE` (barrier file, or its file not solved).
     file: u8,
-    /// Bit index within that file.
+    /// Index within that file's `FileLiveness::vregs`.
     bit: u32,
 }
 
 const NONE: u8 = u8::MAX;
-/// `Slot::bit` of a block-local vreg: tracked, but with no bit in the dense sets.
+/// `Slot::bit` of a block-local vreg: tracked, but with no index in the per-block sets.
 const LOCAL: u32 = u32::MAX;
 
 /// Per vreg: never upward-exposed in any block (every use follows a killing def in its
@@ -201,7 +201,7 @@ pub struct Liveness {
     /// Vregs whose predicated defs kill too ([`predicated_kills`]: defined once, or
     /// guard-local), because no older value of them is ever read.
     single_def: Vec<bool>,
-    /// Per block: the block-local vregs it kills (they have no bit in the dense sets).
+    /// Per block: the block-local vregs it kills (they have no index in the block sets).
     local_kills: Vec<Vec<VRegId>>,
     /// Per vreg, the component whose def starts the value of a vreg assembled from
     /// component defs (`NO_COMP` otherwise): see [`comp_kills`].
@@ -480,12 +480,13 @@ fn compute_inner(
     let nvregs = f.vregs.len();
     let nblocks = f.blocks.len();
 
-    // Dense per-file bit indices (seed 004: one bitvector per file, solved independently).
-    // A file is solved only when the function has vregs in it, like ptxas allocates the
-    // UR bitvector only for functions that use uniform registers.
+    // Per-file indices (seed 004: one bitvector per file, solved independently; here the
+    // index of a vreg in its file's sparse sets). A file is solved only when the function
+    // has vregs in it, like ptxas allocates the UR bitvector only for functions that use
+    // uniform registers.
     let single_def = if single_def_kills { predicated_kills(f, exit_live) } else { vec![false; f.vregs.len()] };
-    // Block-local vregs (reload temporaries, short-lived values) get no bit: they can be
-    // in no live-in or live-out set, so the dense sets and the solver skip them (the
+    // Block-local vregs (reload temporaries, short-lived values) get no index: they can
+    // be in no live-in or live-out set, so the sets and the solver skip them (the
     // sets, sweeps and every query are the same; only the memory and time shrink).
     let local = block_local(f, exit_live, &single_def);
     let mut slots = vec![Slot { file: NONE, bit: 0 }; nvregs];
@@ -527,10 +528,9 @@ fn compute_inner(
         local_kills: vec![Vec::new(); nblocks],
         comp_kill: if single_def_kills { comp_kills(f) } else { vec![NO_COMP; f.vregs.len()] },
     };
-    // The dense per-block sets allocated, and the instructions scanned for gen/kill.
+    // The per-block sets (four per file) and the instructions scanned for gen/kill.
     crate::work::add(
-        live.files.iter().map(|fl| (nblocks * fl.words) as u64).sum::<u64>()
-            + f.blocks.iter().map(|b| b.insts.len() as u64).sum::<u64>(),
+        (4 * nblocks * live.files.len()) as u64 + f.blocks.iter().map(|b| b.insts.len() as u64).sum::<u64>(),
     );
     live.gen_kill(f);
     live.seed_exits(cfg);
@@ -551,6 +551,25 @@ pub fn compute_defined(f: &Function, cfg: &Cfg, exit_live: &[VRegId]) -> Livenes
     live
 }
 
+/// Compressed rows of `(row, value)` pairs: `at[r]..at[r + 1]` indexes row `r`'s values
+/// in `vals`, each row in the order the pairs came.
+fn csr(rows: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> (Vec<u32>, Vec<u32>) {
+    let mut at = vec![0u32; rows + 1];
+    for (r, _) in pairs.clone() {
+        at[r as usize + 1] += 1;
+    }
+    for r in 0..rows {
+        at[r + 1] += at[r];
+    }
+    let mut fill = at.clone();
+    let mut vals = vec![0u32; at[rows] as usize];
+    for (r, v) in pairs {
+        vals[fill[r as usize] as usize] = v;
+        fill[r as usize] += 1;
+    }
+    (at, vals)
+}
+
 fn slot_of(slots: &[Slot], v: VRegId) -> Option<Slot> {
     slots.get(v.index()).copied().filter(|s| s.file != NONE)
 }
@@ -569,38 +588,45 @@ fn solve_order(cfg: &Cfg, nblocks: usize) -> Vec<usize> {
 }
 
 /// Seed 004, "Iterative Fixed-Point Solver", stage 2: sweep until no set changes,
-/// meet with `orIfChanged`, transfer with `orWithAndNotIfChanged`.
+/// meet with `orIfChanged`, transfer with `orWithAndNotIfChanged` — here on sorted
+/// index vectors (`analysis::sparse`, the same only-adds-and-reports contract), so a
+/// sweep costs the sizes of the sets it reads, and the sweep record (the blocks whose
+/// live-in or live-out grew, in visiting order) is the bitvector solver's.
 fn solve_file(fl: &mut FileLiveness, cfg: &Cfg, order: &[usize], sweep_limit: usize) {
-    let w = fl.words;
-    while fl.sweeps.len() < sweep_limit {
+    let nblocks = fl.live_in.len();
+    let mut scratch = Vec::new();
+    let mut cand = Vec::new();
+    let FileLiveness { sweeps, gen_, kill, live_in, live_out, .. } = fl;
+    while sweeps.len() < sweep_limit {
         let mut sweep = Sweep::default();
-        // Each block's sets, once per successor and once for the transfer (issue 25's
-        // complexity test counts this: the sets are dense over the file's non-local vregs).
-        crate::work::add((order.len() * w) as u64 + cfg.succs.iter().map(|s| s.len() as u64).sum::<u64>() * w as u64);
+        // What each block's visit reads (issue 25's complexity test counts it).
+        let mut work = 0u64;
         for &b in order {
             let mut changed = false;
-            let (out_lo, out_hi) = (b * w, (b + 1) * w);
             for &s in cfg.succs.get(b).map(Vec::as_slice).unwrap_or(&[]) {
+                if s >= nblocks {
+                    continue;
+                }
+                work += (live_in[s].len() + live_out[b].len()) as u64;
                 if s == b {
-                    // A self loop: live_in(b) flows into live_out(b); split the borrow.
-                    let src = fl.live_in[out_lo..out_hi].to_vec();
-                    changed |= bits::or_if_changed(&mut fl.live_out[out_lo..out_hi], &src);
-                } else if (s + 1) * w <= fl.live_in.len() {
-                    changed |= bits::or_if_changed(&mut fl.live_out[out_lo..out_hi], &fl.live_in[s * w..(s + 1) * w]);
+                    // A self loop: live_in(b) flows into live_out(b).
+                    let src = std::mem::take(&mut live_in[b]);
+                    changed |= sparse::union_into(&mut live_out[b], &src, &mut scratch);
+                    live_in[b] = src;
+                } else {
+                    changed |= sparse::union_into(&mut live_out[b], &live_in[s], &mut scratch);
                 }
             }
-            changed |= bits::or_with_and_not_if_changed(
-                &mut fl.live_in[out_lo..out_hi],
-                &fl.gen_[out_lo..out_hi],
-                &fl.live_out[out_lo..out_hi],
-                &fl.kill[out_lo..out_hi],
-            );
+            sparse::union_minus(&mut cand, &gen_[b], &live_out[b], &kill[b]);
+            work += 1 + (gen_[b].len() + live_out[b].len() + kill[b].len() + live_in[b].len()) as u64;
+            changed |= sparse::union_into(&mut live_in[b], &cand, &mut scratch);
             if changed {
                 sweep.changed.push(b);
             }
         }
+        crate::work::add(work);
         let done = sweep.changed.is_empty();
-        fl.sweeps.push(sweep);
+        sweeps.push(sweep);
         if done {
             break;
         }
@@ -624,118 +650,185 @@ impl Liveness {
     pub(crate) fn restrict_to_defined(&mut self, f: &Function, cfg: &Cfg) {
         let nb = self.nblocks;
         let mut has_def = vec![false; self.nvregs];
-        for inst in f.blocks.iter().flat_map(|b| &b.insts) {
-            inst.for_each_def(|r| {
-                if let Some(x) = has_def.get_mut(r.vreg.index()) {
-                    *x = true;
-                }
-            });
+        // Per file: (index, block) of every def of a vreg with an index.
+        let mut defs: Vec<Vec<(u32, u32)>> = vec![Vec::new(); self.files.len()];
+        for (b, blk) in f.blocks.iter().enumerate() {
+            for inst in &blk.insts {
+                inst.for_each_def(|r| {
+                    if let Some(x) = has_def.get_mut(r.vreg.index()) {
+                        *x = true;
+                    }
+                    if let Some(s) = slot_of(&self.slots, r.vreg)
+                        && s.bit != LOCAL
+                        && b < nb
+                    {
+                        defs[s.file as usize].push((s.bit, b as u32));
+                    }
+                });
+            }
         }
-        let preds = |b: usize| cfg.preds.get(b).map_or(&[][..], Vec::as_slice);
-        let order: Vec<usize> = cfg.rpo.iter().copied().filter(|&b| b < nb).collect();
-        let Liveness { files, slots, .. } = self;
-        for (k, fl) in files.iter_mut().enumerate() {
-            let w = fl.words;
-            if w == 0 {
+        // The may-reach propagates into the blocks the entry reaches (those of `rpo`),
+        // along the edges `preds` names, from any block (an unreachable predecessor
+        // contributes its own defs).
+        let mut propagates = vec![false; nb];
+        for &b in &cfg.rpo {
+            if b < nb {
+                propagates[b] = true;
+            }
+        }
+        let (succ_at, succ) = csr(
+            nb,
+            (0..nb).flat_map(|b| {
+                cfg.preds
+                    .get(b)
+                    .map_or(&[][..], Vec::as_slice)
+                    .iter()
+                    .filter(move |&&p| p < nb)
+                    .map(move |&p| (p as u32, b as u32))
+            }),
+        );
+        let mut in_s = vec![u32::MAX; nb];
+        let mut in_r = vec![u32::MAX; nb];
+        let mut stack: Vec<u32> = Vec::new();
+        let mut drops: Vec<(u32, u32)> = Vec::new();
+        let mut cand = Vec::new();
+        let mut work = 0u64;
+        for (k, fl) in self.files.iter_mut().enumerate() {
+            let n = fl.vregs.len();
+            if n == 0 {
                 continue;
             }
-            let mut always = vec![0u64; w];
-            for (bit, v) in fl.vregs.iter().enumerate() {
-                if !has_def[v.index()] {
-                    bits::set(&mut always, bit);
+            // A vreg is masked out of a block's live-out unless a def of it may reach
+            // the block's end: `dout[b]` of the forward may-reach (out[b] = in[b] |
+            // defs[b], in[b] = OR of the preds' out). Only the blocks where the vreg is
+            // live-out matter, and the may-reach into them runs through such blocks
+            // alone: a block that is live-out and defines nothing has the vreg live-in
+            // (nothing kills it there), so every predecessor has it live-out too. So per
+            // vreg the search walks forward from its defining blocks within the blocks
+            // where it is live-out — the size of its live range, not of the function.
+            let (out_at, out_blocks) =
+                csr(n, fl.live_out.iter().enumerate().flat_map(|(b, o)| o.iter().map(move |&i| (i, b as u32))));
+            let (def_at, def_blocks) = csr(n, defs[k].iter().copied());
+            drops.clear();
+            for i in 0..n {
+                let s_blocks = &out_blocks[out_at[i] as usize..out_at[i + 1] as usize];
+                if s_blocks.is_empty() || !has_def[fl.vregs[i].index()] {
+                    continue;
                 }
-            }
-            let mut defs = vec![0u64; w * nb];
-            for (b, blk) in f.blocks.iter().enumerate() {
-                for inst in &blk.insts {
-                    inst.for_each_def(|r| {
-                        if let Some(s) = slot_of(slots, r.vreg)
-                            && s.file as usize == k
-                            && s.bit != LOCAL
-                        {
-                            bits::set(&mut defs[b * w..], s.bit as usize);
-                        }
-                    });
+                let stamp = i as u32;
+                for &b in s_blocks {
+                    in_s[b as usize] = stamp;
                 }
-            }
-            // out[b] = in[b] | defs[b]; in[b] = always | OR of the preds' out. Blocks
-            // no path from the entry reaches keep in = always.
-            let mut din = vec![0u64; w * nb];
-            let mut dout = vec![0u64; w * nb];
-            for b in 0..nb {
-                din[b * w..(b + 1) * w].copy_from_slice(&always);
-                dout[b * w..(b + 1) * w].copy_from_slice(&always);
-                bits::or(&mut dout[b * w..(b + 1) * w], &defs[b * w..(b + 1) * w]);
-            }
-            loop {
-                let mut changed = false;
-                for &b in &order {
-                    for &p in preds(b) {
-                        if p < nb && p != b {
-                            let src = dout[p * w..(p + 1) * w].to_vec();
-                            changed |= bits::or_if_changed(&mut din[b * w..(b + 1) * w], &src);
-                        } else if p == b {
-                            let src = dout[b * w..(b + 1) * w].to_vec();
-                            changed |= bits::or_if_changed(&mut din[b * w..(b + 1) * w], &src);
+                stack.clear();
+                for &b in &def_blocks[def_at[i] as usize..def_at[i + 1] as usize] {
+                    if in_s[b as usize] == stamp && in_r[b as usize] != stamp {
+                        in_r[b as usize] = stamp;
+                        stack.push(b);
+                    }
+                }
+                while let Some(p) = stack.pop() {
+                    let next = &succ[succ_at[p as usize] as usize..succ_at[p as usize + 1] as usize];
+                    work += next.len() as u64;
+                    for &b in next {
+                        let bu = b as usize;
+                        if in_s[bu] == stamp && in_r[bu] != stamp && propagates[bu] {
+                            in_r[bu] = stamp;
+                            stack.push(b);
                         }
                     }
-                    let inb = din[b * w..(b + 1) * w].to_vec();
-                    changed |= bits::or_if_changed(&mut dout[b * w..(b + 1) * w], &inb);
                 }
-                if !changed {
-                    break;
+                for &b in s_blocks {
+                    if in_r[b as usize] != stamp {
+                        drops.push((b, stamp));
+                    }
                 }
+                work += (s_blocks.len() + def_at[i + 1] as usize - def_at[i] as usize) as u64;
             }
-            // The live-out sets are masked; each live-in is then what the block's own
-            // backward walk gives from its masked live-out (gen | out & !kill), so the
-            // block sets and the point queries (which walk from live-out) agree. A read
-            // of a value undefined at the block's entry keeps it live from there to the
-            // read, never beyond into the predecessors where no def reaches.
-            for (i, d) in dout.iter().enumerate() {
-                fl.live_out[i] &= d;
-                fl.live_in[i] = fl.gen_[i] | (fl.live_out[i] & !fl.kill[i]);
+            // The stamps are indices of this file; the next file's reuse them.
+            in_s.fill(u32::MAX);
+            in_r.fill(u32::MAX);
+            drops.sort_unstable();
+            for group in drops.chunk_by(|x, y| x.0 == y.0) {
+                let idx: Vec<u32> = group.iter().map(|&(_, i)| i).collect();
+                sparse::remove_all(&mut fl.live_out[group[0].0 as usize], &idx);
+            }
+            // Each live-in is then what the block's own backward walk gives from its
+            // masked live-out (gen | out & !kill), so the block sets and the point
+            // queries (which walk from live-out) agree. A read of a value undefined at
+            // the block's entry keeps it live from there to the read, never beyond into
+            // the predecessors where no def reaches.
+            for b in 0..nb {
+                sparse::union_minus(&mut cand, &fl.gen_[b], &fl.live_out[b], &fl.kill[b]);
+                work += (cand.len() + fl.live_in[b].len()) as u64;
+                std::mem::swap(&mut fl.live_in[b], &mut cand);
             }
         }
+        crate::work::add(work);
     }
 
     fn gen_kill(&mut self, f: &Function) {
+        // Per file and index, during one block's reverse scan: in gen, in kill, touched.
+        const GEN: u8 = 1;
+        const KILL: u8 = 2;
+        const SEEN: u8 = 4;
         let Liveness { files, slots, exit_live, single_def, local_kills, comp_kill, .. } = self;
+        let mut marks: Vec<Vec<u8>> = files.iter().map(|fl| vec![0u8; fl.vregs.len()]).collect();
+        let mut touched: Vec<Vec<u32>> = vec![Vec::new(); files.len()];
+        let exit_slots: Vec<Slot> =
+            exit_live.iter().filter_map(|v| slot_of(slots, v)).filter(|s| s.bit != LOCAL).collect();
+        let mark = |marks: &mut [Vec<u8>], touched: &mut [Vec<u32>], s: Slot, kill: bool| {
+            let m = &mut marks[s.file as usize][s.bit as usize];
+            if *m & SEEN == 0 {
+                touched[s.file as usize].push(s.bit);
+            }
+            *m = if kill { (*m | KILL | SEEN) & !GEN } else { *m | GEN | SEEN };
+        };
         for (b, blk) in f.blocks.iter().enumerate() {
             for inst in blk.insts.iter().rev() {
-                {
-                    let always = kills(inst);
-                    inst.for_each_def(|r| {
-                        if def_kills_with(single_def, comp_kill, always, r)
-                            && let Some(s) = slot_of(slots, r.vreg)
-                        {
-                            if s.bit == LOCAL {
-                                local_kills[b].push(r.vreg);
-                                return;
-                            }
-                            let fl = &mut files[s.file as usize];
-                            let base = b * fl.words;
-                            bits::set(&mut fl.kill[base..], s.bit as usize);
-                            bits::clear(&mut fl.gen_[base..], s.bit as usize);
+                let always = kills(inst);
+                inst.for_each_def(|r| {
+                    if def_kills_with(single_def, comp_kill, always, r)
+                        && let Some(s) = slot_of(slots, r.vreg)
+                    {
+                        if s.bit == LOCAL {
+                            local_kills[b].push(r.vreg);
+                        } else {
+                            mark(&mut marks, &mut touched, s, true);
                         }
-                    });
-                }
+                    }
+                });
                 inst.for_each_use(|r| {
                     if let Some(s) = slot_of(slots, r.vreg)
                         && s.bit != LOCAL
                     {
-                        let fl = &mut files[s.file as usize];
-                        let base = b * fl.words;
-                        bits::set(&mut fl.gen_[base..], s.bit as usize);
+                        mark(&mut marks, &mut touched, s, false);
                     }
                 });
                 if inst.info().is(props::EXIT) {
-                    for v in exit_live.iter() {
-                        if let Some(s) = slot_of(slots, v) {
-                            let fl = &mut files[s.file as usize];
-                            let base = b * fl.words;
-                            bits::set(&mut fl.gen_[base..], s.bit as usize);
-                        }
+                    for &s in &exit_slots {
+                        mark(&mut marks, &mut touched, s, false);
                     }
+                }
+            }
+            for ((fl, t), m) in files.iter_mut().zip(&mut touched).zip(&mut marks) {
+                if t.is_empty() {
+                    continue;
+                }
+                t.sort_unstable();
+                let (mut g, mut k) = (Vec::new(), Vec::new());
+                for &i in t.iter() {
+                    let x = std::mem::take(&mut m[i as usize]);
+                    if x & GEN != 0 {
+                        g.push(i);
+                    }
+                    if x & KILL != 0 {
+                        k.push(i);
+                    }
+                }
+                t.clear();
+                if let (Some(gs), Some(ks)) = (fl.gen_.get_mut(b), fl.kill.get_mut(b)) {
+                    *gs = g;
+                    *ks = k;
                 }
             }
         }
@@ -750,18 +843,24 @@ impl Liveness {
                 continue;
             }
             for v in self.exit_live.iter() {
-                if let Some(s) = slot_of(&self.slots, v) {
-                    let fl = &mut self.files[s.file as usize];
-                    let base = b * fl.words;
-                    bits::set(&mut fl.live_out[base..], s.bit as usize);
+                if let Some(s) = slot_of(&self.slots, v)
+                    && s.bit != LOCAL
+                {
+                    self.files[s.file as usize].live_out[b].push(s.bit);
                 }
+            }
+        }
+        for fl in &mut self.files {
+            for o in &mut fl.live_out {
+                o.sort_unstable();
+                o.dedup();
             }
         }
     }
 
     /// Block `b`'s checkpoints, building every block's on first use (none for a solve
     /// made without them).
-    pub(super) fn checkpoints_of(&self, f: &Function, b: usize) -> &[LiveSet] {
+    pub(super) fn checkpoints_of(&self, f: &Function, b: usize) -> &[Vec<VRegId>] {
         if !self.checkpoints.wanted {
             return &[];
         }
@@ -769,21 +868,22 @@ impl Liveness {
         all.get(b).map_or(&[], Vec::as_slice)
     }
 
-    fn build_checkpoints(&self, f: &Function) -> Vec<Vec<LiveSet>> {
+    fn build_checkpoints(&self, f: &Function) -> Vec<Vec<Vec<VRegId>>> {
         let k = CHECKPOINT_INTERVAL;
         let mut all = vec![Vec::new(); self.nblocks];
+        let mut walk = crate::analysis::query::BlockWalk::new(self);
         for (b, blk) in f.blocks.iter().enumerate().take(self.nblocks) {
             let n = blk.insts.len();
             if n <= k {
                 continue;
             }
             let mut cps = Vec::with_capacity(n / k);
-            let mut live = self.live_out(b);
+            walk.start(self, b);
             for i in (0..n).rev() {
                 if (i + 1) % k == 0 && i + 1 < n {
-                    cps.push(live.clone());
+                    cps.push(walk.members().to_vec());
                 }
-                self.step_back(&blk.insts[i], &mut live, |_, _| {});
+                walk.step_back(self, &blk.insts[i], |_, _| {});
             }
             cps.reverse();
             all[b] = cps;
@@ -827,11 +927,9 @@ impl Liveness {
 
     fn block_set(&self, b: usize, which: BlockSet) -> LiveSet {
         let mut s = LiveSet::new(self.nvregs);
-        for fl in &self.files {
-            bits::for_each_one(fl.words(which, b), |i| {
-                s.insert(fl.vregs[i]);
-            });
-        }
+        self.for_each_in(b, which, |v| {
+            s.insert(v);
+        });
         s
     }
 
@@ -839,7 +937,9 @@ impl Liveness {
     /// within a file), without building a set over all vregs.
     pub fn for_each_in(&self, b: usize, which: BlockSet, mut f: impl FnMut(VRegId)) {
         for fl in &self.files {
-            bits::for_each_one(fl.words(which, b), |i| f(fl.vregs[i]));
+            for &i in fl.members(which, b) {
+                f(fl.vregs[i as usize]);
+            }
         }
     }
 

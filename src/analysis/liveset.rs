@@ -15,8 +15,11 @@ pub struct LiveSet {
 }
 
 impl LiveSet {
-    /// The empty set over a function with `nvregs` vregs.
+    /// The empty set over a function with `nvregs` vregs. Counts its words as work
+    /// (`radbg::work`, issue 25): a set made per block or per instruction over every
+    /// vreg is the superlinear term the complexity tests look for.
     pub fn new(nvregs: usize) -> LiveSet {
+        crate::work::add(nvregs.div_ceil(64) as u64);
         LiveSet { bits: BitVec::repeat(false, nvregs) }
     }
 

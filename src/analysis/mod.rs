@@ -14,6 +14,7 @@ pub mod liveness;
 pub mod liveset;
 pub mod query;
 pub mod report;
+pub mod sparse;
 pub mod uninit;
 
 pub use cfg::{Cfg, Loop};

@@ -15,9 +15,71 @@
 //! allocator's interference relation matches it: a def interferes with everything live
 //! just after its instruction.
 
-use crate::analysis::liveness::{CHECKPOINT_INTERVAL, Liveness};
+use crate::analysis::liveness::{BlockSet, CHECKPOINT_INTERVAL, Liveness};
 use crate::analysis::liveset::LiveSet;
 use crate::ir::model::{Function, Inst, RegFile, VRegId};
+
+/// A live set walked backward through the blocks of one function and reused from block
+/// to block: starting a block drops the previous block's members one by one and loads
+/// the block's live-out from the solve's sparse sets, so a block costs the members it
+/// touches. A fresh `LiveSet` per block (`Liveness::live_out`) costs the function's vreg
+/// count each time: blocks × vregs over a function of many blocks (issue 25).
+pub struct BlockWalk {
+    live: LiveSet,
+    /// Every vreg inserted since the block started (some removed since; duplicates).
+    touched: Vec<VRegId>,
+}
+
+impl BlockWalk {
+    /// A walk over the function `l` was solved on.
+    pub fn new(l: &Liveness) -> BlockWalk {
+        BlockWalk { live: LiveSet::new(l.nvregs), touched: Vec::new() }
+    }
+
+    /// Starts block `b`: the set becomes its live-out. Returns the members, ascending.
+    pub fn start(&mut self, l: &Liveness, b: usize) -> &[VRegId] {
+        let BlockWalk { live, touched } = self;
+        for v in touched.drain(..) {
+            live.remove(v);
+        }
+        l.for_each_in(b, BlockSet::LiveOut, |v| {
+            live.insert(v);
+            touched.push(v);
+        });
+        // `for_each_in` goes file by file; ascending overall.
+        touched.sort_unstable();
+        crate::work::add(1 + touched.len() as u64);
+        touched
+    }
+
+    /// The set now.
+    pub fn live(&self) -> &LiveSet {
+        &self.live
+    }
+
+    /// `Liveness::step_back` on the set.
+    #[inline]
+    pub fn step_back(&mut self, l: &Liveness, inst: &Inst, mut changed: impl FnMut(VRegId, bool)) {
+        let BlockWalk { live, touched } = self;
+        l.step_back(inst, live, |v, ins| {
+            if ins {
+                touched.push(v);
+            }
+            changed(v, ins);
+        });
+    }
+
+    /// The members now, ascending. Costs the vregs inserted since the block started or
+    /// the last call (the list is compacted to the members).
+    pub fn members(&mut self) -> &[VRegId] {
+        let BlockWalk { live, touched } = self;
+        touched.retain(|&v| live.contains(v));
+        touched.sort_unstable();
+        touched.dedup();
+        crate::work::add(1 + touched.len() as u64);
+        touched
+    }
+}
 
 impl Liveness {
     /// The live set just after program point `point` (empty past the end).
@@ -53,7 +115,7 @@ impl Liveness {
         // Without a checkpoint for this chunk (the last chunk, or a solve made without
         // checkpoints) the walk starts at the block's end.
         let (mut live, end) = match self.checkpoints_of(f, b).get(j) {
-            Some(cp) if chunk_end < n => (cp.clone(), chunk_end),
+            Some(cp) if chunk_end < n => (LiveSet::from_ids(self.nvregs, cp.iter().copied()), chunk_end),
             _ => (self.live_out(b), n),
         };
         for idx in (i + 1..end).rev() {
@@ -97,14 +159,14 @@ impl Liveness {
     pub fn pressure_curve(&self, f: &Function, file: RegFile) -> Vec<u32> {
         let mut curve = vec![0u32; self.layout.len() as usize];
         let width = |v: VRegId| f.vregs.get(v.index()).filter(|r| r.file() == file).map_or(0, |r| r.width as u32);
+        let mut walk = BlockWalk::new(self);
         for (b, blk) in f.blocks.iter().enumerate().take(self.nblocks) {
-            let mut live = self.live_out(b);
-            let mut w: u32 = live.weight(f, file);
+            let mut w: u32 = walk.start(self, b).iter().map(|&v| width(v)).sum();
             let start = self.layout.block_start[b] as usize;
             for (i, inst) in blk.insts.iter().enumerate().rev() {
-                let with_defs = w + self.dead_def_weight(f, inst, &live, file);
+                let with_defs = w + self.dead_def_weight(f, inst, walk.live(), file);
                 let mut delta: i64 = 0;
-                self.step_back(inst, &mut live, |v, ins| {
+                walk.step_back(self, inst, |v, ins| {
                     let x = width(v) as i64;
                     delta += if ins { x } else { -x };
                 });
@@ -135,13 +197,20 @@ impl Liveness {
     /// of every function it solves; issue 25).
     pub fn max_pressures<const N: usize>(&self, f: &Function, files: [RegFile; N]) -> [u32; N] {
         let mut best = [0u32; N];
-        for b in 0..f.blocks.len().min(self.nblocks) {
-            let here = self.block_max_pressures(f, b, files);
+        for here in self.block_max_pressures_all(f, files) {
             for k in 0..N {
                 best[k] = best[k].max(here[k]);
             }
         }
         best
+    }
+
+    /// [`Liveness::block_max_pressures`] of every block, in one walk.
+    pub fn block_max_pressures_all<const N: usize>(&self, f: &Function, files: [RegFile; N]) -> Vec<[u32; N]> {
+        let mut walk = BlockWalk::new(self);
+        (0..f.blocks.len().min(self.nblocks))
+            .map(|b| self.block_max_pressures_with(f, b, files, None, &mut walk))
+            .collect()
     }
 
     /// [`Liveness::max_pressures`] over block `b` alone (0 for a block out of range): the
@@ -161,6 +230,19 @@ impl Liveness {
         files: [RegFile; N],
         order: Option<&[usize]>,
     ) -> [u32; N] {
+        self.block_max_pressures_with(f, b, files, order, &mut BlockWalk::new(self))
+    }
+
+    /// [`Liveness::block_max_pressures_in`] walking with `walk` (one per function, reused
+    /// from call to call: a fresh set per block costs the function's vreg count).
+    pub fn block_max_pressures_with<const N: usize>(
+        &self,
+        f: &Function,
+        b: usize,
+        files: [RegFile; N],
+        order: Option<&[usize]>,
+        walk: &mut BlockWalk,
+    ) -> [u32; N] {
         let mut best = [0i64; N];
         let (Some(blk), true) = (f.blocks.get(b), b < self.nblocks) else {
             return [0; N];
@@ -170,9 +252,8 @@ impl Liveness {
         };
         let points = self.layout.len() as usize;
         let mut seen: Vec<VRegId> = Vec::new();
-        let mut live = self.live_out(b);
         let mut w = [0i64; N];
-        for v in live.iter() {
+        for &v in walk.start(self, b) {
             if let Some((k, x)) = slot(v) {
                 w[k] += x;
             }
@@ -187,14 +268,14 @@ impl Liveness {
             let mut with_defs = w;
             seen.clear();
             inst.for_each_def(|r| {
-                if self.is_tracked(r.vreg) && !live.contains(r.vreg) && !seen.contains(&r.vreg) {
+                if self.is_tracked(r.vreg) && !walk.live().contains(r.vreg) && !seen.contains(&r.vreg) {
                     seen.push(r.vreg);
                     if let Some((k, x)) = slot(r.vreg) {
                         with_defs[k] += x;
                     }
                 }
             });
-            self.step_back(inst, &mut live, |v, ins| {
+            walk.step_back(self, inst, |v, ins| {
                 if let Some((k, x)) = slot(v) {
                     w[k] += if ins { x } else { -x };
                 }

@@ -16,6 +16,7 @@
 //! two places and extends nothing) and nothing between redefines them. Values used first
 //! in another block stay (recomputing them there is not modelled).
 
+use crate::analysis::query::BlockWalk;
 use crate::ir::{Function, Inst, Operand, Reg, VRegId};
 use crate::prepass::{Pass, PassCtx};
 
@@ -62,12 +63,15 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
     let mut sites = SiteMap::new(f.vregs.len());
     // Each block's order reads only that block: all are found on `f`, and the function
     // is copied only when one changes.
+    // One live-out set for every block (issue 25: a fresh set per block costs every vreg).
+    let mut walk = BlockWalk::new(&live);
     let orders: Vec<Option<Vec<usize>>> = f
         .blocks
         .iter()
         .enumerate()
         .map(|(b, blk)| {
-            let out = live.live_out(b);
+            walk.start(&live, b);
+            let out = walk.live();
             block_order(&blk.insts, &defs, f, &|v| out.contains(v), &mut moved, &mut sites)
         })
         .collect();

@@ -17,6 +17,7 @@
 //! hoisted furthest first) whose sinking brings the R file's peak pressure + the report's
 //! 3 within the target; none when the function already fits.
 
+use crate::analysis::query::BlockWalk;
 use crate::analysis::{cfg, liveness};
 use crate::ir::opcode::props;
 use crate::ir::regfile::{REGFILE_PER_SM, REPORT_EXTRA, max_warps_per_sm};
@@ -72,6 +73,9 @@ pub(crate) struct Peaks {
     /// Per block and number of a plan's moves in it, its peak in that order (the binary
     /// searches come back to the same orders).
     memo: std::collections::HashMap<(usize, usize), [u32; 2]>,
+    /// One live set for every block walked (a fresh one per block cost the function's
+    /// vreg count each; issue 25).
+    walk: std::cell::RefCell<BlockWalk>,
 }
 
 impl Peaks {
@@ -80,8 +84,9 @@ impl Peaks {
         tests::SOLVES.with(|n| n.set(n.get() + 1));
         let c = cfg::build(f, 1.0);
         let live = liveness::compute_defined(f, &c, &[]);
-        let base = (0..f.blocks.len()).map(|b| live.block_max_pressures(f, b, [RegFile::R, RegFile::P])).collect();
-        Peaks { live, base, memo: std::collections::HashMap::new() }
+        let base = live.block_max_pressures_all(f, [RegFile::R, RegFile::P]);
+        let walk = std::cell::RefCell::new(BlockWalk::new(&live));
+        Peaks { live, base, memo: std::collections::HashMap::new(), walk }
     }
 
     /// The function's [R, P] peaks in the order given.
@@ -103,7 +108,9 @@ impl Peaks {
     /// says), without making that function.
     pub(crate) fn of_orders(&self, f: &Function, orders: &[Option<Vec<usize>>]) -> [u32; 2] {
         Self::max(self.base.iter().enumerate().map(|(b, &p)| match orders.get(b) {
-            Some(Some(o)) => self.live.block_max_pressures_in(f, b, [RegFile::R, RegFile::P], Some(o)),
+            Some(Some(o)) => {
+                self.live.block_max_pressures_with(f, b, [RegFile::R, RegFile::P], Some(o), &mut self.walk.borrow_mut())
+            }
             _ => p,
         }))
     }
@@ -111,14 +118,14 @@ impl Peaks {
     /// The peaks of `f` (the function as given) with the first `k` moves of `plan` (made
     /// from `f`), without making that function.
     pub(crate) fn of_plan(&mut self, f: &Function, plan: &MovePlan, k: usize) -> [u32; 2] {
-        let Peaks { live, base, memo } = self;
+        let Peaks { live, base, memo, walk } = self;
         Self::max(base.iter().zip(plan.split(k)).enumerate().map(|(b, (&p, here))| {
             if here == 0 {
                 return p;
             }
             *memo.entry((b, here)).or_insert_with(|| {
                 let order = plan.block_order(b, here);
-                live.block_max_pressures_in(f, b, [RegFile::R, RegFile::P], order.as_deref())
+                live.block_max_pressures_with(f, b, [RegFile::R, RegFile::P], order.as_deref(), walk.get_mut())
             })
         }))
     }

@@ -208,15 +208,16 @@ pub fn curves(f: &Function, live: &crate::analysis::Liveness, files: &[RegFile])
     let mut w = vec![0i64; nf];
     let mut after = vec![0i64; nf];
     let mut seen: Vec<VRegId> = Vec::new();
+    // One live set for every block (issue 25: a fresh set per block costs every vreg).
+    let mut walk = crate::analysis::query::BlockWalk::new(live);
     for (b, blk) in f.blocks.iter().enumerate() {
         let Some(&start) = layout.block_start.get(b) else { break };
         let start = start as usize;
         if start >= n {
             break;
         }
-        let mut set = live.live_out(b);
         w.iter_mut().for_each(|x| *x = 0);
-        for v in set.iter() {
+        for &v in walk.start(live, b) {
             if let Some(&Some(k)) = slot.get(v.index()) {
                 w[k] += width[v.index()];
             }
@@ -225,14 +226,14 @@ pub fn curves(f: &Function, live: &crate::analysis::Liveness, files: &[RegFile])
             after.copy_from_slice(&w);
             seen.clear();
             inst.for_each_def(|r| {
-                if live.is_tracked(r.vreg) && !set.contains(r.vreg) && !seen.contains(&r.vreg) {
+                if live.is_tracked(r.vreg) && !walk.live().contains(r.vreg) && !seen.contains(&r.vreg) {
                     seen.push(r.vreg);
                     if let Some(&Some(k)) = slot.get(r.vreg.index()) {
                         after[k] += width[r.vreg.index()];
                     }
                 }
             });
-            live.step_back(inst, &mut set, |v, ins| {
+            walk.step_back(live, inst, |v, ins| {
                 if let Some(&Some(k)) = slot.get(v.index()) {
                     w[k] += if ins { width[v.index()] } else { -width[v.index()] };
                 }

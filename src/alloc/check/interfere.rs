@@ -25,6 +25,7 @@ pub const MAX_OVERLAPS: usize = 100_000;
 
 use super::{CheckError, Ctx, Side, Values};
 use crate::analysis::Liveness;
+use crate::analysis::query::BlockWalk;
 use crate::ir::model::{Inst, Operand, PhysReg, Reg, RegFile, RegRef};
 
 /// What the walk found: its errors, and the first point at which each vreg occupies a
@@ -48,6 +49,8 @@ struct Walker<'a> {
     truncated: bool,
     /// (point, side, vreg, register) for rule 5.
     phys: Vec<(u32, Side, u32, PhysReg)>,
+    /// The live set, one for every block (issue 25: a fresh set per block costs every vreg).
+    walk: BlockWalk,
 }
 
 pub(super) fn walk(ctx: &Ctx, live: &Liveness, vals: &Values) -> Walk {
@@ -64,6 +67,7 @@ pub(super) fn walk(ctx: &Ctx, live: &Liveness, vals: &Values) -> Walk {
         overlaps: BTreeMap::new(),
         truncated: false,
         phys: Vec::new(),
+        walk: BlockWalk::new(live),
     };
     for b in 0..f.blocks.len() {
         w.block(b);
@@ -187,9 +191,9 @@ impl Walker<'_> {
         if blk.insts.is_empty() {
             return;
         }
-        let mut live = self.live.live_out(b);
+        let l = self.live;
         let last = ctx.layout.point(b, blk.insts.len() - 1);
-        let out: Vec<u32> = live.iter().map(|v| v.0).collect();
+        let out: Vec<u32> = self.walk.start(l, b).iter().map(|v| v.0).collect();
         for v in out {
             self.enter(v, last, Side::After);
         }
@@ -205,7 +209,7 @@ impl Walker<'_> {
                     continue;
                 }
                 self.see(d, p);
-                if live.contains(id) {
+                if self.walk.live().contains(id) {
                     self.check_against(d, p, Side::After);
                 } else if !dead.contains(&d) {
                     self.enter(d, p, Side::After);
@@ -223,7 +227,7 @@ impl Walker<'_> {
 
             // Before the instruction: the backward transfer of the liveness analysis.
             changes.clear();
-            self.live.step_back(inst, &mut live, |v, ins| changes.push((v.0, ins)));
+            self.walk.step_back(l, inst, |v, ins| changes.push((v.0, ins)));
             for &(v, ins) in &changes {
                 if ins {
                     self.enter(v, p, Side::Before);
@@ -235,7 +239,7 @@ impl Walker<'_> {
                 self.physical(r, p, Side::Before);
             }
         }
-        let rest: Vec<u32> = live.iter().map(|v| v.0).collect();
+        let rest: Vec<u32> = self.walk.members().iter().map(|v| v.0).collect();
         for v in rest {
             self.remove(v);
         }
