@@ -179,12 +179,35 @@ fn measure(program: &Path, args: &[&str]) -> Measured {
 
 /// [`measure`] with environment variables set for the child.
 fn measure_env(program: &Path, args: &[&str], env: &[(&str, &str)]) -> Measured {
+    measure_input(program, args, env, None)
+}
+
+/// [`measure_env`] with `input` on the child's standard input (REPL commands).
+fn measure_input(program: &Path, args: &[&str], env: &[(&str, &str)], input: Option<&str>) -> Measured {
+    use std::io::Write;
     let time = Path::new("/usr/bin/time");
     let t = Instant::now();
-    let out = if time.exists() {
-        Command::new(time).arg("-f").arg("RADBG_BENCH %M").arg(program).args(args).envs(env.iter().copied()).output()
+    let mut cmd = if time.exists() {
+        let mut c = Command::new(time);
+        c.arg("-f").arg("RADBG_BENCH %M").arg(program);
+        c
     } else {
-        Command::new(program).args(args).envs(env.iter().copied()).output()
+        Command::new(program)
+    };
+    cmd.args(args).envs(env.iter().copied());
+    let out = match input {
+        None => cmd.output(),
+        Some(text) => cmd
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut child| {
+                if let Some(mut stdin) = child.stdin.take() {
+                    stdin.write_all(text.as_bytes())?;
+                }
+                child.wait_with_output()
+            }),
     };
     let wall = t.elapsed();
     match out {
@@ -478,6 +501,25 @@ fn debug(huge: &Result<PathBuf, String>) {
     );
     let t = [40, 60].iter().map(|v| exec(&mut s, &format!("set knob 684={v}"))).min().unwrap_or_default();
     println!("  knob re-run (set knob 684=…): {:.0} ms, best of 2 (budget 500 ms)", ms(t));
+    drop(s);
+    // The REPL on the files of separate entries, `continue` to the end (a child under
+    // /usr/bin/time): the debugger holds its allocation checkpoints for one function at
+    // a time (issue 25). The whole import of the 50 MB file is over the loader's memory
+    // estimate (4 GiB), hence RADBG_MAX_MEMORY.
+    println!("the debugger on files of separate entries (`continue` to the end in the REPL):");
+    let radbg = Path::new(env!("CARGO_BIN_EXE_radbg"));
+    for (bytes, name, env) in
+        [(5_000_000, "many_5MB.ptx", &[][..]), (50_000_000, "many_50MB.ptx", &[("RADBG_MAX_MEMORY", "16G")][..])]
+    {
+        match many_entries(bytes).and_then(|(t, k)| write_input(name, &t).map(|p| (p, k))) {
+            Ok((p, k)) => {
+                let f = p.to_string_lossy();
+                let m = measure_input(radbg, &["--repl", &f], env, Some("continue\n"));
+                println!("  {:<28} radbg {}", format!("{} MB, {k} entries", bytes / 1_000_000), show(&m));
+            }
+            Err(e) => println!("  skipped: {e}"),
+        }
+    }
 }
 
 fn main() {

@@ -29,12 +29,16 @@ pub const CHECKPOINT_INTERVAL: usize = 512;
 /// and checkpoints within 1 GB at 100k instructions) while a replay stays short.
 pub const CHECKPOINT_BYTES_PER_EVENT: usize = 1024;
 
-/// What a snapshot of `m` copies rather than shares (an estimate from the lengths of its
-/// per-vreg and per-event vectors; the big immutable data sits behind `Arc`).
+/// What a snapshot of `m` copies rather than shares, and what keeping it costs (an
+/// estimate from the lengths of its per-vreg and per-event vectors; the big immutable
+/// data sits behind `Arc`): the per-function results are shared by chunks and the result
+/// in hand is copied at its next write; an allocation in progress is copied; a module
+/// that a later stage rewrites is copied then ([`Machine::write_bytes`]).
 pub fn snapshot_bytes(m: &Machine) -> usize {
-    let sweeps: usize = m.funcs.iter().flat_map(|f| &f.sweeps).map(|s| 16 + 8 * s.2.len()).sum();
+    let in_hand = m.funcs.get(m.pos.func).map_or(0, |r| r.sweeps.iter().map(|s| 16 + 8 * s.2.len()).sum());
+    let funcs = m.funcs.len() / 8 + 512;
     let alloc = m.cur.as_ref().map_or(0, crate::alloc::run::AllocRun::snapshot_bytes);
-    1024 + sweeps + alloc
+    1024 + funcs + in_hand + alloc + m.write_bytes()
 }
 
 /// Where `advance` runs to: an event number, or the next event matching a breakpoint kind.
@@ -63,7 +67,13 @@ pub struct Debugger {
     pub opts: RunOptions,
     machine: Machine,
     trace: Vec<Event>,
+    /// Sorted by position. Those taken during an allocation (which copy its state) are
+    /// kept for one function at a time: entering another function's allocation drops
+    /// them, and coming back replays from the checkpoint at its budget event, re-taking
+    /// them (issue 25: memory bounded by the largest function, not the file).
     checkpoints: Vec<(usize, Machine)>,
+    /// The function whose allocation checkpoints are held.
+    dense_func: Option<usize>,
     cursor: usize,
     pub breakpoints: Vec<Breakpoint>,
     next_bp: u32,
@@ -104,7 +114,7 @@ pub fn level(ev: &Event) -> u8 {
 impl Debugger {
     pub fn new(module: Module, opts: RunOptions) -> Debugger {
         let loaded = Arc::new(module);
-        let machine = Machine::new((*loaded).clone(), opts.clone());
+        let machine = Machine::over(&loaded, opts.clone());
         let checkpoints = vec![(0, machine.snapshot())];
         Debugger {
             loaded,
@@ -112,6 +122,7 @@ impl Debugger {
             machine,
             trace: Vec::new(),
             checkpoints,
+            dense_func: None,
             cursor: 0,
             breakpoints: Vec::new(),
             next_bp: 1,
@@ -127,6 +138,17 @@ impl Debugger {
     /// Number of checkpoints held (for the engine benchmark).
     pub fn checkpoint_count(&self) -> usize {
         self.checkpoints.len()
+    }
+
+    /// What the checkpoints taken during an allocation copy (held for one function).
+    pub fn allocation_checkpoint_bytes(&self) -> usize {
+        self.checkpoints.iter().filter(|(_, m)| m.allocating()).map(|(_, m)| snapshot_bytes(m)).sum()
+    }
+
+    /// What the checkpoints copy rather than share ([`snapshot_bytes`] of each, without
+    /// the module copies they cause), for tests that memory does not grow with the file.
+    pub fn checkpoint_bytes(&self) -> usize {
+        self.checkpoints.iter().map(|(_, m)| snapshot_bytes(m) - m.write_bytes()).sum()
     }
 
     /// The machine at the cursor.
@@ -155,6 +177,12 @@ impl Debugger {
             debug_assert_eq!(self.trace[self.cursor], ev, "replay diverged at event {}", self.cursor);
             self.trace[self.cursor] = ev;
         } else {
+            // Grown by a quarter, not doubled: the trace is most of what a long run holds
+            // (3.1 M events of 112 bytes on the 50 MB many-entry file), and a doubled
+            // vector sits up to half empty.
+            if self.trace.len() == self.trace.capacity() {
+                self.trace.reserve_exact(self.trace.len() / 4 + 1024);
+            }
             self.trace.push(ev);
         }
         self.cursor += 1;
@@ -170,14 +198,28 @@ impl Debugger {
                     )
             )
         });
-        let last_cp = self.checkpoints.last().map(|c| c.0).unwrap_or(0);
+        // The checkpoint at or before the cursor (later ones stay after going back).
+        let at = self.checkpoints.partition_point(|c| c.0 <= self.cursor);
+        let last_cp = at.checked_sub(1).map_or(0, |i| self.checkpoints[i].0);
         let due = |m: &Machine, since: usize| {
             since >= CHECKPOINT_INTERVAL && since >= snapshot_bytes(m) / CHECKPOINT_BYTES_PER_EVENT
         };
         if self.cursor > last_cp && (heavy || due(&self.machine, self.cursor - last_cp)) {
-            self.checkpoints.push((self.cursor, self.machine.snapshot()));
+            self.checkpoints.insert(at, (self.cursor, self.machine.snapshot()));
+            if self.machine.allocating() {
+                self.hold_allocation_checkpoints(self.machine.pos.func);
+            }
         }
         true
+    }
+
+    /// Drops the checkpoints taken during other functions' allocations.
+    fn hold_allocation_checkpoints(&mut self, fi: usize) {
+        if self.dense_func == Some(fi) {
+            return;
+        }
+        self.dense_func = Some(fi);
+        self.checkpoints.retain(|(_, m)| !m.allocating() || m.pos.func == fi);
     }
 
     /// Moves the cursor to `target` events (clamped to the end of the pipeline).
@@ -536,7 +578,7 @@ impl Debugger {
             .rposition(|(k, m)| *k <= restart_at && !m.allocating() && from >= Stage::Budget)
             .unwrap_or(0);
         if cp == 0 {
-            self.machine = Machine::new((*self.loaded).clone(), self.opts.clone());
+            self.machine = Machine::over(&self.loaded, self.opts.clone());
             self.cursor = 0;
             self.checkpoints = vec![(0, self.machine.snapshot())];
         } else {

@@ -26,6 +26,9 @@ use crate::knobs::Knobs;
 /// call lowering, the checker, `-v` figures): helpers of [`Machine::step`], hence a child.
 pub mod stages;
 
+/// The per-function results as a persistent vector (cheap snapshots).
+pub mod funcs;
+
 /// What the pipeline has established for one function.
 #[derive(Clone, Debug, Default)]
 pub struct FuncResult {
@@ -76,15 +79,23 @@ pub struct Machine {
     /// The module as the pipeline has transformed it so far (prepasses, DCE, lowering).
     pub module: Arc<Module>,
     pub knobs: Arc<Knobs>,
-    pub funcs: Vec<FuncResult>,
+    pub funcs: funcs::Funcs,
     pub pos: Pos,
     /// The allocation in progress (of the allocator the options name).
     pub cur: Option<AllocRun>,
-    pub prepass_log: Vec<(String, String)>,
     /// Set on a budget sweep's template (`engine::sweep`): the machines copied from it
     /// share the allocator's budget-free start (`alloc::run::Shared`).
     pub alloc_share: Option<Arc<crate::alloc::run::Shared>>,
+    /// About what a copy of the module's IR costs (see [`Machine::write_bytes`]).
+    ir_bytes: usize,
+    /// Whether a function has an ABI spec (call lowering may rewrite the module).
+    has_abi: bool,
 }
+
+/// Bytes of memory per instruction of a copy of the module's IR (the instruction, its
+/// operands, its share of blocks and declarations), for [`Machine::write_bytes`]:
+/// measured ~250 on the 5 MB many-entry file (heaptrack, 14 copies of 698 MB).
+const IR_BYTES_PER_INST: usize = 256;
 
 impl Machine {
     pub fn new(module: Module, opts: RunOptions) -> Machine {
@@ -113,18 +124,38 @@ impl Machine {
         } else {
             None
         };
+        let ir_bytes = module.functions.iter().map(|f| f.inst_count() * IR_BYTES_PER_INST).sum();
+        let has_abi = module.functions.iter().any(|f| f.abi.is_some());
         let module = Arc::new(module);
         Machine {
+            ir_bytes,
+            has_abi,
             opts: Arc::new(opts),
             source: source.unwrap_or_else(|| module.clone()),
             module,
             knobs: Arc::new(knobs),
-            funcs: vec![FuncResult::default(); n],
+            funcs: funcs::Funcs::new(n),
             pos: Pos { stage: Stage::Prepass, func: 0, sub: 0 },
             cur: None,
-            prepass_log: Vec::new(),
             alloc_share: None,
         }
+    }
+
+    /// A machine over a module the caller keeps (the debugger's module as loaded): with no
+    /// `--sm` or `--maxrregcount` override the machine's `source` is that module itself,
+    /// not a third copy of every function beside it and the one the stages rewrite.
+    pub fn over(loaded: &Arc<Module>, opts: RunOptions) -> Machine {
+        if opts.sm.is_some() || opts.maxrregcount.is_some() || opts.batch {
+            return Machine::new((**loaded).clone(), opts);
+        }
+        let mut m = Machine::new(Module::default(), opts);
+        let knobs = crate::engine::settings::knobs_in_force(&loaded.knobs, &m.opts);
+        let n = loaded.functions.len();
+        m.ir_bytes = loaded.functions.iter().map(|f| f.inst_count() * IR_BYTES_PER_INST).sum();
+        m.has_abi = loaded.functions.iter().any(|f| f.abi.is_some());
+        (m.source, m.module, m.knobs, m.funcs) =
+            (loaded.clone(), loaded.clone(), Arc::new(knobs), funcs::Funcs::new(n));
+        m
     }
 
     /// Replaces the run options and the knobs derived from them (for a re-run from a
@@ -248,6 +279,19 @@ impl Machine {
         let mut m = self.clone();
         m.cur = self.cur.as_ref().map(AllocRun::snapshot);
         m
+    }
+
+    /// What keeping a snapshot of this machine will cost beyond the snapshot itself: a
+    /// stage still ahead that rewrites the module (a prepass, DCE, call lowering) copies
+    /// all of it — every function, `Module` holds them by value — while the snapshot
+    /// shares it. On a file of 614 entries the debugger's checkpoints every 512 events
+    /// of the prepasses held 14 copies (0.7 GB); a checkpoint is spaced by this too.
+    pub fn write_bytes(&self) -> usize {
+        let rewrites = match self.pos.stage {
+            Stage::Prepass => true,
+            s => s < Stage::Budget && (self.opts.dce || self.has_abi),
+        };
+        if rewrites { self.ir_bytes } else { 0 }
     }
 
     /// Whether an allocation is in progress.

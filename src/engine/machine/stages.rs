@@ -31,7 +31,6 @@ pub fn prepass_step(m: &mut Machine) -> Option<Event> {
             let (name, about) = crate::prepass::RULES.get(pi - crate::prepass::PASSES.len())?;
             m.pos.sub += 1;
             let summary = if m.opts.stage_on(name) { format!("on: {about}") } else { "switched off".to_string() };
-            m.prepass_log.push((name.to_string(), summary.clone()));
             return Some(Event { func: None, kind: EventKind::Prepass { pass: name.to_string(), summary } });
         };
         if !imported && !pass.ori {
@@ -48,7 +47,6 @@ pub fn prepass_step(m: &mut Machine) -> Option<Event> {
                 }
             }
             let summary = "switched off".to_string();
-            m.prepass_log.push((pass.name.to_string(), summary.clone()));
             return Some(Event { func: None, kind: EventKind::Prepass { pass: pass.name.to_string(), summary } });
         }
         if fi >= m.module.functions.len() {
@@ -89,7 +87,6 @@ pub fn prepass_step(m: &mut Machine) -> Option<Event> {
             }
             None => {}
         }
-        m.prepass_log.push((pass.name.to_string(), summary.clone()));
         return Some(Event { func: Some(fi), kind: EventKind::Prepass { pass: pass.name.to_string(), summary } });
     }
 }

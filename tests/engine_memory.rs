@@ -1,0 +1,109 @@
+//! The debugger's memory on a file of many separate entries (issue 25: trace and
+//! checkpoints per function). Counted, not timed: what the checkpoints copy rather than
+//! share (`Debugger::checkpoint_bytes`, `allocation_checkpoint_bytes`), and whether a
+//! snapshot shares the per-function results. Before this, every checkpoint copied every
+//! function's results and the checkpoints of every function's allocation stayed: 4.05 GB
+//! on the 5 MB file of 614 entries. Time travel across functions, whose allocation
+//! checkpoints are dropped and re-taken, must still restore equal states.
+
+use radbg::engine::{Debugger, RunOptions};
+
+/// A kernel with loads, a loop, a branch and stores, `entries` times under other names.
+fn many_entries(entries: usize) -> String {
+    let mut s = String::from(".version 9.0\n.target sm_90\n.address_size 64\n");
+    for e in 0..entries {
+        s.push_str(&format!(
+            "\n.visible .entry k{e}(\n\t.param .u64 k{e}_param_0,\n\t.param .u32 k{e}_param_1\n)\n{{\n"
+        ));
+        s.push_str("\t.reg .pred \t%p<4>;\n\t.reg .f32 \t%f<40>;\n\t.reg .b32 \t%r<16>;\n\t.reg .b64 \t%rd<8>;\n\n");
+        s.push_str(&format!(
+            "\tld.param.u64 \t%rd1, [k{e}_param_0];\n\tld.param.u32 \t%r1, [k{e}_param_1];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n\tmov.u32 \t%r2, %tid.x;\n"
+        ));
+        s.push_str("\tmul.wide.u32 \t%rd3, %r2, 64;\n\tadd.s64 \t%rd4, %rd2, %rd3;\n");
+        for k in 0..8 {
+            s.push_str(&format!("\tld.global.f32 \t%f{k}, [%rd4+{}];\n", 4 * k));
+        }
+        s.push_str("\tmov.u32 \t%r3, 0;\n$L__BB0_loop:\n");
+        for k in 0..8 {
+            s.push_str(&format!("\tfma.rn.f32 \t%f{}, %f{k}, %f{}, %f{};\n", 8 + k, (k + 1) % 8, (k + 3) % 8));
+        }
+        for k in 0..8 {
+            s.push_str(&format!("\tmul.f32 \t%f{k}, %f{}, %f{};\n", 8 + k, 8 + (k + 5) % 8));
+        }
+        s.push_str("\tadd.s32 \t%r3, %r3, 1;\n\tsetp.lt.s32 \t%p1, %r3, %r1;\n\t@%p1 bra \t$L__BB0_loop;\n");
+        for k in 0..8 {
+            s.push_str(&format!("\tst.global.f32 \t[%rd4+{}], %f{k};\n", 4 * k));
+        }
+        s.push_str("\tret;\n\n}\n");
+    }
+    s
+}
+
+fn debugger(entries: usize, maxrregcount: Option<u32>) -> Debugger {
+    let imported = radbg::ir::ptx::import_text(&many_entries(entries));
+    let module = imported.module.expect("the generated file imports");
+    assert_eq!(module.functions.len(), entries);
+    Debugger::new(module, RunOptions { imported: true, maxrregcount, ..RunOptions::default() })
+}
+
+/// (allocation checkpoint bytes, all checkpoint bytes, events) at the end of the run.
+fn held(entries: usize) -> (usize, usize, usize) {
+    let mut d = debugger(entries, Some(16));
+    d.run_to_end();
+    (d.allocation_checkpoint_bytes(), d.checkpoint_bytes(), d.cursor())
+}
+
+#[test]
+fn the_checkpoints_held_do_not_grow_with_the_entries() {
+    let (alloc_small, all_small, events_small) = held(8);
+    let (alloc_large, all_large, events_large) = held(32);
+    assert!(events_large > 3 * events_small, "{events_small} → {events_large} events");
+    // The allocation's checkpoints are the last function's only: the same function (a
+    // checkpoint's pointers to the chunks of results add a byte per 8 functions).
+    assert!(alloc_small > 0, "--maxrregcount 16 spills: attempts are checkpointed");
+    assert!(
+        alloc_large <= alloc_small + alloc_small / 100,
+        "checkpoints of an allocation held for one function only: {alloc_small} → {alloc_large} bytes"
+    );
+    // The rest share the module and the per-function results: a few KiB per function
+    // (its budget event's checkpoint, a periodic one), not a copy of every function's.
+    let per_entry = (all_large - alloc_large).saturating_sub(all_small - alloc_small) / 24;
+    assert!(per_entry <= 4096, "{per_entry} bytes of checkpoints per added entry ({all_small} → {all_large})");
+}
+
+#[test]
+fn a_snapshot_shares_the_results_of_the_functions_not_in_hand() {
+    let mut d = debugger(200, None);
+    d.run_to_end();
+    d.goto(d.cursor() / 2);
+    let before = d.machine().snapshot();
+    d.step(200);
+    let changed = d.machine().funcs.unshared_chunks(&before.funcs);
+    assert!(changed <= 2, "{changed} chunks of results copied by 200 events");
+}
+
+#[test]
+fn time_travel_across_functions_restores_the_states() {
+    let mut d = debugger(6, Some(16));
+    let mut end = d.clone();
+    end.run_to_end();
+    let total = end.cursor();
+    let marks: Vec<usize> = (1..total).step_by(37).chain([total - 1, total]).collect();
+    let mut seen = Vec::new();
+    for &k in &marks {
+        d.goto(k);
+        seen.push(d.fingerprint());
+    }
+    // Backwards from the end: each function's allocation checkpoints are dropped when
+    // another's are taken, and re-taken by the replay from its budget event.
+    for (k, fp) in marks.iter().zip(&seen).rev() {
+        d.goto(*k);
+        assert_eq!(&d.fingerprint(), fp, "back at event {k} of {total}");
+    }
+    for (k, fp) in marks.iter().zip(&seen) {
+        d.reverse_step(3);
+        d.goto(*k);
+        assert_eq!(&d.fingerprint(), fp, "forward again at event {k}");
+    }
+    assert_eq!(d.trace(), end.trace());
+}
