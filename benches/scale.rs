@@ -16,6 +16,27 @@
 //! - `debug`: in process, on the scale kernel: run to the end, `step`, `reverse-step`,
 //!   `live` and a knob re-run (`set knob 684=…`).
 //!
+//! Seventh round (issue 25, branches live7 and dbg7 and the lead; 2 cores, load average
+//! 0.4–1.7 after the helpers stopped; `/usr/bin/time`, wall / user / peak):
+//!
+//! | shape | before | after |
+//! |---|---|---|
+//! | `run`, 50 MB, 6,138 entries (`--jobs 2`: groups over two threads) | 17.1 s user, 32.7 s wall at load 3.5 | **8.31 s wall** / 14.07 s user / 89 MB (`--jobs 1`: 14.29 s) |
+//! | `why`, 50 MB | 21.85 s wall at load 3.5 | 10.55 s wall / 18.15 s user / 122 MB |
+//! | `sweep` (13 budgets), 50 MB | 43.8 s wall / 65.8 s user | 30.6 s wall / 59.9 s user / 93 MB |
+//! | REPL `continue`, 5 MB, 614 entries | 9.5 s / **4.05 GB** | 1.9–2.4 s / **233–241 MB** |
+//! | one function, 16.7 MB (`repeat`) | 4.81 s / 564 MB | 4.54 s / 492 MB (ptxas: over 20 minutes) |
+//! | one function, 8.3 MB | 2.27 s / 267 MB | 2.42 s / 248 MB beside ptxas 292.6 s / 994 MB (121×) |
+//! | one function, 1.7 MB | 0.39 s / 59 MB | 0.43 s / 57 MB beside ptxas 7.17 s / 222 MB (16.7×) |
+//!
+//! Scale kernel beside ptxas in the same run (load 1.1–1.5): default 0.78 s / 86 MB
+//! against 25.32 s / 413 MB (32.4×; ptxas took 11.4 s in the previous round's run, so the
+//! ratio follows ptxas's variance); `--maxrregcount 64` 0.54 s / 84 MB against 9.04 s /
+//! 418 MB (16.6×); 32: 0.90 s / 129 MB against 17.32 s / 492 MB (19.3×). The goal's 20×
+//! at every budget is not met at 64 and 32 on a quiet machine. Tried and not kept:
+//! dropping each replaced function on a background thread (`util::drop_later`): 64's
+//! user time 0.44–0.50 → 0.47–0.50 s (cross-thread frees contend on the allocator).
+//!
 //! Latest figures (issue 25, branch scale6; 2 cores shared with two other builders, load
 //! average 1.0–3.8 while measuring; the release binary under `/usr/bin/time`, before =
 //! the branch's start, after = its end, run back to back; the scale kernel best of three,
