@@ -61,6 +61,18 @@ pub struct AllocConfig {
     pub total_threads: u32,
 }
 
+/// The physical registers a CALL clobbers: its callee's list in `clobbers` (by the
+/// callee's name, its first symbol operand), else `default` (a function outside the
+/// module). One reading for the fat-point occupancy, the Chaitin-Briggs graph and the
+/// callee's own written set (`AllocRun::written_r`).
+pub fn call_clobbers<'a>(inst: &crate::ir::Inst, clobbers: &'a [(String, Vec<u16>)], default: &'a [u16]) -> &'a [u16] {
+    let callee = inst.uses().iter().find_map(|o| match o {
+        crate::ir::Operand::Sym(s) => Some(s.as_ref()),
+        _ => None,
+    });
+    callee.and_then(|c| clobbers.iter().find(|(n, _)| n == c)).map(|(_, c)| c.as_slice()).unwrap_or(default)
+}
+
 impl AllocConfig {
     pub fn simple(sm_version: u32, gpr_budget: u32) -> AllocConfig {
         AllocConfig {
@@ -420,14 +432,7 @@ impl FunctionAlloc {
                     }
                 }
                 if file == RegFile::R && inst.info().is(props::CALL) {
-                    let callee = inst.uses().iter().find_map(|o| match o {
-                        crate::ir::Operand::Sym(s) => Some(s.as_ref()),
-                        _ => None,
-                    });
-                    let clobbers = callee
-                        .and_then(|c| self.config.clobbers.iter().find(|(n, _)| n == c))
-                        .map(|(_, c)| c.as_slice())
-                        .unwrap_or(&self.config.default_clobbers);
+                    let clobbers = call_clobbers(inst, &self.config.clobbers, &self.config.default_clobbers);
                     // The call's own results are written into their (pinned) registers.
                     let mut defs_at = Vec::new();
                     inst.for_each_def(|r| {

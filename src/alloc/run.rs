@@ -341,15 +341,9 @@ impl AllocRun {
                 }
             }
             if inst.info().is(crate::ir::opcode::props::CALL) {
-                let callee = inst.uses().iter().find_map(|o| match o {
-                    Operand::Sym(s) => Some(s.as_ref()),
-                    _ => None,
-                });
-                let clobbers = callee
-                    .and_then(|n| c.clobbers.iter().find(|(x, _)| x == n))
-                    .map(|(_, c)| c.as_slice())
-                    .unwrap_or(&c.default_clobbers);
-                clobbers.iter().for_each(|&r| mark(r as usize));
+                crate::alloc::driver::call_clobbers(inst, &c.clobbers, &c.default_clobbers)
+                    .iter()
+                    .for_each(|&r| mark(r as usize));
             }
         }
         Some((0..w.len() as u16).filter(|&r| w[r as usize]).collect())

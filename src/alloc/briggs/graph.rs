@@ -270,14 +270,7 @@ pub fn build(inp: &BuildInput) -> Graph {
                 }
             }
             if inst.info().is(props::CALL) {
-                let callee = inst.uses().iter().find_map(|o| match o {
-                    Operand::Sym(s) => Some(s.as_ref()),
-                    _ => None,
-                });
-                let list = callee
-                    .and_then(|c| inp.clobbers.iter().find(|(name, _)| name == c))
-                    .map(|(_, c)| c.as_slice())
-                    .unwrap_or(inp.default_clobbers);
+                let list = crate::alloc::driver::call_clobbers(inst, inp.clobbers, inp.default_clobbers);
                 // The call's own results are written into their (pinned) registers.
                 let mut own = RegSet::EMPTY;
                 inst.for_each_def(|r| {
