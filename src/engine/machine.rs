@@ -97,6 +97,13 @@ pub struct Machine {
 /// measured ~250 on the 5 MB many-entry file (heaptrack, 14 copies of 698 MB).
 const IR_BYTES_PER_INST: usize = 256;
 
+/// What a copy of `module`'s IR costs and whether a function has an ABI spec (call
+/// lowering may rewrite the module): [`Machine::write_bytes`]'s inputs.
+fn ir_facts(module: &Module) -> (usize, bool) {
+    let bytes = module.functions.iter().map(|f| f.inst_count() * IR_BYTES_PER_INST).sum();
+    (bytes, module.functions.iter().any(|f| f.abi.is_some()))
+}
+
 impl Machine {
     pub fn new(module: Module, opts: RunOptions) -> Machine {
         let mut module = module;
@@ -124,8 +131,7 @@ impl Machine {
         } else {
             None
         };
-        let ir_bytes = module.functions.iter().map(|f| f.inst_count() * IR_BYTES_PER_INST).sum();
-        let has_abi = module.functions.iter().any(|f| f.abi.is_some());
+        let (ir_bytes, has_abi) = ir_facts(&module);
         let module = Arc::new(module);
         Machine {
             ir_bytes,
@@ -151,8 +157,7 @@ impl Machine {
         let mut m = Machine::new(Module::default(), opts);
         let knobs = crate::engine::settings::knobs_in_force(&loaded.knobs, &m.opts);
         let n = loaded.functions.len();
-        m.ir_bytes = loaded.functions.iter().map(|f| f.inst_count() * IR_BYTES_PER_INST).sum();
-        m.has_abi = loaded.functions.iter().any(|f| f.abi.is_some());
+        (m.ir_bytes, m.has_abi) = ir_facts(loaded);
         (m.source, m.module, m.knobs, m.funcs) =
             (loaded.clone(), loaded.clone(), Arc::new(knobs), funcs::Funcs::new(n));
         m
@@ -435,7 +440,10 @@ impl Machine {
                                 let live = liveness::compute(f, &c, &exit_live(&self.module, fi));
                                 self.funcs[fi].final_live = Some(Arc::new(live));
                             }
-                            self.funcs[fi].writes = done.written_r().map(Arc::new);
+                            // Only a function under the convention is a callee whose
+                            // writes its callers read (`stages::abi_config`).
+                            let callee = self.funcs[fi].abi.as_ref().is_some_and(|r| r.engaged);
+                            self.funcs[fi].writes = callee.then(|| done.written_r()).flatten().map(Arc::new);
                             self.funcs[fi].alloc = Some(Arc::new(done));
                             self.pos.stage = Stage::Check;
                         }
