@@ -226,6 +226,39 @@ fn a_single_predicated_def_kills() {
 }
 
 #[test]
+fn a_guard_local_value_may_be_rewritten_a_half_at_a_time() {
+    // The shape of an if-converted 64-bit multiply (`expand`): a whole guarded def, then
+    // its high half rewritten under the same guard. No older value of %rd2 is read, so its
+    // first def ends its range (it is not live on entry to the block).
+    check(
+        "BB0:
+           @%p0 %rd2 = IMAD.WIDE.U32 %r0, %r1
+           @%p0 %rd2.hi = IADD3 %rd2.hi, %r1
+           @%p0 STG.E [%rd1], %rd2
+           EXIT",
+        "BB0 in {%r0, %r1, %p0, %rd1} out {}
+         [0] {%r0, %r1, %p0, %rd1} -> {%r1, %p0, %rd1, %rd2}
+         [1] {%r1, %p0, %rd1, %rd2} -> {%p0, %rd1, %rd2}
+         [2] {%p0, %rd1, %rd2} -> {}
+         [3] {} -> {}",
+    );
+    // A half read first (an older value) keeps the vreg live into the block (its one
+    // whole def still ends the range above it).
+    check(
+        "BB0:
+           @%p0 %r2 = IADD3 %rd2.hi, %r1
+           @%p0 %rd2 = IMAD.WIDE.U32 %r0, %r1
+           @%p0 STG.E [%rd1], %rd2
+           EXIT",
+        "BB0 in {%r0, %r1, %p0, %rd1, %rd2} out {}
+         [0] {%r0, %r1, %p0, %rd1, %rd2} -> {%r0, %r1, %p0, %rd1}
+         [1] {%r0, %r1, %p0, %rd1} -> {%p0, %rd1, %rd2}
+         [2] {%p0, %rd1, %rd2} -> {}
+         [3] {} -> {}",
+    );
+}
+
+#[test]
 fn exit_live_registers_are_live_at_every_exit() {
     check_exit(
         "BB0:

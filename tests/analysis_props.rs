@@ -103,9 +103,9 @@ fn reads(i: &Inst, v: VRegId, exit_live: &[VRegId]) -> bool {
 
 /// Written apart from `liveness::guard_local`: every instruction touching `v` is in one
 /// block under one guard on a whole predicate that no instruction from the first of
-/// them up to the last redefines; the first writes `v` whole without reading it; no
-/// component of `v` is touched; `v` is not live at the exit. Then no older value of `v`
-/// is ever read, and each of its guarded defs kills.
+/// them up to the last redefines; the first writes `v` whole without reading it (the
+/// later ones may read or write single components); `v` is not live at the exit. Then no
+/// older value of `v` is ever read, and each of its guarded defs kills.
 fn guard_local(f: &Function, v: VRegId, exit_live: &[VRegId]) -> bool {
     if exit_live.contains(&v) {
         return false;
@@ -138,8 +138,8 @@ fn guard_local(f: &Function, v: VRegId, exit_live: &[VRegId]) -> bool {
     for &(_, k) in &at {
         let i = &insts[k];
         ok &= i.guard == g;
-        i.for_each_use(|r| ok &= r.vreg != v || (k != first && r.comp.is_none()));
-        i.for_each_def(|r| ok &= r.vreg != v || r.comp.is_none());
+        i.for_each_use(|r| ok &= r.vreg != v || k != first);
+        i.for_each_def(|r| ok &= r.vreg != v || k != first || r.comp.is_none());
     }
     let mut writes_first = false;
     insts[first].for_each_def(|r| writes_first |= r.vreg == v);

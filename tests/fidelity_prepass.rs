@@ -66,6 +66,29 @@ fn fold_puts_parameters_and_constants_into_their_uses() {
     );
 }
 
+/// The halves of a 64-bit parameter read one at a time (the importer's expansion of a
+/// 64-bit multiply) fold too: dlib's `_cuda_add2` multiplies by `size_t` parameters and
+/// its SASS (ptxas 13.0.88, nvdisasm) reads both halves from the bank, `IMAD.WIDE.U32 R2,
+/// R7, c[0x0][0x190], R8` and `IMAD R7, R7, c[0x0][0x194], R4`, with no register for the
+/// parameter. (A 64-bit immediate reaches the IR as two component `MOV`s, which stay.)
+#[test]
+fn fold_reads_the_halves_of_a_64_bit_parameter_from_the_bank() {
+    let decls = ".reg .R %r<4>\n.reg .R.x2 %rd<6>\nBB0:";
+    check_fold(
+        &format!(
+            "{decls}\n%r0 = S2R SR_TID.X\n%rd1 = LDC.64 c[0x0][0x190]\n%r1 = IMAD %r0, %rd1.lo\n\
+             %r2 = IMAD %r0, %rd1.hi, %r1\nSTG.E [%rd0], %r2\nEXIT"
+        ),
+        &["%r0 = S2R SR_TID.X", "%r1 = IMAD %r0, c[0x0][0x190]", "%r2 = IMAD %r0, c[0x0][0x194], %r1", "STG.E [%rd0], %r2", "EXIT"],
+    );
+    // A half used by an instruction that already has its one constant operand stays a
+    // register, and the parameter keeps its load for it.
+    check_fold(
+        &format!("{decls}\n%r0 = S2R SR_TID.X\n%rd1 = LDC.64 c[0x0][0x190]\n%r1 = IMAD %r0, %rd1.hi, 5\nSTG.E [%rd0], %r1\nEXIT"),
+        &["%r0 = S2R SR_TID.X", "%rd1 = LDC.64 c[0x0][0x190]", "%r1 = IMAD %r0, %rd1.hi, 5", "STG.E [%rd0], %r1", "EXIT"],
+    );
+}
+
 #[test]
 fn components_start_assembled_values_where_they_are_assembled() {
     let body = ".reg .R %r<4>\n.reg .R.x2 %rd<4>\nBB0:\n%r0 = S2R SR_TID.X\n%r1 = S2R SR_TID.Y\n\

@@ -299,6 +299,12 @@ pub fn predicated_kills(f: &Function, exit_live: &[VRegId]) -> Vec<bool> {
 /// expansion of a division, an accumulator updated twice — which the single-def rule
 /// missed: they stayed live from the function's entry around every loop (a reduced
 /// cuvarbase BLS kernel failed at 32 registers where ptxas uses 4; `tests/regress/`).
+/// After that first whole def, the same guard's instructions may read or write single
+/// components (`expand`'s 64-bit multiply: `@!P %rd = IMAD.WIDE.U32 ..`, then `@!P
+/// %rd.hi = IADD3 %rd.hi, ..`): every read still follows the whole def under the guard.
+/// dlib's `_cuda_add2` predicates two such address computations; ptxas's SASS keeps them
+/// in registers only between their `@!P0 IMAD.WIDE.U32` and the `@!P0 LDG` (nvdisasm
+/// `-plr`), where radbg kept them live around the whole loop.
 pub fn guard_local(f: &Function, exit_live: &[VRegId]) -> Vec<bool> {
     use crate::ir::model::{Guard, Reg};
     const UNSEEN: u32 = u32::MAX;
@@ -342,7 +348,7 @@ pub fn guard_local(f: &Function, exit_live: &[VRegId]) -> Vec<bool> {
                     block[v] = b;
                     guard[v] = g;
                     guard_gen[v] = gen_now;
-                } else if block[v] != b || guard[v] != g || guard_gen[v] != gen_now || !whole {
+                } else if block[v] != b || guard[v] != g || guard_gen[v] != gen_now {
                     ok[v] = false;
                 }
             };

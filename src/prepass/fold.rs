@@ -12,7 +12,8 @@
 //! A vreg is a *constant* when it has exactly one def, a whole-register def that always
 //! executes, by `LDC` or a `MOV` (including `MOV.CVTA`) whose one source is a
 //! constant-bank operand, an immediate, a symbol or another constant. Each register use
-//! of a constant is replaced by that operand when the using instruction has no memory
+//! of a constant (or of one half of a parameter loaded whole: `component`) is replaced by
+//! that operand when the using instruction has no memory
 //! operand, is not a control transfer, and has no other non-register source (a SASS
 //! instruction takes one immediate or constant-bank operand). Constants left without
 //! uses lose their defining instruction. Uses that cannot fold (addresses, stores)
@@ -31,6 +32,24 @@ pub const PASS: Pass = Pass {
     run,
     ori: false,
 };
+
+/// What a use of a constant reads: the constant itself, or for component `k` of a
+/// parameter loaded whole (`LDC.64`), the bank word at `offset + 4k`. dlib's `_cuda_add2`
+/// multiplies by `size_t` parameters; the importer's expansion of the 64-bit multiply reads
+/// their halves (`IMAD %x, %rd34.lo`), and ptxas's SASS (13.0.88, nvdisasm) reads both from
+/// the bank, `IMAD.WIDE.U32 R2, R7, c[0x0][0x190], R8` and `IMAD R7, R7, c[0x0][0x194], R4`,
+/// with no register for the parameter. A component of any other constant (an immediate,
+/// a symbol) stays a register use: which word it is depends on a width the operand does
+/// not carry.
+fn component(value: &Operand, comp: Option<u8>) -> Option<Operand> {
+    match (value, comp) {
+        (v, None) => Some(v.clone()),
+        (Operand::CBank { bank, offset }, Some(k)) => {
+            Some(Operand::CBank { bank: *bank, offset: offset.checked_add(4 * k as u32)? })
+        }
+        _ => None,
+    }
+}
 
 fn is_const_operand(o: &Operand) -> bool {
     matches!(o, Operand::Imm(_) | Operand::FImm(_) | Operand::CBank { .. } | Operand::Sym(_))
@@ -328,8 +347,7 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
             // One fold per instruction: the first foldable source.
             for k in nd..inst.operands.len() {
                 if let Operand::Reg(Reg::V(r)) = &inst.operands[k]
-                    && r.comp.is_none()
-                    && let Some(val) = value[r.vreg.index()].clone()
+                    && let Some(val) = value[r.vreg.index()].as_ref().and_then(|v| component(v, r.comp))
                 {
                     touched[r.vreg.index()] = true;
                     inst.operands[k] = val;
