@@ -228,7 +228,14 @@ fn fresh(g: &mut Function, taken: &mut std::collections::HashSet<String>, v: VRe
 /// The vregs of `body` that each copy may define afresh: written whole by unguarded
 /// instructions only, not pinned or aliased. A value written in part, or under a guard
 /// and read before its def in the body or after the loop, keeps its name in every copy
-/// (a renamed copy would not hold the old value where the guard is false).
+/// (a renamed copy would not hold the old value where the guard is false). The one
+/// exception to "whole": a vector operand the importer assembles from its components
+/// (`ASSEMBLED`: `st.global.v4.f32 [..], {%f45, ..}` is four component `MOV`s into
+/// `%v4tmp`, then the store), written by unguarded defs only, not read before them in the
+/// body nor after the loop — each copy writes all of it again, so a copy of its own
+/// holds the same values. Kept under one name, the four copies' groups made it one web
+/// live around the loop (faiss's `assignAlongColumns`: four quads of store data live
+/// through the unrolled loop, 56 registers where ptxas uses 32).
 fn renamable(f: &Function, body: &[Inst], live_out: &dyn Fn(VRegId) -> bool) -> HashSet<VRegId> {
     // Per vreg the body writes: (whole, partial, guarded, read before its first def);
     // only the body's vregs, not a table of the function's (a loop costs its own size).
@@ -249,8 +256,13 @@ fn renamable(f: &Function, body: &[Inst], live_out: &dyn Fn(VRegId) -> bool) -> 
     seen.into_iter()
         .filter(|&(v, [whole, partial, guarded, _])| {
             let vr = f.vreg(v);
-            whole
-                && !partial
+            let assembled = vr.flags & crate::ir::model::vflags::ASSEMBLED != 0
+                && partial
+                && !whole
+                && !guarded
+                && !exposed.contains(&v)
+                && !live_out(v);
+            (whole && !partial || assembled)
                 && vr.pin.is_none()
                 && vr.alias.is_none()
                 && !(guarded && (exposed.contains(&v) || live_out(v)))
@@ -278,6 +290,9 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
         let mut now: HashMap<VRegId, VRegId> = HashMap::new();
         for k in 0..FACTOR {
             let last = k + 1 == FACTOR;
+            // The vregs this copy has already renamed (an assembled one is written by
+            // several component defs: the first makes its new name, the rest write it).
+            let mut renamed: HashSet<VRegId> = HashSet::new();
             for inst in body {
                 let mut c = inst.clone();
                 c.for_each_use_mut(|r| {
@@ -289,6 +304,13 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
                     if let Operand::Reg(Reg::V(r)) = o
                         && ok.contains(&r.vreg)
                     {
+                        if !renamed.insert(r.vreg) {
+                            // Another component of a vreg this copy renamed.
+                            if let Some(&n) = now.get(&r.vreg) {
+                                r.vreg = n;
+                            }
+                            continue;
+                        }
                         if last {
                             now.remove(&r.vreg);
                         } else {
@@ -368,6 +390,45 @@ mod tests {
         let body = &g.blocks.iter().find(|b| b.label.contains("LOOP")).expect("loop").insts;
         let last_ld = body.iter().rposition(|i| i.op.mnemonic() == "LDG").expect("a load");
         assert_eq!(body[last_ld].defs()[0].as_vreg().map(|r| g.vreg(r.vreg).name.clone()), Some("%f1".into()));
+    }
+
+    /// A vector store's operand is assembled from its components (four `MOV`s into a
+    /// `%v4tmp`); each copy but the last writes a quad of its own, so the quads' live
+    /// ranges end at their stores instead of joining into one web around the loop.
+    #[test]
+    fn a_vector_operand_gets_a_name_in_each_copy() {
+        let src =
+            kernel("0", "").replace("st.global.f32 [%rd5], %f2;", "st.global.v4.f32 [%rd5], {%f2, %f1, %f2, %f1};");
+        // `components` marks the quad assembled (it runs first in the pipeline).
+        let m = import(&src);
+        let ctx = PassCtx { module: &m, sm: &m.sm, maxrregcount: None, cap: None };
+        let (f, _) = crate::prepass::components::PASS.run_owned(&m.functions[0], &ctx);
+        let (g, summary) = PASS.run_owned(&f, &ctx);
+        let body = &g.blocks.iter().find(|b| b.label.contains("LOOP")).expect("loop").insts;
+        let stored: Vec<String> = body
+            .iter()
+            .filter(|i| i.op.mnemonic() == "STG")
+            .filter_map(|i| i.uses().iter().find_map(|o| o.as_vreg()))
+            .map(|r| g.vreg(r.vreg).name.clone())
+            .collect();
+        assert_eq!(stored.len(), 4, "{summary}");
+        let distinct: HashSet<&String> = stored.iter().collect();
+        assert_eq!(distinct.len(), 4, "one quad per copy: {stored:?}");
+        // Every component def of a copy's quad writes that copy's name.
+        for (k, name) in stored.iter().enumerate() {
+            let v = g.vreg_by_name(name).expect("named");
+            let defs =
+                body.iter().filter(|i| i.defs().iter().any(|o| o.as_vreg().is_some_and(|r| r.vreg == v))).count();
+            assert_eq!(defs, 4, "copy {k}: {name} has its four component defs");
+        }
+        // The quads are live only from their first component def to their store.
+        let live = crate::analysis::liveness::compute(&g, &crate::analysis::cfg::build(&g, 1.0), &[]);
+        let lb = g.blocks.iter().position(|b| b.label.contains("LOOP")).expect("loop");
+        let entry = live.live_in(lb).names(&g);
+        assert!(
+            !stored.iter().any(|n| entry.split([' ', ',', '{', '}']).any(|x| x == n)),
+            "live into the loop: {entry}"
+        );
     }
 
     #[test]
