@@ -79,13 +79,27 @@ fn fold_reads_the_halves_of_a_64_bit_parameter_from_the_bank() {
             "{decls}\n%r0 = S2R SR_TID.X\n%rd1 = LDC.64 c[0x0][0x190]\n%r1 = IMAD %r0, %rd1.lo\n\
              %r2 = IMAD %r0, %rd1.hi, %r1\nSTG.E [%rd0], %r2\nEXIT"
         ),
-        &["%r0 = S2R SR_TID.X", "%r1 = IMAD %r0, c[0x0][0x190]", "%r2 = IMAD %r0, c[0x0][0x194], %r1", "STG.E [%rd0], %r2", "EXIT"],
+        &[
+            "%r0 = S2R SR_TID.X",
+            "%r1 = IMAD %r0, c[0x0][0x190]",
+            "%r2 = IMAD %r0, c[0x0][0x194], %r1",
+            "STG.E [%rd0], %r2",
+            "EXIT",
+        ],
     );
     // A half used by an instruction that already has its one constant operand stays a
     // register, and the parameter keeps its load for it.
     check_fold(
-        &format!("{decls}\n%r0 = S2R SR_TID.X\n%rd1 = LDC.64 c[0x0][0x190]\n%r1 = IMAD %r0, %rd1.hi, 5\nSTG.E [%rd0], %r1\nEXIT"),
-        &["%r0 = S2R SR_TID.X", "%rd1 = LDC.64 c[0x0][0x190]", "%r1 = IMAD %r0, %rd1.hi, 5", "STG.E [%rd0], %r1", "EXIT"],
+        &format!(
+            "{decls}\n%r0 = S2R SR_TID.X\n%rd1 = LDC.64 c[0x0][0x190]\n%r1 = IMAD %r0, %rd1.hi, 5\nSTG.E [%rd0], %r1\nEXIT"
+        ),
+        &[
+            "%r0 = S2R SR_TID.X",
+            "%rd1 = LDC.64 c[0x0][0x190]",
+            "%r1 = IMAD %r0, %rd1.hi, 5",
+            "STG.E [%rd0], %r1",
+            "EXIT",
+        ],
     );
 }
 
