@@ -29,6 +29,9 @@ pub mod stages;
 /// The per-function results as a persistent vector (cheap snapshots).
 pub mod funcs;
 
+/// A finished allocation held as its recipe once the cursor has left its function.
+pub mod finished;
+
 /// What the pipeline has established for one function.
 #[derive(Clone, Debug, Default)]
 pub struct FuncResult {
@@ -40,8 +43,10 @@ pub struct FuncResult {
     pub uninit: Option<String>,
     pub abi: Option<Arc<crate::abi::AbiResult>>,
     pub budget: Option<Budget>,
-    /// The allocation (of either allocator) once it has finished.
-    pub alloc: Option<Arc<AllocRun>>,
+    /// The allocation (of either allocator) once it has finished: outside a batch run,
+    /// only its recipe once the next function's allocation has started (replayed on use,
+    /// [`finished::Finished`]).
+    pub alloc: Option<finished::Finished>,
     /// The R registers a call of this function can change (`AllocRun::written_r`), kept
     /// after a batch run drops the allocation: its callers' clobbers.
     pub writes: Option<Arc<Vec<u16>>>,
@@ -408,6 +413,9 @@ impl Machine {
                         diagnostics: b.diagnostics.clone(),
                     };
                     self.funcs[fi].budget = Some(b);
+                    if !self.opts.batch {
+                        self.compact_finished(fi);
+                    }
                     self.pos.stage = Stage::Alloc;
                     self.pos.sub = 0;
                     return Some(Event { func: Some(fi), kind: ev });
@@ -444,7 +452,12 @@ impl Machine {
                             // writes its callers read (`stages::abi_config`).
                             let callee = self.funcs[fi].abi.as_ref().is_some_and(|r| r.engaged);
                             self.funcs[fi].writes = callee.then(|| done.written_r()).flatten().map(Arc::new);
-                            self.funcs[fi].alloc = Some(Arc::new(done));
+                            self.funcs[fi].alloc = Some(if self.alloc_share.is_some() || self.opts.batch {
+                                finished::Finished::held(done)
+                            } else {
+                                let config = done.config().clone();
+                                finished::Finished::new(done, self.module.clone(), fi, config)
+                            });
                             self.pos.stage = Stage::Check;
                         }
                     }
@@ -487,6 +500,28 @@ impl Machine {
                 }
             }
         }
+    }
+
+    /// Drops the allocations of the functions before `fi` to their recipes, as function
+    /// `fi`'s allocation starts: the previous one (just finished, held until now so that
+    /// queries about it at its last events cost nothing) and the one before (held again
+    /// if a query replayed it), so a run holds two finished allocations, not one per
+    /// function. The budget event's checkpoint is taken after this.
+    fn compact_finished(&mut self, fi: usize) {
+        for i in fi.saturating_sub(2)..fi {
+            let Some(c) =
+                self.funcs.get(i).and_then(|r| r.alloc.as_ref()).filter(|a| a.droppable()).map(|a| a.compact())
+            else {
+                continue;
+            };
+            self.funcs[i].alloc = Some(c);
+        }
+    }
+
+    /// How many finished allocations are held in full (for tests that this does not
+    /// grow with the number of functions).
+    pub fn held_allocations(&self) -> usize {
+        self.funcs.iter().filter(|r| r.alloc.as_ref().is_some_and(|a| a.is_held())).count()
     }
 
     /// The `report` rule's callee-saved traffic of a device function under the ABI
