@@ -91,6 +91,8 @@ pub struct Machine {
     /// Set on a budget sweep's template (`engine::sweep`): the machines copied from it
     /// share the allocator's budget-free start (`alloc::run::Shared`).
     pub alloc_share: Option<Arc<crate::alloc::run::Shared>>,
+    /// The module's call groups while the ABI stage runs ([`stages::AbiGroups`]).
+    pub(crate) abi_groups: Option<Arc<stages::AbiGroups>>,
     /// About what a copy of the module's IR costs (see [`Machine::write_bytes`]).
     ir_bytes: usize,
     /// Whether a function has an ABI spec (call lowering may rewrite the module).
@@ -149,6 +151,7 @@ impl Machine {
             pos: Pos { stage: Stage::Prepass, func: 0, sub: 0 },
             cur: None,
             alloc_share: None,
+            abi_groups: None,
         }
     }
 
@@ -394,7 +397,10 @@ impl Machine {
                 }
                 Stage::Abi => match stages::abi_step(self) {
                     Some(ev) => return Some(ev),
-                    None => self.goto(Stage::Lowering),
+                    None => {
+                        self.abi_groups = None;
+                        self.goto(Stage::Lowering);
+                    }
                 },
                 Stage::Lowering => {
                     let ev = stages::lowering(self);
