@@ -39,8 +39,8 @@ fn each_function_s_abi_is_the_whole_module_s() {
     let whole = at_abi.machine().module.clone();
     let limits = function_limits(&whole, &whole.sm);
     let mut engaged = 0;
-    for fi in 0..whole.functions.len() {
-        let input = AbiInput { maxreg: limits[fi], sm: whole.sm.clone() };
+    for (fi, &maxreg) in limits.iter().enumerate() {
+        let input = AbiInput { maxreg, sm: whole.sm.clone() };
         let mut want = abi::setup(&whole, fi, &input);
         want.checks.extend(abi::check_convergent(&whole, fi));
         want.checks.extend(abi::check_reserved_smem(&whole, fi));
