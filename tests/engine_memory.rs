@@ -109,8 +109,9 @@ fn time_travel_across_functions_restores_the_states() {
 }
 
 /// The finished allocations held in full after the run and at each function's budget
-/// event: the one just finished and the one in hand, however many functions there are.
-fn held_allocations(entries: usize) -> (usize, usize) {
+/// event: the previous function's (and the one before it at the end), however many
+/// functions there are.
+fn held_allocations(entries: usize) -> (usize, usize, usize) {
     let mut d = debugger(entries, Some(16));
     let mut most = 0;
     while d.step(1) == 1 {
@@ -118,15 +119,18 @@ fn held_allocations(entries: usize) -> (usize, usize) {
             most = most.max(d.machine().held_allocations());
         }
     }
-    (most, d.machine().held_allocations())
+    (most, d.machine().held_allocations(), d.checkpoint_held_allocations())
 }
 
 #[test]
-fn finished_allocations_are_held_for_the_last_function_only() {
-    let (during_small, end_small) = held_allocations(4);
-    let (during_large, end_large) = held_allocations(24);
+fn the_finished_allocations_held_do_not_grow_with_the_entries() {
+    let (during_small, end_small, cps_small) = held_allocations(4);
+    let (during_large, end_large, cps_large) = held_allocations(24);
     assert!(during_small <= 1 && during_large <= 1, "at a budget event: {during_small}, {during_large}");
     assert!(end_small <= 2 && end_large <= 2, "at the end: {end_small}, {end_large}");
+    // A checkpoint keeps the finished allocations as recipes: one at each budget event
+    // kept the previous function's, that is all of them.
+    assert!(cps_small <= 2 && cps_large <= 2, "in the checkpoints: {cps_small}, {cps_large}");
 }
 
 #[test]

@@ -44,7 +44,7 @@ pub struct FuncResult {
     pub abi: Option<Arc<crate::abi::AbiResult>>,
     pub budget: Option<Budget>,
     /// The allocation (of either allocator) once it has finished: outside a batch run,
-    /// only its recipe once the next function's allocation has started (replayed on use,
+    /// only its recipe once the allocation two functions on has started (replayed on use,
     /// [`finished::Finished`]).
     pub alloc: Option<finished::Finished>,
     /// The R registers a call of this function can change (`AllocRun::written_r`), kept
@@ -287,11 +287,38 @@ impl Machine {
         self.pos.stage == Stage::Done && self.pos.sub > 0
     }
 
-    /// A snapshot for checkpoints (the allocation's occupancy cache is dropped).
+    /// A snapshot for checkpoints (the allocation's occupancy cache is dropped, and so
+    /// are the finished allocations of the functions before the one in hand: a checkpoint
+    /// at every function's budget event kept the previous function's, that is every
+    /// function's, 240 MB on the 5 MB file of 614 entries, as before they were dropped).
     pub fn snapshot(&self) -> Machine {
         let mut m = self.clone();
         m.cur = self.cur.as_ref().map(AllocRun::snapshot);
+        m.detach_finished();
         m
+    }
+
+    /// A copy of a checkpoint to run on: the finished allocations it holds as recipes get
+    /// cells of their own, so a query that replays one here fills this machine's, not
+    /// the checkpoint's (which would then keep it).
+    pub fn restored(&self) -> Machine {
+        let mut m = self.clone();
+        m.detach_finished();
+        m
+    }
+
+    /// The finished allocations of the three functions before the one in hand, as
+    /// recipes in fresh cells ([`finished::Finished::compact`]).
+    fn detach_finished(&mut self) {
+        let fi = self.pos.func.min(self.funcs.len());
+        for i in fi.saturating_sub(3)..fi {
+            let Some(c) =
+                self.funcs.get(i).and_then(|r| r.alloc.as_ref()).filter(|a| a.has_recipe()).map(|a| a.compact())
+            else {
+                continue;
+            };
+            self.funcs[i].alloc = Some(c);
+        }
     }
 
     /// What keeping a snapshot of this machine will cost beyond the snapshot itself: a
@@ -508,13 +535,15 @@ impl Machine {
         }
     }
 
-    /// Drops the allocations of the functions before `fi` to their recipes, as function
-    /// `fi`'s allocation starts: the previous one (just finished, held until now so that
-    /// queries about it at its last events cost nothing) and the one before (held again
-    /// if a query replayed it), so a run holds two finished allocations, not one per
-    /// function. The budget event's checkpoint is taken after this.
+    /// Drops the allocations of the functions two and three before `fi` to their
+    /// recipes, as function `fi`'s budget is resolved: the previous function's stays held,
+    /// because the first events of `fi` still show its last ones and the state table
+    /// falls back on it (a replay there would stall a step on a large function), and the
+    /// one before it is dropped, again if a query replayed it. A run holds at most three
+    /// finished allocations (the two before the one in hand, and any a query asked for),
+    /// not one per function. The budget event's checkpoint is taken after this.
     fn compact_finished(&mut self, fi: usize) {
-        for i in fi.saturating_sub(2)..fi {
+        for i in fi.saturating_sub(3)..fi.saturating_sub(1) {
             let Some(c) =
                 self.funcs.get(i).and_then(|r| r.alloc.as_ref()).filter(|a| a.droppable()).map(|a| a.compact())
             else {

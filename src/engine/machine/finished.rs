@@ -66,6 +66,11 @@ impl Finished {
         matches!(&*self.0, Inner::Lazy { run, .. } if run.get().is_some())
     }
 
+    /// Whether the run can be replayed (and so dropped): not a sweep's shared start.
+    pub fn has_recipe(&self) -> bool {
+        matches!(&*self.0, Inner::Lazy { .. })
+    }
+
     /// The same allocation without its state (a fresh cell with the recipe), or a copy
     /// of this one when it has no recipe. Copies made before keep what they hold.
     pub fn compact(&self) -> Finished {
