@@ -182,3 +182,25 @@ fn an_earlier_function_replayed_answers_as_the_run_that_finished_it() {
         assert_eq!(&d.machine().describe(&ev), text);
     }
 }
+
+#[test]
+fn going_back_into_an_allocation_keeps_the_previous_function_s_held() {
+    // At the third function's statistics, then back to the start of its allocation: the
+    // second function's allocation, held by the machine going back, is taken over by the
+    // restored one (the checkpoint keeps it as a recipe), not replayed again.
+    let mut d = debugger(4, Some(16));
+    let trace_of = |d: &Debugger, kind: fn(&radbg::engine::EventKind) -> bool, fi: usize| {
+        d.trace().iter().position(|e| e.func == Some(fi) && kind(&e.kind)).map(|i| i + 1)
+    };
+    d.run_to_end();
+    let stats = trace_of(&d, |k| matches!(k, radbg::engine::EventKind::Stats { .. }), 2).expect("stats of f2");
+    let start = trace_of(&d, |k| matches!(k, radbg::engine::EventKind::Alloc(_)), 2).expect("allocation of f2");
+    d.goto(stats);
+    // A query about the second function (its last events on screen) replays it.
+    let lines = d.machine().funcs[1].alloc.as_deref().map(|a| a.assignment_lines());
+    assert!(lines.is_some_and(|l| !l.is_empty()));
+    assert!(d.machine().funcs[1].alloc.as_ref().is_some_and(|a| a.is_held()), "held at f2's statistics");
+    d.goto(start + 2);
+    assert!(d.machine().funcs[1].alloc.as_ref().is_some_and(|a| a.is_held()), "still held after going back");
+    assert_eq!(d.checkpoint_held_allocations(), 0, "the checkpoints keep recipes");
+}

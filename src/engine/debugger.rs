@@ -233,7 +233,8 @@ impl Debugger {
         if target < self.cursor {
             let i = self.checkpoints.partition_point(|c| c.0 <= target) - 1;
             let (k, m) = &self.checkpoints[i];
-            self.machine = m.restored();
+            let old = std::mem::replace(&mut self.machine, m.restored());
+            self.machine.adopt_finished(&old);
             self.cursor = *k;
         }
         while self.cursor < target {

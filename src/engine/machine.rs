@@ -307,6 +307,25 @@ impl Machine {
         m
     }
 
+    /// Takes over from `old` (the machine this one replaces on going back) the finished
+    /// allocations it holds of the functions before the one in hand, where this one has
+    /// the same runs as recipes: going back near the start of an allocation would
+    /// otherwise replay the previous function's each time its last events are shown.
+    pub fn adopt_finished(&mut self, old: &Machine) {
+        let fi = self.pos.func.min(self.funcs.len());
+        for i in fi.saturating_sub(3)..fi {
+            let Some(a) = self.funcs.get(i).and_then(|r| r.alloc.as_ref()).filter(|a| !a.is_held()) else {
+                continue;
+            };
+            let Some(h) = old.funcs.get(i).and_then(|r| r.alloc.as_ref()).filter(|h| h.is_held() && a.same_run(h))
+            else {
+                continue;
+            };
+            let h = h.clone();
+            self.funcs[i].alloc = Some(h);
+        }
+    }
+
     /// The finished allocations of the three functions before the one in hand, as
     /// recipes in fresh cells ([`finished::Finished::compact`]).
     fn detach_finished(&mut self) {

@@ -71,6 +71,17 @@ impl Finished {
         matches!(&*self.0, Inner::Lazy { .. })
     }
 
+    /// Whether `other` is the same function's run from the same module and inputs (so
+    /// the same allocation: the allocators are deterministic).
+    pub fn same_run(&self, other: &Finished) -> bool {
+        match (&*self.0, &*other.0) {
+            (Inner::Lazy { recipe: a, .. }, Inner::Lazy { recipe: b, .. }) => {
+                Arc::ptr_eq(&a.module, &b.module) && a.fi == b.fi && a.kind == b.kind && a.config == b.config
+            }
+            _ => false,
+        }
+    }
+
     /// The same allocation without its state (a fresh cell with the recipe), or a copy
     /// of this one when it has no recipe. Copies made before keep what they hold.
     pub fn compact(&self) -> Finished {
