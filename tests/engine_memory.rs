@@ -107,3 +107,100 @@ fn time_travel_across_functions_restores_the_states() {
     }
     assert_eq!(d.trace(), end.trace());
 }
+
+/// The finished allocations held in full after the run and at each function's budget
+/// event: the previous function's (and the one before it at the end), however many
+/// functions there are.
+fn held_allocations(entries: usize) -> (usize, usize, usize) {
+    let mut d = debugger(entries, Some(16));
+    let mut most = 0;
+    while d.step(1) == 1 {
+        if matches!(d.current().map(|e| &e.kind), Some(radbg::engine::EventKind::Budget { .. })) {
+            most = most.max(d.machine().held_allocations());
+        }
+    }
+    (most, d.machine().held_allocations(), d.checkpoint_held_allocations())
+}
+
+#[test]
+fn the_finished_allocations_held_do_not_grow_with_the_entries() {
+    let (during_small, end_small, cps_small) = held_allocations(4);
+    let (during_large, end_large, cps_large) = held_allocations(24);
+    assert!(during_small <= 1 && during_large <= 1, "at a budget event: {during_small}, {during_large}");
+    assert!(end_small <= 2 && end_large <= 2, "at the end: {end_small}, {end_large}");
+    // A checkpoint keeps the finished allocations as recipes: one at each budget event
+    // kept the previous function's, that is all of them.
+    assert!(cps_small <= 2 && cps_large <= 2, "in the checkpoints: {cps_small}, {cps_large}");
+}
+
+#[test]
+fn an_earlier_function_replayed_answers_as_the_run_that_finished_it() {
+    // While each function's allocation is still held (its statistics event), what a
+    // query reads from it; and the state at an event inside its allocation.
+    let mut d = debugger(5, Some(16));
+    let mut fresh = Vec::new();
+    let mut inside = Vec::new();
+    while d.step(1) == 1 {
+        let ev = d.current().cloned().expect("applied");
+        match (&ev.kind, ev.func) {
+            (radbg::engine::EventKind::Stats { .. }, Some(fi)) => {
+                let a = d.machine().funcs[fi].alloc.as_deref().expect("finished");
+                fresh.push((fi, a.fingerprint(), a.assignment_lines(), a.spilled_names(), d.machine().describe(&ev)));
+            }
+            (radbg::engine::EventKind::Alloc(_), Some(fi)) if inside.len() == fi => {
+                inside.push((d.cursor() + 7, String::new()));
+            }
+            _ => {}
+        }
+        if let Some(last) = inside.last_mut()
+            && last.0 == d.cursor()
+        {
+            last.1 = d.fingerprint();
+        }
+    }
+    assert_eq!(fresh.len(), 5);
+    let machine = d.machine();
+    assert!(machine.funcs[0].alloc.as_ref().is_some_and(|a| !a.is_held()), "left as a recipe");
+    for (fi, fp, lines, spilled, _) in &fresh {
+        let a = machine.funcs[*fi].alloc.as_deref().expect("finished");
+        assert_eq!(&a.fingerprint(), fp, "function {fi} replayed");
+        assert_eq!(&a.assignment_lines(), lines);
+        assert_eq!(&a.spilled_names(), spilled);
+    }
+    // Back into each function's allocation, then forward to its statistics event.
+    for (k, fp) in inside.iter().rev() {
+        d.goto(*k);
+        assert_eq!(&d.fingerprint(), fp, "back at event {k}");
+    }
+    let stats: Vec<usize> = (0..d.trace().len())
+        .filter(|&i| matches!(d.trace()[i].kind, radbg::engine::EventKind::Stats { .. }))
+        .map(|i| i + 1)
+        .collect();
+    for (k, (_, _, _, _, text)) in stats.iter().zip(&fresh) {
+        d.goto(*k);
+        let ev = d.current().cloned().expect("applied");
+        assert_eq!(&d.machine().describe(&ev), text);
+    }
+}
+
+#[test]
+fn going_back_into_an_allocation_keeps_the_previous_function_s_held() {
+    // At the third function's statistics, then back to the start of its allocation: the
+    // second function's allocation, held by the machine going back, is taken over by the
+    // restored one (the checkpoint keeps it as a recipe), not replayed again.
+    let mut d = debugger(4, Some(16));
+    let trace_of = |d: &Debugger, kind: fn(&radbg::engine::EventKind) -> bool, fi: usize| {
+        d.trace().iter().position(|e| e.func == Some(fi) && kind(&e.kind)).map(|i| i + 1)
+    };
+    d.run_to_end();
+    let stats = trace_of(&d, |k| matches!(k, radbg::engine::EventKind::Stats { .. }), 2).expect("stats of f2");
+    let start = trace_of(&d, |k| matches!(k, radbg::engine::EventKind::Alloc(_)), 2).expect("allocation of f2");
+    d.goto(stats);
+    // A query about the second function (its last events on screen) replays it.
+    let lines = d.machine().funcs[1].alloc.as_deref().map(|a| a.assignment_lines());
+    assert!(lines.is_some_and(|l| !l.is_empty()));
+    assert!(d.machine().funcs[1].alloc.as_ref().is_some_and(|a| a.is_held()), "held at f2's statistics");
+    d.goto(start + 2);
+    assert!(d.machine().funcs[1].alloc.as_ref().is_some_and(|a| a.is_held()), "still held after going back");
+    assert_eq!(d.checkpoint_held_allocations(), 0, "the checkpoints keep recipes");
+}

@@ -151,6 +151,12 @@ impl Debugger {
         self.checkpoints.iter().map(|(_, m)| snapshot_bytes(m) - m.write_bytes()).sum()
     }
 
+    /// The finished allocations the checkpoints hold in full (not as recipes), for tests
+    /// that they do not grow with the number of functions.
+    pub fn checkpoint_held_allocations(&self) -> usize {
+        self.checkpoints.iter().map(|(_, m)| m.held_allocations()).sum()
+    }
+
     /// The machine at the cursor.
     pub fn machine(&self) -> &Machine {
         &self.machine
@@ -227,7 +233,8 @@ impl Debugger {
         if target < self.cursor {
             let i = self.checkpoints.partition_point(|c| c.0 <= target) - 1;
             let (k, m) = &self.checkpoints[i];
-            self.machine = m.clone();
+            let old = std::mem::replace(&mut self.machine, m.restored());
+            self.machine.adopt_finished(&old);
             self.cursor = *k;
         }
         while self.cursor < target {
@@ -511,7 +518,7 @@ impl Debugger {
         } else {
             let i = self.checkpoints.partition_point(|c| c.0 <= n).saturating_sub(1);
             match self.checkpoints.get(i) {
-                Some((k, m)) => (*k, m.clone()),
+                Some((k, m)) => (*k, m.restored()),
                 None => return Vec::new(),
             }
         };
@@ -582,7 +589,7 @@ impl Debugger {
             self.cursor = 0;
             self.checkpoints = vec![(0, self.machine.snapshot())];
         } else {
-            let (k, m) = self.checkpoints[cp].clone();
+            let (k, m) = (self.checkpoints[cp].0, self.checkpoints[cp].1.restored());
             self.machine = m;
             self.machine.set_options(&self.opts);
             self.cursor = k;

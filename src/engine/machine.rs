@@ -29,6 +29,9 @@ pub mod stages;
 /// The per-function results as a persistent vector (cheap snapshots).
 pub mod funcs;
 
+/// A finished allocation held as its recipe once the cursor has left its function.
+pub mod finished;
+
 /// What the pipeline has established for one function.
 #[derive(Clone, Debug, Default)]
 pub struct FuncResult {
@@ -40,8 +43,10 @@ pub struct FuncResult {
     pub uninit: Option<String>,
     pub abi: Option<Arc<crate::abi::AbiResult>>,
     pub budget: Option<Budget>,
-    /// The allocation (of either allocator) once it has finished.
-    pub alloc: Option<Arc<AllocRun>>,
+    /// The allocation (of either allocator) once it has finished: outside a batch run,
+    /// only its recipe once the allocation two functions on has started (replayed on use,
+    /// [`finished::Finished`]).
+    pub alloc: Option<finished::Finished>,
     /// The R registers a call of this function can change (`AllocRun::written_r`), kept
     /// after a batch run drops the allocation: its callers' clobbers.
     pub writes: Option<Arc<Vec<u16>>>,
@@ -86,6 +91,8 @@ pub struct Machine {
     /// Set on a budget sweep's template (`engine::sweep`): the machines copied from it
     /// share the allocator's budget-free start (`alloc::run::Shared`).
     pub alloc_share: Option<Arc<crate::alloc::run::Shared>>,
+    /// The module's call groups while the ABI stage runs ([`stages::AbiGroups`]).
+    pub(crate) abi_groups: Option<Arc<stages::AbiGroups>>,
     /// About what a copy of the module's IR costs (see [`Machine::write_bytes`]).
     ir_bytes: usize,
     /// Whether a function has an ABI spec (call lowering may rewrite the module).
@@ -144,6 +151,7 @@ impl Machine {
             pos: Pos { stage: Stage::Prepass, func: 0, sub: 0 },
             cur: None,
             alloc_share: None,
+            abi_groups: None,
         }
     }
 
@@ -279,11 +287,57 @@ impl Machine {
         self.pos.stage == Stage::Done && self.pos.sub > 0
     }
 
-    /// A snapshot for checkpoints (the allocation's occupancy cache is dropped).
+    /// A snapshot for checkpoints (the allocation's occupancy cache is dropped, and so
+    /// are the finished allocations of the functions before the one in hand: a checkpoint
+    /// at every function's budget event kept the previous function's, that is every
+    /// function's, 240 MB on the 5 MB file of 614 entries, as before they were dropped).
     pub fn snapshot(&self) -> Machine {
         let mut m = self.clone();
         m.cur = self.cur.as_ref().map(AllocRun::snapshot);
+        m.detach_finished();
         m
+    }
+
+    /// A copy of a checkpoint to run on: the finished allocations it holds as recipes get
+    /// cells of their own, so a query that replays one here fills this machine's, not
+    /// the checkpoint's (which would then keep it).
+    pub fn restored(&self) -> Machine {
+        let mut m = self.clone();
+        m.detach_finished();
+        m
+    }
+
+    /// Takes over from `old` (the machine this one replaces on going back) the finished
+    /// allocations it holds of the functions before the one in hand, where this one has
+    /// the same runs as recipes: going back near the start of an allocation would
+    /// otherwise replay the previous function's each time its last events are shown.
+    pub fn adopt_finished(&mut self, old: &Machine) {
+        let fi = self.pos.func.min(self.funcs.len());
+        for i in fi.saturating_sub(3)..fi {
+            let Some(a) = self.funcs.get(i).and_then(|r| r.alloc.as_ref()).filter(|a| !a.is_held()) else {
+                continue;
+            };
+            let Some(h) = old.funcs.get(i).and_then(|r| r.alloc.as_ref()).filter(|h| h.is_held() && a.same_run(h))
+            else {
+                continue;
+            };
+            let h = h.clone();
+            self.funcs[i].alloc = Some(h);
+        }
+    }
+
+    /// The finished allocations of the three functions before the one in hand, as
+    /// recipes in fresh cells ([`finished::Finished::compact`]).
+    fn detach_finished(&mut self) {
+        let fi = self.pos.func.min(self.funcs.len());
+        for i in fi.saturating_sub(3)..fi {
+            let Some(c) =
+                self.funcs.get(i).and_then(|r| r.alloc.as_ref()).filter(|a| a.has_recipe()).map(|a| a.compact())
+            else {
+                continue;
+            };
+            self.funcs[i].alloc = Some(c);
+        }
     }
 
     /// What keeping a snapshot of this machine will cost beyond the snapshot itself: a
@@ -389,7 +443,10 @@ impl Machine {
                 }
                 Stage::Abi => match stages::abi_step(self) {
                     Some(ev) => return Some(ev),
-                    None => self.goto(Stage::Lowering),
+                    None => {
+                        self.abi_groups = None;
+                        self.goto(Stage::Lowering);
+                    }
                 },
                 Stage::Lowering => {
                     let ev = stages::lowering(self);
@@ -408,6 +465,9 @@ impl Machine {
                         diagnostics: b.diagnostics.clone(),
                     };
                     self.funcs[fi].budget = Some(b);
+                    if !self.opts.batch {
+                        self.compact_finished(fi);
+                    }
                     self.pos.stage = Stage::Alloc;
                     self.pos.sub = 0;
                     return Some(Event { func: Some(fi), kind: ev });
@@ -444,7 +504,12 @@ impl Machine {
                             // writes its callers read (`stages::abi_config`).
                             let callee = self.funcs[fi].abi.as_ref().is_some_and(|r| r.engaged);
                             self.funcs[fi].writes = callee.then(|| done.written_r()).flatten().map(Arc::new);
-                            self.funcs[fi].alloc = Some(Arc::new(done));
+                            self.funcs[fi].alloc = Some(if self.alloc_share.is_some() || self.opts.batch {
+                                finished::Finished::held(done)
+                            } else {
+                                let config = done.config().clone();
+                                finished::Finished::new(done, self.module.clone(), fi, config)
+                            });
                             self.pos.stage = Stage::Check;
                         }
                     }
@@ -487,6 +552,30 @@ impl Machine {
                 }
             }
         }
+    }
+
+    /// Drops the allocations of the functions two and three before `fi` to their
+    /// recipes, as function `fi`'s budget is resolved: the previous function's stays held,
+    /// because the first events of `fi` still show its last ones and the state table
+    /// falls back on it (a replay there would stall a step on a large function), and the
+    /// one before it is dropped, again if a query replayed it. A run holds at most three
+    /// finished allocations (the two before the one in hand, and any a query asked for),
+    /// not one per function. The budget event's checkpoint is taken after this.
+    fn compact_finished(&mut self, fi: usize) {
+        for i in fi.saturating_sub(3)..fi.saturating_sub(1) {
+            let Some(c) =
+                self.funcs.get(i).and_then(|r| r.alloc.as_ref()).filter(|a| a.droppable()).map(|a| a.compact())
+            else {
+                continue;
+            };
+            self.funcs[i].alloc = Some(c);
+        }
+    }
+
+    /// How many finished allocations are held in full (for tests that this does not
+    /// grow with the number of functions).
+    pub fn held_allocations(&self) -> usize {
+        self.funcs.iter().filter(|r| r.alloc.as_ref().is_some_and(|a| a.is_held())).count()
     }
 
     /// The `report` rule's callee-saved traffic of a device function under the ABI

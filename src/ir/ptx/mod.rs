@@ -111,13 +111,16 @@ pub fn import_text(src: &str) -> Import {
 /// syntax tree before lowering allocates a vreg per declared register: eight functions
 /// of a million registers each ran 102 s and aborted out of memory (issue 28).
 fn over_limits(src: &str, ast: &ast::PtxModule<'_>) -> Option<Diagnostic> {
-    fn walk(stmts: &[ast::Stmt<'_>], total: &mut u64, src: &str) -> Option<Diagnostic> {
+    /// (module's registers, this function's, the largest function's so far)
+    fn walk(stmts: &[ast::Stmt<'_>], total: &mut (u64, u64, u64), src: &str) -> Option<Diagnostic> {
         for st in stmts {
             match st {
                 ast::Stmt::Decl(d) if d.space == ast::StateSpace::Reg => {
                     for n in &d.names {
-                        *total += n.range.map_or(1, u64::from);
-                        if let Some(msg) = crate::ir::limits::check_module_regs(*total, src.len()) {
+                        let k = n.range.map_or(1, u64::from);
+                        (total.0, total.1) = (total.0 + k, total.1 + k);
+                        total.2 = total.2.max(total.1);
+                        if let Some(msg) = crate::ir::limits::check_module_regs_in(total.0, total.2, src.len()) {
                             let at = n.pos as usize;
                             return Some(Diagnostic::error(Span::new(at, at + n.name.len()), msg));
                         }
@@ -133,13 +136,15 @@ fn over_limits(src: &str, ast: &ast::PtxModule<'_>) -> Option<Diagnostic> {
         }
         None
     }
-    let mut total = 0u64;
+    let mut total = (0u64, 0u64, 0u64);
     for item in &ast.items {
         if let ast::Item::Func(f) = item
             && let Some(body) = &f.body
-            && let Some(d) = walk(body, &mut total, src)
         {
-            return Some(d);
+            total.1 = 0;
+            if let Some(d) = walk(body, &mut total, src) {
+                return Some(d);
+            }
         }
     }
     None
