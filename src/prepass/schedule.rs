@@ -24,7 +24,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::analysis::liveness::BlockSet;
+use crate::analysis::liveness::{BlockSet, Liveness};
 use crate::ir::opcode::props;
 use crate::ir::regfile::REPORT_EXTRA;
 use crate::ir::{Function, Inst};
@@ -142,10 +142,20 @@ fn p_room(order_peak: u32) -> u32 {
 /// (`list::opaque`: calls and their ABI moves). `off`: the limit is the target plus `off`
 /// (its comparisons narrow `target_span`); `None` when it does not follow the target.
 fn list_schedule(f: &Function, peaks: &Peaks, limit: u32, off: Option<i64>) -> Vec<Option<Vec<usize>>> {
-    let live = peaks.live();
+    let (orders, span) = list_orders(f, peaks.live(), peaks.input()[1], limit);
+    if let Some(off) = off {
+        target_span::limit_between(span.0, span.1, off);
+    }
+    orders
+}
+
+/// [`list_schedule`]'s orders and the span of R limits that give them, nothing recorded
+/// (`target_span` is per thread: the caller records the span when it uses the orders).
+/// `p_input`: the input's P peak.
+fn list_orders(f: &Function, live: &Liveness, p_input: u32, limit: u32) -> (Vec<Option<Vec<usize>>>, (i64, i64)) {
     // Predicates: never more at once than the P file holds (P0–P6), nor than the PTX
     // order needs when it needs more.
-    let limit = [limit, p_room(peaks.input()[1])];
+    let limit = [limit, p_room(p_input)];
     let mut orders = Vec::with_capacity(f.blocks.len());
     let exits: Vec<usize> = live.exit_live().iter().map(|v| v.index()).collect();
     let mut span = (i64::MIN, i64::MAX);
@@ -209,10 +219,7 @@ fn list_schedule(f: &Function, peaks: &Peaks, limit: u32, off: Option<i64>) -> V
         let order: Vec<usize> = pieces.into_iter().rev().flatten().collect();
         orders.push(order.iter().enumerate().any(|(i, &j)| i != j).then_some(order));
     }
-    if let Some(off) = off {
-        target_span::limit_between(span.0, span.1, off);
-    }
-    orders
+    (orders, span)
 }
 
 /// `f` with each block whose order is given put in that order (`list_schedule`'s
@@ -228,12 +235,115 @@ fn reordered(f: &Function, orders: Vec<Option<Vec<usize>>>) -> Function {
     g
 }
 
+/// Instructions from which `run` computes on a second thread what it needs when the
+/// first schedule it tries is not kept (below it a thread costs more than it saves).
+const AHEAD_INSTS: usize = 20_000;
+
+/// Per block, its new order (`None`: unchanged).
+type Orders = Vec<Option<Vec<usize>>>;
+
+/// What `run` computes ahead on its second thread, each part with the `radbg::work` it
+/// took, counted when the part is used (so the count is the one-thread run's): the
+/// latency schedule's R limit, orders and span, when a pressure schedule is tried first;
+/// the early-issue plan and a copy of the function to apply it to.
+#[derive(Default)]
+struct Ahead {
+    latency: Option<(u32, Orders, (i64, i64), u64)>,
+    hoist: Option<(MovePlan, Planned, u64)>,
+}
+
+/// The second thread of a `run`, joined when its result is first asked for.
+struct Side<'s> {
+    handle: Option<std::thread::ScopedJoinHandle<'s, Ahead>>,
+    /// Whether it computes the latency schedule (else only the early-issue plan).
+    latency: bool,
+    got: Ahead,
+}
+
+impl Side<'_> {
+    fn none() -> Self {
+        Side { handle: None, latency: false, got: Ahead::default() }
+    }
+
+    fn get(&mut self) -> &mut Ahead {
+        if let Some(h) = self.handle.take() {
+            match h.join() {
+                Ok(a) => self.got = a,
+                Err(p) => std::panic::resume_unwind(p),
+            }
+        }
+        &mut self.got
+    }
+
+    /// The latency schedule at R limit `limit` computed ahead, its work counted; `None`
+    /// when it was not (or at another limit), without waiting for the early-issue plan.
+    fn latency(&mut self, limit: u32) -> Option<(Orders, (i64, i64))> {
+        if !self.latency {
+            return None;
+        }
+        match self.get().latency.take() {
+            Some((l, orders, span, work)) if l == limit => {
+                crate::work::add(work);
+                Some((orders, span))
+            }
+            _ => None,
+        }
+    }
+
+    /// The early-issue plan and a copy of the function, computed ahead, their work counted.
+    fn hoist(&mut self) -> Option<(MovePlan, Planned)> {
+        let (plan, planned, work) = self.get().hoist.take()?;
+        crate::work::add(work);
+        Some((plan, planned))
+    }
+}
+
+/// The R limit of the latency schedule when `decide` would try it after any pressure
+/// schedule (which then was not kept), and so also whether it would reach the early
+/// issue: decided as `decide` decides, on the same figures, without recording anything
+/// in `target_span`.
+fn latency_limit(ctx: &PassCtx, t: u32, need_f: u32) -> Option<u32> {
+    let budgeted = ctx.maxrregcount.is_some();
+    let follows = budgeted || need_f <= t;
+    let lt = latency_target(ctx, need_f);
+    let fits = if follows { need_f < t } else { need_f < lt };
+    fits.then(|| lt.wrapping_sub(REPORT_EXTRA + 1 + u32::from(budgeted)))
+}
+
 fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
-    let t = target(ctx);
-    let ti = i64::from(t);
     // One solve of the input; every order tried below is a reordering of it, measured
     // on the input (`Peaks`); the function is made only for the order kept.
-    let mut input = Peaks::new(f);
+    let input = Peaks::new(f);
+    let t = target(ctx);
+    let need_f = input.input()[0] + REPORT_EXTRA + 1;
+    let insts: usize = f.blocks.iter().map(|b| b.insts.len()).sum();
+    let Some(lat) = latency_limit(ctx, t, need_f).filter(|_| insts >= AHEAD_INSTS) else {
+        return decide(f, ctx, &input, &mut Side::none());
+    };
+    // A large function that may reach the latency schedule and the early issue: the
+    // second core computes them while this one tries the first schedule (the pressure
+    // one over the target, else the latency one); nothing it computes is recorded
+    // before `decide` uses it, so the result and the records are the one-thread run's.
+    let over = i64::from(t) < i64::from(need_f);
+    let (live, p_f) = (input.live(), input.input()[1]);
+    std::thread::scope(|s| {
+        let handle = s.spawn(move || {
+            let latency = over.then(|| {
+                let (orders, span) = list_orders(f, live, p_f, lat);
+                (lat, orders, span, crate::work::take())
+            });
+            let plan = hoist_plan(f);
+            let planned = Planned::new(f);
+            Ahead { latency, hoist: Some((plan, planned, crate::work::take())) }
+        });
+        decide(f, ctx, &input, &mut Side { handle: Some(handle), latency: over, got: Ahead::default() })
+    })
+}
+
+/// `run` on the input's solve, taking what `side` computed ahead where it did.
+fn decide(f: &Function, ctx: &PassCtx, input: &Peaks, side: &mut Side) -> (Option<Function>, String) {
+    let t = target(ctx);
+    let ti = i64::from(t);
     let [before, p_f] = input.input();
     let need_f = before + REPORT_EXTRA + 1;
     // Over the target the same list scheduler runs for pressure — its rule issues the
@@ -251,7 +361,7 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
             target_span::exactly(ti);
             -ti
         };
-        let orders = list_schedule(f, &input, t.saturating_sub(REPORT_EXTRA + 1), Some(off));
+        let orders = list_schedule(f, input, t.saturating_sub(REPORT_EXTRA + 1), Some(off));
         let blocks = orders.iter().flatten().count();
         let [peak_g, p_g] = input.of_orders(f, &orders);
         if peak_g < before && p_g <= p_room(p_f) {
@@ -278,7 +388,16 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
     // with it, 26 without).
     let room = if ctx.maxrregcount.is_some() { 1 } else { 0 };
     let off = follows.then_some(-i64::from(REPORT_EXTRA + 1 + room));
-    let orders = list_schedule(f, &input, t - REPORT_EXTRA - 1 - room, off);
+    let limit = t - REPORT_EXTRA - 1 - room;
+    let orders = match side.latency(limit) {
+        Some((orders, span)) => {
+            if let Some(off) = off {
+                target_span::limit_between(span.0, span.1, off);
+            }
+            orders
+        }
+        None => list_schedule(f, input, limit, off),
+    };
     let blocks = orders.iter().flatten().count();
     let [peak_g, p_g] = input.of_orders(f, &orders);
     if fits(peak_g + REPORT_EXTRA + 1 + room) && p_g <= p_room(p_f) {
@@ -290,7 +409,10 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
             format!("list schedule for latency: {blocks} block(s) reordered, R peak {before} → {peak_g} (target {t})");
         return (Some(reordered(f, orders)), summary);
     }
-    let plan = hoist_plan(f);
+    let (plan, planned) = match side.hoist() {
+        Some((plan, planned)) => (plan, Some(planned)),
+        None => (hoist_plan(f), None),
+    };
     // The most moves (layout order) that still fit; the peak with that many.
     let (mut lo, mut hi, mut peak_lo) = (0usize, plan.total(), before);
     while lo < hi {
@@ -305,7 +427,7 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
     if lo == 0 {
         return (None, format!("no load can be issued early within the register target {t}"));
     }
-    let mut planned = Planned::new(f);
+    let mut planned = planned.unwrap_or_else(|| Planned::new(f));
     let (_, moved) = planned.apply(&plan, lo);
     let summary = format!("{moved} load(s) issued early: R peak {before} → {peak_lo} (target {t})");
     (Some(planned.into_function()), summary)

@@ -72,7 +72,7 @@ pub(crate) struct Peaks {
     base: Vec<[u32; 2]>,
     /// Per block and number of a plan's moves in it, its peak in that order (the binary
     /// searches come back to the same orders).
-    memo: std::collections::HashMap<(usize, usize), [u32; 2]>,
+    memo: std::cell::RefCell<std::collections::HashMap<(usize, usize), [u32; 2]>>,
     /// One live set for every block walked (a fresh one per block cost the function's
     /// vreg count each; issue 25).
     walk: std::cell::RefCell<BlockWalk>,
@@ -86,7 +86,7 @@ impl Peaks {
         let live = liveness::compute_defined(f, &c, &[]);
         let base = live.block_max_pressures_all(f, [RegFile::R, RegFile::P]);
         let walk = std::cell::RefCell::new(BlockWalk::new(&live));
-        Peaks { live, base, memo: std::collections::HashMap::new(), walk }
+        Peaks { live, base, memo: Default::default(), walk }
     }
 
     /// The function's [R, P] peaks in the order given.
@@ -117,15 +117,18 @@ impl Peaks {
 
     /// The peaks of `f` (the function as given) with the first `k` moves of `plan` (made
     /// from `f`), without making that function.
-    pub(crate) fn of_plan(&mut self, f: &Function, plan: &MovePlan, k: usize) -> [u32; 2] {
+    /// Takes `&self` (the memo and the walk are cells) so that `schedule` can lend the
+    /// liveness to its second thread meanwhile.
+    pub(crate) fn of_plan(&self, f: &Function, plan: &MovePlan, k: usize) -> [u32; 2] {
         let Peaks { live, base, memo, walk } = self;
+        let (mut memo, mut walk) = (memo.borrow_mut(), walk.borrow_mut());
         Self::max(base.iter().zip(plan.split(k)).enumerate().map(|(b, (&p, here))| {
             if here == 0 {
                 return p;
             }
             *memo.entry((b, here)).or_insert_with(|| {
                 let order = plan.block_order(b, here);
-                live.block_max_pressures_with(f, b, [RegFile::R, RegFile::P], order.as_deref(), walk.get_mut())
+                live.block_max_pressures_with(f, b, [RegFile::R, RegFile::P], order.as_deref(), &mut walk)
             })
         }))
     }
@@ -220,7 +223,7 @@ fn sink_moves(insts: &[Inst], slots: &mut Slots, limit: usize) -> BlockMoves {
 fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
     let t = target(ctx);
     // One solve of the input; every order tried below is a reordering of it (`Peaks`).
-    let mut peaks = Peaks::new(f);
+    let peaks = Peaks::new(f);
     let before = peaks.input()[0];
     let need_f = before + REPORT_EXTRA + 1;
     // Each comparison with the target goes through `target_span` (a sweep shares this
@@ -234,7 +237,7 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
     // (`Peaks`); the function is made once, for the count kept.
     let plan = MovePlan::new(f, |insts, slots| sink_moves(insts, slots, usize::MAX), false);
     let n = plan.total();
-    let mut need = |k: usize| peaks.of_plan(f, &plan, k)[0] + REPORT_EXTRA + 1;
+    let need = |k: usize| peaks.of_plan(f, &plan, k)[0] + REPORT_EXTRA + 1;
     if n == 0 || !fits(need(n)) {
         // ptxas gives up a target it cannot reach and schedules for latency instead.
         return (None, format!("the register target {t} is out of reach (R peak {before}): nothing sunk"));
@@ -318,7 +321,7 @@ pub(crate) mod tests {
         let mut probes = 0;
         for (n, f) in random_cfg_functions(seed, 150).into_iter().enumerate() {
             let plan = plan(&f);
-            let mut peaks = Peaks::new(&f);
+            let peaks = Peaks::new(&f);
             assert_eq!(peaks.input(), fresh_peaks(&f), "function {n} as given");
             let mut planned = Planned::new(&f);
             let mut limits: Vec<usize> = (0..=plan.total()).collect();

@@ -81,10 +81,10 @@ pub fn import_text(src: &str) -> Import {
     if let Some(d) = over_limits(src, &ast) {
         return Import { module: None, map: SourceMap::default(), stubs: Vec::new(), diags: vec![d] };
     }
-    // What ptxas rejects and the lowering would let through (`validate`).
-    let mut diags = validate::check(src, &ast);
-    let module::Lowered { mut module, map, stubs } = module::lower_module(src, &ast, &mut diags);
-    module.srcloc = crate::ir::srcloc::SourceLines::scan(src);
+    // What ptxas rejects and the lowering would let through (`validate`), then the
+    // lowering's own diagnostics, in that order.
+    let (mut diags, module::Lowered { mut module, map, stubs }, srcloc) = check_and_lower(src, &ast);
+    module.srcloc = srcloc;
     if !diags.iter().any(Diagnostic::is_error) {
         // What the Ori validator rejects is PTX whose operand types do not fit
         // (a 64-bit load into a 32-bit register ...): reported at the PTX line.
@@ -105,6 +105,49 @@ pub fn import_text(src: &str) -> Import {
     diags.sort_by_key(|d| (d.span.map_or(0, |s| s.lo), d.severity));
     let ok = !diags.iter().any(Diagnostic::is_error);
     Import { module: ok.then_some(module), map, stubs, diags }
+}
+
+/// PTX text from which on the checks and the `.loc` scan run on a second thread while
+/// the lowering runs (issue 25: a tenth of importing the 8 MB scale kernel on the other
+/// core); below it a thread would cost more than it saves (a many-entry file imports
+/// one small group at a time, on `--jobs` threads already).
+const SIDE_THREAD_BYTES: usize = 1 << 20;
+
+/// `validate::check`'s diagnostics followed by the lowering's, the lowered module, and
+/// the source lines of `.file`/`.loc`: the three read only the text and the syntax tree,
+/// so for a large text the check and the scan run beside the lowering. The result does
+/// not depend on which finishes first, and the other thread's `radbg::work` is counted
+/// on this one.
+fn check_and_lower<'a>(
+    src: &'a str,
+    ast: &'a ast::PtxModule<'a>,
+) -> (Vec<Diagnostic>, module::Lowered, crate::ir::srcloc::SourceLines) {
+    let side = || {
+        let d = validate::check(src, ast);
+        (d, crate::ir::srcloc::SourceLines::scan(src))
+    };
+    let lower = || {
+        let mut d = Vec::new();
+        let lowered = module::lower_module(src, ast, &mut d);
+        (d, lowered)
+    };
+    let ((mut diags, lines), (lowered_diags, lowered)) = if src.len() >= SIDE_THREAD_BYTES {
+        std::thread::scope(|s| {
+            let h = s.spawn(|| (side(), crate::work::take()));
+            let l = lower();
+            match h.join() {
+                Ok((x, work)) => {
+                    crate::work::add(work);
+                    (x, l)
+                }
+                Err(p) => std::panic::resume_unwind(p),
+            }
+        })
+    } else {
+        (side(), lower())
+    };
+    diags.extend(lowered_diags);
+    (diags, lowered, lines)
 }
 
 /// The module-wide register limit and memory estimate (`ir::limits`), checked on the

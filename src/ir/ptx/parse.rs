@@ -314,7 +314,7 @@ impl<'a> Parser<'a> {
             }
             if let Some(r) = i.strip_prefix('{') {
                 f.open = self.pos(i);
-                let (r, body) = self.body(r, 1)?;
+                let (r, body) = self.body_halves(r, 1)?;
                 f.body = Some(if self.skeleton { Vec::new() } else { body });
                 f.close = self.pos(r).saturating_sub(1);
                 return Ok((r, f));
@@ -605,6 +605,68 @@ mod tests {
 
     fn wrap(body: &str) -> String {
         format!(".version 8.0\n.target sm_90\n.address_size 64\n.entry k() {{\n{body}\n}}\n")
+    }
+
+    /// A body of more than 1 MiB is parsed in two halves on two threads
+    /// (`Parser::body_halves`): the same statements, and the same errors, as the
+    /// one-thread parse — also where the middle falls in a comment, a nested scope or a
+    /// multi-line call, and with an error in either half.
+    #[test]
+    fn a_large_body_parses_in_halves_as_in_one() {
+        let mut lines = Vec::new();
+        let mut k = 0;
+        while lines.iter().map(|l: &String| l.len() + 1).sum::<usize>() < (1 << 20) + 8192 {
+            lines.push(format!("  add.s32 %r{}, %r{}, {k};", k % 50, (k + 1) % 50));
+            if k % 7 == 0 {
+                lines.push(format!("$L__BB0_{k}:"));
+            }
+            if k % 11 == 0 {
+                lines.push("  // a comment".to_string());
+            }
+            if k % 13 == 0 {
+                lines.push("  @%p1 bra $L__BB0_0;".to_string());
+            }
+            k += 1;
+        }
+        let n = lines.len();
+        let with = |edit: &dyn Fn(&mut Vec<String>)| {
+            let mut l = lines.clone();
+            edit(&mut l);
+            format!("\n  .reg .b32 %r<50>;\n  .reg .pred %p<2>;\n{}\n  ret;\n}}\n", l.join("\n"))
+        };
+        let cases = [
+            ("plain", with(&|_| {})),
+            (
+                "comment over the middle",
+                with(&|l| {
+                    l.insert(n / 2 - 3, "/*".to_string());
+                    l.insert(n / 2 + 40, "*/".to_string());
+                }),
+            ),
+            (
+                "scope over the middle",
+                with(&|l| {
+                    l.insert(n / 2 - 3, "{".to_string());
+                    l.insert(n / 2 + 40, "}".to_string());
+                }),
+            ),
+            (
+                "call over the middle",
+                with(&|l| {
+                    l.insert(n / 2 - 2, "  call.uni (retval0),\n  f,\n  (\n  param0,\n  param1\n  );".to_string());
+                }),
+            ),
+            ("error in the first half", with(&|l| l[n / 4] = "  add.s32 %r1, %r2, ;".to_string())),
+            ("error in the second half", with(&|l| l[3 * n / 4] = "  add.s32 %r1, %r2, ;".to_string())),
+            ("unclosed", with(&|l| l.push("{".to_string()))),
+        ];
+        for (what, text) in &cases {
+            let p = Parser { src: text, skeleton: false };
+            let one = format!("{:?}", p.body(text, 1));
+            let halves = format!("{:?}", p.body_halves(text, 1));
+            assert!(one == halves, "{what}: the halves differ from the one-thread parse");
+        }
+        assert!(super::super::stmt::second_half(&cases[0].1).is_some(), "the plain body is split");
     }
 
     #[test]

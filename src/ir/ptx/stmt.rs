@@ -9,9 +9,59 @@ use super::ast::*;
 use super::lex::*;
 use super::parse::{MAX_OPERANDS, MAX_VECTOR, Parser};
 
+/// Where the second half of a body starts: the first line after the middle of `i` that
+/// starts (after spaces) with an instruction, a guard or a label — not a brace, a
+/// comment or a directive — within a few lines; `None` when there is no such line.
+pub(super) fn second_half(i: &str) -> Option<&str> {
+    let b = i.as_bytes();
+    let mut at = b.len() / 2;
+    for _ in 0..64 {
+        // Just after a newline: a character boundary.
+        at += b.get(at..)?.iter().position(|&c| c == b'\n')? + 1;
+        let line = i[at..].trim_start_matches([' ', '\t']);
+        if line.starts_with(|c: char| c == '@' || c == '$' || c == '%' || c == '_' || c.is_ascii_alphabetic()) {
+            return Some(line);
+        }
+    }
+    None
+}
+
 impl<'a> Parser<'a> {
     /// The statements of a `{ }` scope after its `{`, through its `}`.
     pub(super) fn body(&self, i: &'a str, depth: u32) -> PResult<'a, Vec<Stmt<'a>>> {
+        self.body_to(i, depth, None).map(|(r, (out, _))| (r, out))
+    }
+
+    /// A function body's statements as [`Parser::body`] gives them, the two halves of
+    /// a large one parsed on two threads (issue 25: the scale kernel's 8 MB body).
+    /// The second half starts at a line of the text after the middle; the first half
+    /// is parsed up to there and must stop exactly on it, at the body's level, where
+    /// the one-thread parse would be in the same state (position and depth). Anything
+    /// else — an error in either half, a first half that ends the body before the
+    /// middle or steps over the line (a comment, a string, a nested scope) — falls back
+    /// to the one-thread parse, so the result and the errors are always its.
+    pub(super) fn body_halves(&self, i: &'a str, depth: u32) -> PResult<'a, Vec<Stmt<'a>>> {
+        const HALVES_BYTES: usize = 1 << 20;
+        let Some(rest) = (i.len() >= HALVES_BYTES).then(|| second_half(i)).flatten() else {
+            return self.body(i, depth);
+        };
+        let (first, second) = std::thread::scope(|s| {
+            let second = s.spawn(|| self.body(rest, depth));
+            let first = self.body_to(i, depth, Some(rest.len()));
+            (first, second.join())
+        });
+        match (first, second) {
+            (Ok((r, (mut out, false))), Ok(Ok((end, tail)))) if r.len() == rest.len() => {
+                out.extend(tail);
+                Ok((end, out))
+            }
+            _ => self.body(i, depth),
+        }
+    }
+
+    /// [`Parser::body`], stopping (with `false`: the body not closed) before the first
+    /// statement that starts at most `stop` bytes before the end of the text.
+    fn body_to(&self, i: &'a str, depth: u32, stop: Option<usize>) -> PResult<'a, (Vec<Stmt<'a>>, bool)> {
         if depth > MAX_DEPTH {
             return fail(i, "less deeply nested '{ }' scopes");
         }
@@ -20,8 +70,11 @@ impl<'a> Parser<'a> {
         loop {
             let (r, ()) = ws(i)?;
             i = r;
+            if stop.is_some_and(|s| i.len() <= s) {
+                return Ok((i, (out, false)));
+            }
             if let Some(r) = i.strip_prefix('}') {
-                return Ok((r, out));
+                return Ok((r, (out, true)));
             }
             if i.is_empty() {
                 return fail(i, "'}' closing the function body");
