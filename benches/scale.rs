@@ -16,6 +16,22 @@
 //! - `debug`: in process, on the scale kernel: run to the end, `step`, `reverse-step`,
 //!   `live` and a knob re-run (`set knob 684=…`).
 //!
+//! Eighth round (issue 25, branches dbg8 and perf8; 2 cores, load average 3.5–7 while the
+//! two helpers built, 1.5 after):
+//!
+//! | shape | before | after |
+//! |---|---|---|
+//! | REPL `continue`, 5 MB, 614 entries | 1.83 s / 241 MB | 1.67–2.71 s / **175 MB** |
+//! | REPL `continue`, 50 MB, 6,138 entries | refused without `RADBG_MAX_MEMORY`; with it 71.4 s / 2.34 GB | opens; 20.7–43.4 s / **1.59 GB** (goal ≤ 500 MB: not met) |
+//! | scale kernel, main-thread instructions (callgrind) | 7.40 / 5.65 / 8.39 G | 5.96 / 4.93 / 7.69 G (default / 64 / 32) |
+//! | scale kernel, wall, best of 3 at load 1.5 | 0.95 / 0.73 / 1.19 s | 0.77 / 0.72 / 1.20 s |
+//!
+//! `debug` shape after (load 2.3–4.4): run to the end 0.86–1.13 s, step 0.00 ms,
+//! reverse-step 0.03 ms, `live` 0.20 ms, knob re-run 426–504 ms. `scale` beside ptxas in
+//! one run at load 7 → 5: default 1.88 s / 92 MB against 59.28 s / 413 MB (31.5×), 64
+//! 0.91 s / 91 MB against 13.90 s / 418 MB (15.2×), 32 1.05 s / 127 MB against 33.17 s /
+//! 492 MB (31.7×). The 50 MB shape below still sets `RADBG_MAX_MEMORY`, no longer needed.
+//!
 //! Seventh round (issue 25, branches live7 and dbg7 and the lead; 2 cores, load average
 //! 0.4–1.7 after the helpers stopped; `/usr/bin/time`, wall / user / peak):
 //!
