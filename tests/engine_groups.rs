@@ -9,15 +9,7 @@ use radbg::engine::{Debugger, RunOptions};
 /// `device_calls.ptx` (calls, an extern, a prototype) with a device function nobody
 /// calls, independent entries, and one entry that calls that device function.
 fn module() -> radbg::ir::Module {
-    let mut text = include_str!("ptx/device_calls.ptx").to_string();
-    text.push_str(
-        "\n.func (.param .b32 func_retval0) lone(.param .b32 lone_param_0)\n{\n\t.reg .b32 \t%r<3>;\n\tld.param.b32 \t%r1, [lone_param_0];\n\tadd.s32 \t%r2, %r1, 1;\n\tst.param.b32 \t[func_retval0+0], %r2;\n\tret;\n}\n",
-    );
-    for k in 0..3 {
-        text.push_str(&format!(
-            "\n.visible .entry solo{k}(.param .u64 solo{k}_param_0)\n{{\n\t.reg .b32 \t%r<4>;\n\t.reg .b64 \t%rd<3>;\n\tld.param.u64 \t%rd1, [solo{k}_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n\tmov.u32 \t%r1, %tid.x;\n\tadd.s32 \t%r2, %r1, {k};\n\tst.global.u32 \t[%rd2], %r2;\n\tret;\n}}\n"
-        ));
-    }
+    let mut text = [include_str!("ptx/device_calls.ptx"), include_str!("engine_groups/independent.ptx.txt")].concat();
     text.push_str(
         "\n.visible .entry user(.param .u64 user_param_0)\n{\n\t.reg .b32 \t%r<4>;\n\t.reg .b64 \t%rd<3>;\n\tld.param.u64 \t%rd1, [user_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n\tmov.u32 \t%r1, %tid.x;\n\t{\n\t.param .b32 param0;\n\tst.param.b32 \t[param0+0], %r1;\n\t.param .b32 retval0;\n\tcall.uni (retval0), lone, (param0);\n\tld.param.b32 \t%r2, [retval0+0];\n\t}\n\tst.global.u32 \t[%rd2], %r2;\n\tret;\n}\n",
     );
