@@ -142,3 +142,53 @@ fn the_recorded_ptxas_figures_are_ptxas_s() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `kernel(n, false)` with the entry's launch bounds `bounds` (empty: none).
+fn bounded(n: usize, bounds: &str) -> String {
+    kernel(n, false).replacen(
+        ".visible .entry k(.param .u64 a)\n",
+        &format!(".visible .entry k(.param .u64 a){bounds}\n"),
+        1,
+    )
+}
+
+/// `heavy`'s spill-store bytes under `--maxrregcount budget`.
+fn callee_spills(text: &str, budget: u32) -> u32 {
+    let run = run_file("k.ptx", text, "sm_80", Some(budget), &Settings::default()).expect("runs");
+    let f = run.funcs.iter().find(|f| f.name == "heavy").expect("the callee");
+    assert!(f.faults.is_empty(), "{:?}", f.faults);
+    f.spill_stores
+}
+
+const BOUNDS: &str = "\n.maxntid 256, 1, 1\n.minnctapersm 2";
+
+/// ptxas compiles a callee with its entry, to the entry's budget: launch bounds replace
+/// `--maxrregcount` for the callee too (ARCHITECTURE.md, "Fidelity", rule "callees
+/// compile to their entry's launch bounds"). ptxas 13.0.88 on these two files under
+/// `--maxrregcount 32`: `heavy` keeps 60 values live; with the bounds (128 registers) it
+/// reports no spills, without them 136 bytes of spill stores.
+#[test]
+fn a_callee_compiles_to_its_entrys_launch_bounds() {
+    assert_eq!(callee_spills(&bounded(60, BOUNDS), 32), 0);
+    assert!(callee_spills(&bounded(60, ""), 32) > 0);
+    let Some(ptxas) = common::ptxas::ptxas() else {
+        eprintln!("ptxas 13.0.88 not in the corpus cache: the recorded behaviour is not re-measured");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("radbg-bounds-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for (name, bounds, spills) in [("with", BOUNDS, false), ("without", "", true)] {
+        let file = dir.join(format!("{name}.ptx"));
+        std::fs::write(&file, bounded(60, bounds)).expect("writes");
+        let out = std::process::Command::new(&ptxas)
+            .args(["-arch", "sm_80", "-v", "--maxrregcount", "32", "-o", "/dev/null"])
+            .arg(&file)
+            .output()
+            .expect("ptxas runs");
+        let log = String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+        let heavy = log.split("Function properties for heavy").nth(1).expect("heavy's properties");
+        let line = heavy.lines().nth(1).unwrap_or_default();
+        assert_eq!(!line.contains(" 0 bytes spill stores"), spills, "{name} launch bounds: {log}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

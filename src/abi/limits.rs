@@ -35,21 +35,7 @@ pub fn name_index(m: &Module) -> BTreeMap<&str, usize> {
 /// Per function, its callees in order of first call, without repeats
 /// (the seed's `callee_list`, +136).
 pub fn call_graph(m: &Module) -> Vec<Vec<usize>> {
-    let names = name_index(m);
-    m.functions
-        .iter()
-        .map(|f| {
-            let mut out: Vec<usize> = Vec::new();
-            for inst in f.blocks.iter().flat_map(|b| &b.insts) {
-                if let Some(c) = callee(&names, inst)
-                    && !out.contains(&c)
-                {
-                    out.push(c);
-                }
-            }
-            out
-        })
-        .collect()
+    crate::ir::callgraph::callees(&m.functions)
 }
 
 /// Post-order of the call graph: a depth-first walk from every function in file

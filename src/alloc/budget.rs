@@ -25,6 +25,8 @@ pub enum BudgetSource {
     DeviceFunctionMaxRegCount,
     MaxNReg,
     LaunchBounds,
+    /// The launch bounds of the entries that call a device function.
+    CallerLaunchBounds,
     AbiFloor,
 }
 
@@ -36,6 +38,7 @@ impl BudgetSource {
             BudgetSource::DeviceFunctionMaxRegCount => "--device-function-maxrregcount",
             BudgetSource::MaxNReg => ".maxnreg",
             BudgetSource::LaunchBounds => "the launch bounds (.maxntid/.minnctapersm)",
+            BudgetSource::CallerLaunchBounds => "the launch bounds of the entries that call it",
             BudgetSource::AbiFloor => "the ABI minimum",
         }
     }
@@ -104,6 +107,24 @@ pub fn resolve_as(m: &Module, f: &Function, uses_abi: bool, measured: bool) -> B
         }
         cli = Some((d, BudgetSource::DeviceFunctionMaxRegCount));
     }
+    // Measured: a device function whose calling entries all have the same launch-bound
+    // budget is compiled to it, whatever `--maxrregcount` says ([`inherit_launch_bounds`]).
+    if measured
+        && f.kind == FuncKind::Device
+        && let Some(b) = f.inherited_budget
+    {
+        if let Some((n, BudgetSource::MaxRegCount)) = cli {
+            diagnostics.push(format!(
+                "Overriding global maxrregcount {n} with entry-specific value {b} computed using thread count ({})",
+                f.name
+            ));
+            cli = None;
+        }
+        if b < gpr {
+            gpr = b;
+            source = BudgetSource::CallerLaunchBounds;
+        }
+    }
     if let Some((n, src)) = cli.clone() {
         if n > GPR_CAP {
             diagnostics.push(format!("Too big maxrregcount value specified {n}, will be ignored"));
@@ -166,7 +187,9 @@ pub fn resolve_as(m: &Module, f: &Function, uses_abi: bool, measured: bool) -> B
 /// reports 32–51 (ARCHITECTURE.md, issue 23 rule 4). So a cap, not a target.
 pub fn prepass_cap(m: &Module, f: &Function) -> Option<u32> {
     let b = resolve_as(m, f, false, true);
-    (f.launch_bounded() && b.source == BudgetSource::LaunchBounds).then_some(b.gpr)
+    let bounded = (f.launch_bounded() && b.source == BudgetSource::LaunchBounds)
+        || (f.inherited_budget.is_some() && b.source == BudgetSource::CallerLaunchBounds);
+    bounded.then_some(b.gpr)
 }
 
 /// Number of physical registers of a file that the allocator may use for a class

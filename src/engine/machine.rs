@@ -223,6 +223,7 @@ impl Machine {
                 }
                 format!("the launch bounds ({})", parts.join(", "))
             }
+            S::CallerLaunchBounds => format!("{} ({} registers)", b.source.describe(), b.gpr),
             S::ArchCap | S::AbiFloor => b.source.describe().to_string(),
         }
     }

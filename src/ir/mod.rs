@@ -7,6 +7,7 @@
 pub mod abi_spec;
 pub mod arbitrary;
 mod arbitrary_valid;
+pub mod callgraph;
 pub mod diag;
 pub mod encoding;
 pub mod limits;

@@ -172,6 +172,10 @@ pub struct Function {
     /// Known only by its signature (an `.extern` declaration or a call prototype in
     /// PTX): a stub standing for code ptxas does not see either.
     pub external: bool,
+    /// A device function's budget from the launch bounds of the entries that call it,
+    /// when they all set the same one (`alloc::budget::inherit_launch_bounds`, imported
+    /// PTX only): ptxas compiles a callee with each calling entry, to that entry's budget.
+    pub inherited_budget: Option<u32>,
 }
 
 impl Function {
@@ -185,7 +189,7 @@ impl Function {
     /// with `.maxntid` the count is the same at every `--maxrregcount`, and the launch
     /// bounds (with `.minnctapersm`) set the budget.
     pub fn cli_maxrregcount(&self, cli: Option<u32>) -> Option<u32> {
-        cli.filter(|_| !self.launch_bounded())
+        cli.filter(|_| !self.launch_bounded() && self.inherited_budget.is_none())
     }
 
     pub fn new(name: impl Into<String>, kind: FuncKind) -> Function {
@@ -206,6 +210,7 @@ impl Function {
             nounroll: Vec::new(),
             nounroll_all: false,
             external: false,
+            inherited_budget: None,
         }
     }
 

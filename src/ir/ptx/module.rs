@@ -6,7 +6,7 @@
 //! points back into the PTX. Must not know: how statements or instructions lower
 //! (that is `lower`, `inst`, `operand`).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use super::abi;
 use super::ast::{self, FuncKind as AstKind, Item, Pos, PtxModule, StateSpace, Stmt, VarDecl};
@@ -173,6 +173,7 @@ pub(super) fn lower_module_with<'a>(
     }
     module.functions.append(&mut ms.proto_stubs);
     callees_first(&mut module.functions, &mut map.functions);
+    crate::ir::callgraph::inherit_launch_bounds(&mut module);
     module.globals = std::mem::take(&mut ms.globals);
     map.globals = std::mem::take(&mut ms.global_spans);
     map.target = target.map(|(t, pos)| span(*pos, *pos + t.len() as u32));
@@ -188,28 +189,7 @@ pub(super) fn lower_module_with<'a>(
 /// its callers' are reported. NVRTC writes prototypes first and the definitions after
 /// the kernels that call them (blender's 240 `.func`s follow its 61 entries).
 fn callees_first(funcs: &mut Vec<Function>, spans: &mut Vec<FunctionSpans>) {
-    let index: HashMap<&str, usize> = funcs.iter().enumerate().rev().map(|(i, f)| (f.name.as_str(), i)).collect();
-    let callees: Vec<Vec<usize>> = funcs
-        .iter()
-        .map(|f| {
-            let mut out: Vec<usize> = Vec::new();
-            for inst in f.blocks.iter().flat_map(|b| &b.insts) {
-                if !inst.info().is(crate::ir::opcode::props::CALL) {
-                    continue;
-                }
-                let named = inst.uses().iter().find_map(|o| match o {
-                    crate::ir::Operand::Sym(s) => index.get(&**s).copied(),
-                    _ => None,
-                });
-                if let Some(c) = named
-                    && !out.contains(&c)
-                {
-                    out.push(c);
-                }
-            }
-            out
-        })
-        .collect();
+    let callees = crate::ir::callgraph::callees(funcs);
     let n = funcs.len();
     let (mut state, mut order) = (vec![0u8; n], Vec::with_capacity(n));
     for root in 0..n {
