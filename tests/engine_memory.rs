@@ -39,6 +39,20 @@ fn many_entries(entries: usize) -> String {
     s
 }
 
+/// The trace holds one `Event` per step, millions on a file of many entries (3.1 M on the
+/// 50 MB one, issue 25): an event's size is most of the trace's memory. The rare events
+/// with lists or long text box them (`AllocEvent::PreColor`, `BriggsEvent::Build` …); the
+/// common ones (an assignment and its constraints, 93 % of the events) set the size. It
+/// was 112 bytes.
+#[test]
+fn an_event_stays_small() {
+    use std::mem::size_of;
+    let alloc = size_of::<radbg::alloc::AllocEvent>();
+    let briggs = size_of::<radbg::alloc::briggs::BriggsEvent>();
+    assert!(alloc <= 40 && briggs <= 40, "AllocEvent {alloc} bytes, BriggsEvent {briggs}");
+    assert!(size_of::<radbg::engine::Event>() <= 64, "Event: {} bytes", size_of::<radbg::engine::Event>());
+}
+
 fn debugger(entries: usize, maxrregcount: Option<u32>) -> Debugger {
     let imported = radbg::ir::ptx::import_text(&many_entries(entries));
     let module = imported.module.expect("the generated file imports");

@@ -199,8 +199,7 @@ impl Debugger {
                     | EventKind::Alloc(crate::alloc::AllocEvent::Relive { .. })
                     | EventKind::Budget { .. }
                     | EventKind::Briggs(
-                        crate::alloc::briggs::BriggsEvent::Build { .. }
-                            | crate::alloc::briggs::BriggsEvent::SpillCode { .. }
+                        crate::alloc::briggs::BriggsEvent::Build(_) | crate::alloc::briggs::BriggsEvent::SpillCode(_)
                     )
             )
         });

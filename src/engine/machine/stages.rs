@@ -31,7 +31,7 @@ pub fn prepass_step(m: &mut Machine) -> Option<Event> {
             let (name, about) = crate::prepass::RULES.get(pi - crate::prepass::PASSES.len())?;
             m.pos.sub += 1;
             let summary = if m.opts.stage_on(name) { format!("on: {about}") } else { "switched off".to_string() };
-            return Some(Event { func: None, kind: EventKind::Prepass { pass: name.to_string(), summary } });
+            return Some(Event { func: None, kind: EventKind::Prepass { pass: name, summary } });
         };
         if !imported && !pass.ori {
             m.pos.sub += 1;
@@ -47,7 +47,7 @@ pub fn prepass_step(m: &mut Machine) -> Option<Event> {
                 }
             }
             let summary = "switched off".to_string();
-            return Some(Event { func: None, kind: EventKind::Prepass { pass: pass.name.to_string(), summary } });
+            return Some(Event { func: None, kind: EventKind::Prepass { pass: pass.name, summary } });
         }
         if fi >= m.module.functions.len() {
             m.pos.sub += 1;
@@ -87,7 +87,7 @@ pub fn prepass_step(m: &mut Machine) -> Option<Event> {
             }
             None => {}
         }
-        return Some(Event { func: Some(fi), kind: EventKind::Prepass { pass: pass.name.to_string(), summary } });
+        return Some(Event { func: Some(fi), kind: EventKind::Prepass { pass: pass.name, summary } });
     }
 }
 
@@ -188,8 +188,8 @@ pub fn abi_step(m: &mut Machine) -> Option<Event> {
                 kind: EventKind::AbiCheck {
                     code: c.code,
                     passed: c.passed,
-                    message: c.message.clone(),
-                    detail: c.detail.clone(),
+                    message: c.message.as_str().into(),
+                    detail: c.detail.as_str().into(),
                 },
             });
         }
