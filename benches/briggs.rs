@@ -76,8 +76,8 @@ fn main() {
             let mut build = None;
             while let Some(ev) = a.step() {
                 match ev {
-                    BriggsEvent::Build { nodes, edges, max_degree, density, .. } => {
-                        build = Some((nodes, edges, max_degree, density));
+                    BriggsEvent::Build(b) => {
+                        build = Some((b.nodes, b.edges, b.max_degree, b.density));
                     }
                     BriggsEvent::IterationEnd { spilled, .. } => return (build, spilled.len()),
                     _ => {}

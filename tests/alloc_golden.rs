@@ -103,8 +103,8 @@ fn run(path: &Path) -> (String, Vec<Ends>) {
     while let Some(ev) = m.step() {
         use radbg::engine::EventKind;
         match (ev.func, &ev.kind) {
-            (Some(fi), EventKind::Alloc(radbg::alloc::AllocEvent::AttemptEnd { class, line, .. })) => {
-                attempt_lines[fi].push(format!("{} {line}", class.name()))
+            (Some(fi), EventKind::Alloc(radbg::alloc::AllocEvent::AttemptEnd(e))) => {
+                attempt_lines[fi].push(format!("{} {}", e.class.name(), e.line))
             }
             (Some(fi), EventKind::Stats { lines }) => stats_lines[fi].extend(lines.iter().cloned()),
             _ => {}

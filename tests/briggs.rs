@@ -206,7 +206,7 @@ fn criteria(src: &str) -> (bool, bool) {
     let mut a = BriggsAlloc::new(f, config);
     // Step to the build: the graph before any coalescing.
     while let Some(ev) = a.step() {
-        if matches!(ev, BriggsEvent::Build { .. }) {
+        if matches!(ev, BriggsEvent::Build(_)) {
             break;
         }
     }

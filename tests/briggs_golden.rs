@@ -56,9 +56,9 @@ fn report(f: &Function, config: &radbg::alloc::AllocConfig) -> String {
     while let Some(ev) = a.step() {
         if matches!(
             ev,
-            BriggsEvent::Build { .. }
+            BriggsEvent::Build(_)
                 | BriggsEvent::IterationEnd { .. }
-                | BriggsEvent::SpillCode { .. }
+                | BriggsEvent::SpillCode(_)
                 | BriggsEvent::Finalize { .. }
         ) {
             out.push_str(&ev.describe(a.func()));

@@ -39,6 +39,20 @@ fn many_entries(entries: usize) -> String {
     s
 }
 
+/// The trace holds one `Event` per step, millions on a file of many entries (3.1 M on the
+/// 50 MB one, issue 25): an event's size is most of the trace's memory. The rare events
+/// with lists or long text box them (`AllocEvent::PreColor`, `BriggsEvent::Build` …); the
+/// common ones (an assignment and its constraints, 93 % of the events) set the size. It
+/// was 112 bytes.
+#[test]
+fn an_event_stays_small() {
+    use std::mem::size_of;
+    let alloc = size_of::<radbg::alloc::AllocEvent>();
+    let briggs = size_of::<radbg::alloc::briggs::BriggsEvent>();
+    assert!(alloc <= 40 && briggs <= 40, "AllocEvent {alloc} bytes, BriggsEvent {briggs}");
+    assert!(size_of::<radbg::engine::Event>() <= 64, "Event: {} bytes", size_of::<radbg::engine::Event>());
+}
+
 fn debugger(entries: usize, maxrregcount: Option<u32>) -> Debugger {
     let imported = radbg::ir::ptx::import_text(&many_entries(entries));
     let module = imported.module.expect("the generated file imports");
@@ -203,4 +217,34 @@ fn going_back_into_an_allocation_keeps_the_previous_function_s_held() {
     d.goto(start + 2);
     assert!(d.machine().funcs[1].alloc.as_ref().is_some_and(|a| a.is_held()), "still held after going back");
     assert_eq!(d.checkpoint_held_allocations(), 0, "the checkpoints keep recipes");
+}
+
+#[test]
+fn reverse_steps_inside_the_prepasses_rebuild_only_the_functions_they_touch() {
+    // The prepasses run pass by pass over every function, with no checkpoint after the
+    // start: going back there rebuilt the whole module by replaying from the start. Now
+    // the functions the skipped events touched are rebuilt alone; the module, position
+    // and every later event must be what a fresh run gives.
+    let mut d = debugger(12, None);
+    let mut end = d.clone();
+    end.run_to_end();
+    let prepass = |e: &radbg::engine::Event| matches!(e.kind, radbg::engine::EventKind::Prepass { .. });
+    let last = end.trace().iter().position(|e| !prepass(e)).expect("stages after the prepasses");
+    assert!(last > 100, "{last} prepass events");
+    d.goto(last);
+    for back in [1, 1, 2, 1, 13, 1, 40, 3] {
+        let rewinds = d.prepass_rewinds();
+        d.reverse_step(back);
+        let k = d.cursor();
+        // A few events back touch a few functions: rebuilt alone, not replayed.
+        assert!(back > 3 || d.prepass_rewinds() == rewinds + 1, "{back} back to event {k} replayed from the start");
+        let mut fresh = debugger(12, None);
+        fresh.goto(k);
+        assert_eq!(d.machine().pos, fresh.machine().pos, "position at event {k}");
+        assert!(d.machine().module == fresh.machine().module, "module at event {k}");
+        assert_eq!(d.fingerprint(), fresh.fingerprint(), "state at event {k}");
+    }
+    d.run_to_end();
+    assert_eq!(d.trace(), end.trace());
+    assert_eq!(d.fingerprint(), end.fingerprint());
 }

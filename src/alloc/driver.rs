@@ -673,7 +673,7 @@ impl FunctionAlloc {
         self.debug_lines.push(format!("{} {}", plan.class.name(), line));
         let mut record = att.record(&self.assign, self.analysis.costs.cost.as_slice(), success);
         record.spilled_total = self.spills.iter().filter(|s| self.func.vreg(s.vreg).class == plan.class).count() as u32;
-        let ev = AllocEvent::AttemptEnd {
+        let ev = AllocEvent::AttemptEnd(Box::new(crate::alloc::event::AttemptEnd {
             class: plan.class,
             attempt: att.number,
             used,
@@ -681,7 +681,7 @@ impl FunctionAlloc {
             success,
             needs_spill: att.needs_spill.len() as u32,
             line,
-        };
+        }));
         self.state.best_round = used as i32;
         Arc::make_mut(&mut self.records).push(record);
         self.phase = Phase::Best;
@@ -846,7 +846,7 @@ impl FunctionAlloc {
             "operands of eligible opcodes assigned first".to_string()
         };
         self.pending_prealloc = prealloc.clone();
-        AllocEvent::PreColor { class: plan.class, pinned, prealloc, note }
+        AllocEvent::PreColor(Box::new(crate::alloc::event::PreColor { class: plan.class, pinned, prealloc, note }))
     }
 
     fn build_constraints(&self, plan: &ClassPlan) -> Constraints {
@@ -1039,7 +1039,7 @@ impl FunctionAlloc {
             })
             .collect();
         let g = guidance::choose(&pressure, target, &cands, last.spill, self.params.guidance_walk);
-        let ev = AllocEvent::Guidance {
+        let ev = AllocEvent::Guidance(Box::new(crate::alloc::event::Guidance {
             class,
             attempt: last.number,
             target,
@@ -1048,7 +1048,7 @@ impl FunctionAlloc {
             peak_before: g.peak_before,
             peak_after: g.peak_after,
             fallback: g.fallback,
-        };
+        }));
         self.guidance = Some(Arc::new(g));
         ev
     }

@@ -20,12 +20,7 @@ pub enum AllocEvent {
         max_regs: u32,
         vregs: u32,
     },
-    PreColor {
-        class: RegClass,
-        pinned: Vec<(VRegId, u16)>,
-        prealloc: Vec<VRegId>,
-        note: String,
-    },
+    PreColor(Box<PreColor>),
     AttemptStart {
         class: RegClass,
         attempt: u32,
@@ -47,15 +42,7 @@ pub enum AllocEvent {
         stack: u32,
     },
     Assign(Assign),
-    AttemptEnd {
-        class: RegClass,
-        attempt: u32,
-        used: u32,
-        target: u32,
-        success: bool,
-        needs_spill: u32,
-        line: String,
-    },
+    AttemptEnd(Box<AttemptEnd>),
     Best {
         class: RegClass,
         attempt: u32,
@@ -63,16 +50,7 @@ pub enum AllocEvent {
         cost: f64,
         spills: u32,
     },
-    Guidance {
-        class: RegClass,
-        attempt: u32,
-        target: u32,
-        queue: u32,
-        chosen: Vec<VRegId>,
-        peak_before: u32,
-        peak_after: u32,
-        fallback: bool,
-    },
+    Guidance(Box<Guidance>),
     SpillCode {
         class: RegClass,
         vregs: Vec<(VRegId, u32)>,
@@ -97,6 +75,43 @@ pub enum AllocEvent {
         ok: bool,
         message: Option<String>,
     },
+}
+
+/// The class's pinned and pre-allocated vregs before its first attempt ([`AllocEvent::PreColor`], boxed: a rare event whose fields would
+/// otherwise size every event of the trace).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PreColor {
+    pub class: RegClass,
+    pub pinned: Vec<(VRegId, u16)>,
+    pub prealloc: Vec<VRegId>,
+    pub note: String,
+}
+
+/// An attempt's result ([`AllocEvent::AttemptEnd`], boxed: a rare event whose fields would
+/// otherwise size every event of the trace).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AttemptEnd {
+    pub class: RegClass,
+    pub attempt: u32,
+    pub used: u32,
+    pub target: u32,
+    pub success: bool,
+    pub needs_spill: u32,
+    pub line: String,
+}
+
+/// The spill guidance's choice after a failed attempt ([`AllocEvent::Guidance`], boxed: a rare event whose fields would
+/// otherwise size every event of the trace).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Guidance {
+    pub class: RegClass,
+    pub attempt: u32,
+    pub target: u32,
+    pub queue: u32,
+    pub chosen: Vec<VRegId>,
+    pub peak_before: u32,
+    pub peak_after: u32,
+    pub fallback: bool,
 }
 
 /// One vreg assignment decision of the fat-point core.
@@ -136,9 +151,8 @@ impl AllocEvent {
         match self {
             AllocEvent::Assign(x) => format!("{} {} v{}", x.class.name(), x.attempt, x.vreg.0),
             AllocEvent::Constraints { class, attempt, vreg, .. } => format!("{} {attempt} v{}", class.name(), vreg.0),
-            AllocEvent::AttemptStart { class, attempt, .. } | AllocEvent::AttemptEnd { class, attempt, .. } => {
-                format!("{} {attempt}", class.name())
-            }
+            AllocEvent::AttemptStart { class, attempt, .. } => format!("{} {attempt}", class.name()),
+            AllocEvent::AttemptEnd(e) => format!("{} {}", e.class.name(), e.attempt),
             other => other.class().map(|c| c.name().to_string()).unwrap_or_default(),
         }
     }
@@ -146,17 +160,17 @@ impl AllocEvent {
     pub fn class(&self) -> Option<RegClass> {
         match self {
             AllocEvent::ClassStart { class, .. }
-            | AllocEvent::PreColor { class, .. }
             | AllocEvent::AttemptStart { class, .. }
             | AllocEvent::Constraints { class, .. }
             | AllocEvent::Order { class, .. }
-            | AllocEvent::AttemptEnd { class, .. }
             | AllocEvent::Best { class, .. }
-            | AllocEvent::Guidance { class, .. }
             | AllocEvent::SpillCode { class, .. }
             | AllocEvent::Relive { class, .. }
             | AllocEvent::ClassEnd { class, .. } => Some(*class),
             AllocEvent::Assign(a) => Some(a.class),
+            AllocEvent::PreColor(p) => Some(p.class),
+            AllocEvent::AttemptEnd(e) => Some(e.class),
+            AllocEvent::Guidance(g) => Some(g.class),
             AllocEvent::Finalize { .. } => None,
             AllocEvent::BitSpill { .. } => Some(RegClass::P),
         }
@@ -167,14 +181,14 @@ impl AllocEvent {
         match self {
             AllocEvent::BitSpill { .. } => "bit-spill",
             AllocEvent::ClassStart { .. } => "class-start",
-            AllocEvent::PreColor { .. } => "precolor",
+            AllocEvent::PreColor(_) => "precolor",
             AllocEvent::AttemptStart { .. } => "attempt-start",
             AllocEvent::Constraints { .. } => "constraints",
             AllocEvent::Order { .. } => "order",
             AllocEvent::Assign(_) => "assign",
-            AllocEvent::AttemptEnd { .. } => "attempt-end",
+            AllocEvent::AttemptEnd(_) => "attempt-end",
             AllocEvent::Best { .. } => "best",
-            AllocEvent::Guidance { .. } => "guidance",
+            AllocEvent::Guidance(_) => "guidance",
             AllocEvent::SpillCode { .. } => "spill-code",
             AllocEvent::Relive { .. } => "relive",
             AllocEvent::ClassEnd { .. } => "class-end",
@@ -199,7 +213,8 @@ impl AllocEvent {
                 class.id(),
                 class.name()
             ),
-            AllocEvent::PreColor { class, pinned, prealloc, note } => {
+            AllocEvent::PreColor(p) => {
+                let PreColor { class, pinned, prealloc, note } = &**p;
                 let pins: Vec<String> =
                     pinned.iter().map(|(v, r)| format!("{}→{}{}", name(v), file(class), r)).collect();
                 format!(
@@ -242,18 +257,22 @@ impl AllocEvent {
                 }
                 s
             }
-            AllocEvent::AttemptEnd { line, success, .. } => {
-                format!("{} — {}", line, if *success { "fits" } else { "over budget" })
+            AllocEvent::AttemptEnd(e) => {
+                format!("{} — {}", e.line, if e.success { "fits" } else { "over budget" })
             }
             AllocEvent::Best { class, attempt, used, cost, spills } => format!(
                 "best result class {}: attempt {attempt}, used {used}, cost {cost:.1}, {spills} spilled",
                 class.name()
             ),
-            AllocEvent::Guidance { target, queue, chosen, peak_before, peak_after, fallback, .. } => format!(
-                "spill guidance (target {target}): queue of {queue}, spill {} [{}], peak {peak_before} → {peak_after}{}",
-                chosen.len(),
-                names(chosen),
-                if *fallback { " (only the vregs marked needs-spill)" } else { "" }
+            AllocEvent::Guidance(g) => format!(
+                "spill guidance (target {}): queue of {}, spill {} [{}], peak {} → {}{}",
+                g.target,
+                g.queue,
+                g.chosen.len(),
+                names(&g.chosen),
+                g.peak_before,
+                g.peak_after,
+                if g.fallback { " (only the vregs marked needs-spill)" } else { "" }
             ),
             AllocEvent::SpillCode { vregs, stores, loads, frame, smem, .. } => format!(
                 "spill code: {} vreg(s) to {}, {stores} store(s), {loads} reload(s), frame {frame} bytes",

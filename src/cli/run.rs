@@ -162,16 +162,8 @@ fn run_machine(mut m: Machine, ids: &[usize], events: bool, out: &mut Out) {
     let id = |f: Option<usize>| f.and_then(|i| ids.get(i).copied()).unwrap_or(0);
     while let Some(ev) = m.step() {
         let fid = id(ev.func);
-        if let EventKind::Alloc(crate::alloc::AllocEvent::AttemptEnd {
-            class,
-            attempt,
-            used,
-            target,
-            success,
-            line,
-            ..
-        }) = &ev.kind
-        {
+        if let EventKind::Alloc(crate::alloc::AllocEvent::AttemptEnd(e)) = &ev.kind {
+            let crate::alloc::event::AttemptEnd { class, attempt, used, target, success, line, .. } = &**e;
             let f = ev.func.and_then(|i| m.module.functions.get(i)).map(|f| f.name.clone());
             out.attempts.push((
                 fid,
@@ -185,7 +177,7 @@ fn run_machine(mut m: Machine, ids: &[usize], events: bool, out: &mut Out) {
         }
         match &ev.kind {
             EventKind::Budget { diagnostics, .. } => {
-                for d in diagnostics {
+                for d in diagnostics.iter() {
                     out.emit(1, fid, format!("ptxas info    : {d}"));
                 }
             }
@@ -197,13 +189,13 @@ fn run_machine(mut m: Machine, ids: &[usize], events: bool, out: &mut Out) {
             // Not a `-v` line: ptxas 13.0.88 prints no uninitialized-register warning (none
             // in the 655 ptxas logs of the real-kernel gate, nor on PTX that reads a
             // never-written register); radbg's finding is the uninit event and `why`.
-            EventKind::Alloc(crate::alloc::AllocEvent::AttemptEnd { class, line, .. }) => {
-                out.emit(1, fid, format!("{} {line}", class.name()));
+            EventKind::Alloc(crate::alloc::AllocEvent::AttemptEnd(e)) => {
+                out.emit(1, fid, format!("{} {}", e.class.name(), e.line));
             }
             // Under --allocator briggs: one line per iteration, as the attempt lines above.
             EventKind::Briggs(
                 crate::alloc::briggs::BriggsEvent::IterationEnd { .. }
-                | crate::alloc::briggs::BriggsEvent::SpillCode { .. },
+                | crate::alloc::briggs::BriggsEvent::SpillCode(_),
             ) => {
                 out.emit(1, fid, m.describe(&ev));
             }

@@ -108,22 +108,25 @@ pub fn colours(c: &ColourView) -> Output {
 
 fn build_json(b: &Option<BriggsEvent>) -> Value {
     match b {
-        Some(BriggsEvent::Build {
-            iteration,
-            nodes,
-            edges,
-            precoloured,
-            class_edges,
-            bank_edges,
-            moves,
-            max_degree,
-            avg_degree,
-            density,
-            k,
-        }) => json!({"iteration": iteration, "nodes": nodes, "edges": edges, "precoloured": precoloured,
+        Some(BriggsEvent::Build(b)) => {
+            let crate::alloc::briggs::event::Build {
+                iteration,
+                nodes,
+                edges,
+                precoloured,
+                class_edges,
+                bank_edges,
+                moves,
+                max_degree,
+                avg_degree,
+                density,
+                k,
+            } = &**b;
+            json!({"iteration": iteration, "nodes": nodes, "edges": edges, "precoloured": precoloured,
             "class_edges": class_edges, "bank_edges": bank_edges, "moves": moves, "max_degree": max_degree,
             "avg_degree": avg_degree, "density": density,
-            "k": k.iter().map(|(f, k)| json!({"file": f.prefix(), "k": k})).collect::<Vec<_>>()}),
+            "k": k.iter().map(|(f, k)| json!({"file": f.prefix(), "k": k})).collect::<Vec<_>>()})
+        }
         _ => Value::Null,
     }
 }
@@ -135,8 +138,17 @@ pub fn graph(g: &GraphView) -> Output {
         g.iteration,
         g.current.as_deref().unwrap_or("-")
     );
-    if let Some(BriggsEvent::Build { nodes, edges, precoloured, moves, max_degree, avg_degree, density, .. }) = &g.built
-    {
+    if let Some(BriggsEvent::Build(b)) = &g.built {
+        let crate::alloc::briggs::event::Build {
+            nodes,
+            edges,
+            precoloured,
+            moves,
+            max_degree,
+            avg_degree,
+            density,
+            ..
+        } = &**b;
         let ks: Vec<String> = g.k.iter().map(|(f, k)| format!("{}={k}", f.prefix())).collect();
         let _ = write!(
             s,
@@ -269,7 +281,7 @@ pub fn event_detail(ev: &BriggsEvent, func: Option<usize>, m: &crate::engine::Ma
     let names = |vs: &[crate::ir::VRegId]| vs.iter().map(name).collect::<Vec<_>>();
     match ev {
         BriggsEvent::IterationStart { n, insts, vregs } => json!({"iteration": n, "insts": insts, "vregs": vregs}),
-        BriggsEvent::Build { .. } => build_json(&Some(ev.clone())),
+        BriggsEvent::Build(_) => build_json(&Some(ev.clone())),
         BriggsEvent::Coalesced { keep, removed, criterion, round, point, degree } => {
             json!({"keep": name(keep), "removed": name(removed), "criterion": criterion.name(), "round": round,
             "point": point, "degree": degree})
@@ -296,7 +308,18 @@ pub fn event_detail(ev: &BriggsEvent, func: Option<usize>, m: &crate::engine::Ma
         BriggsEvent::IterationEnd { n, spilled, coloured } => {
             json!({"iteration": n, "spilled": names(spilled), "coloured": coloured})
         }
-        BriggsEvent::SpillCode { iteration, vregs, eager, evicted, stores, reloads, eliminated, remats, frame } => {
+        BriggsEvent::SpillCode(c) => {
+            let crate::alloc::briggs::event::SpillCode {
+                iteration,
+                vregs,
+                eager,
+                evicted,
+                stores,
+                reloads,
+                eliminated,
+                remats,
+                frame,
+            } = &**c;
             json!({"iteration": iteration,
             "vregs": vregs.iter().map(|(v, o)| json!({"vreg": name(v), "offset": o})).collect::<Vec<_>>(),
             "eager": names(eager),

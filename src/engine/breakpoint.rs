@@ -179,8 +179,8 @@ impl Breakpoint {
             (BpKind::Spill { vreg }, EventKind::Alloc(AllocEvent::Assign(a))) => {
                 a.needs_spill && vreg.as_ref().is_none_or(|v| vname(a.vreg) == *v)
             }
-            (BpKind::Spill { vreg }, EventKind::Alloc(AllocEvent::Guidance { chosen, .. })) => {
-                !chosen.is_empty() && vreg.as_ref().is_none_or(|v| chosen.iter().any(|c| vname(*c) == *v))
+            (BpKind::Spill { vreg }, EventKind::Alloc(AllocEvent::Guidance(g))) => {
+                !g.chosen.is_empty() && vreg.as_ref().is_none_or(|v| g.chosen.iter().any(|c| vname(*c) == *v))
             }
             (
                 BpKind::Attempt { number, class, spill },

@@ -73,7 +73,8 @@ pub struct Event {
 pub enum EventKind {
     /// A pre-allocation pass changed the IR (or was switched off).
     Prepass {
-        pass: String,
+        /// The pass's (or fidelity rule's) name: a constant, not a copy per event.
+        pass: &'static str,
         summary: String,
     },
     BlockRebuild {
@@ -93,11 +94,12 @@ pub enum EventKind {
     Uninit {
         message: Option<String>,
     },
+    /// (Boxed strings, not `String`s: the largest variant sizes every event of the trace.)
     AbiCheck {
         code: u32,
         passed: bool,
-        message: String,
-        detail: String,
+        message: Box<str>,
+        detail: Box<str>,
     },
     AbiError {
         message: String,
@@ -107,8 +109,8 @@ pub enum EventKind {
     },
     Budget {
         gpr: u32,
-        source: String,
-        diagnostics: Vec<String>,
+        source: Box<str>,
+        diagnostics: Box<[String]>,
     },
     Alloc(AllocEvent),
     /// An event of the Chaitin-Briggs allocator (`set allocator briggs`).
@@ -198,7 +200,7 @@ impl Event {
             EventKind::Lowering { summary } => summary.clone(),
             EventKind::Budget { gpr, source, diagnostics } => {
                 let mut s = format!("register budget {gpr} (set by {source})");
-                for d in diagnostics {
+                for d in diagnostics.iter() {
                     s.push_str("; ");
                     s.push_str(d);
                 }

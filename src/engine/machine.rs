@@ -462,8 +462,8 @@ impl Machine {
                     let b = budget::resolve_as(&self.module, f, uses_abi, self.opts.imported);
                     let ev = EventKind::Budget {
                         gpr: b.gpr,
-                        source: self.budget_source(f, &b),
-                        diagnostics: b.diagnostics.clone(),
+                        source: self.budget_source(f, &b).into(),
+                        diagnostics: b.diagnostics.clone().into(),
                     };
                     self.funcs[fi].budget = Some(b);
                     if !self.opts.batch {

@@ -353,7 +353,7 @@ pub fn vreg_info(d: &Debugger, fi: usize, v: VRegId) -> Option<VregInfo> {
             EventKind::Alloc(crate::alloc::AllocEvent::Assign(x)) if x.vreg == v => {
                 history.push(format!("#{} {}", i + 1, m.describe(e)));
             }
-            EventKind::Alloc(crate::alloc::AllocEvent::Guidance { chosen, .. }) if chosen.contains(&v) => {
+            EventKind::Alloc(crate::alloc::AllocEvent::Guidance(g)) if g.chosen.contains(&v) => {
                 history.push(format!("#{} chosen for spilling by guidance", i + 1));
             }
             _ => {}
@@ -417,11 +417,11 @@ pub fn status(d: &Debugger) -> StatusView {
         match a {
             A::AttemptStart { attempt: n, spill: s, .. } => (attempt, spill) = (Some(*n), Some(*s)),
             A::Assign(x) => attempt = Some(x.attempt),
-            A::AttemptEnd { attempt: n, .. }
-            | A::Constraints { attempt: n, .. }
-            | A::Order { attempt: n, .. }
-            | A::Best { attempt: n, .. }
-            | A::Guidance { attempt: n, .. } => attempt = Some(*n),
+            A::AttemptEnd(e) => attempt = Some(e.attempt),
+            A::Guidance(g) => attempt = Some(g.attempt),
+            A::Constraints { attempt: n, .. } | A::Order { attempt: n, .. } | A::Best { attempt: n, .. } => {
+                attempt = Some(*n)
+            }
             _ => {}
         }
     }
@@ -534,7 +534,7 @@ pub fn liveness_epoch(d: &Debugger, fi: usize) -> usize {
             matches!(a, A::Assign(_) | A::Constraints { .. } | A::Order { .. } | A::AttemptEnd { .. } | A::Best { .. })
         }
         // The Briggs machine answers liveness from the pipeline until spill code.
-        EventKind::Briggs(b) => !matches!(b, crate::alloc::briggs::BriggsEvent::SpillCode { .. }),
+        EventKind::Briggs(b) => !matches!(b, crate::alloc::briggs::BriggsEvent::SpillCode(_)),
         _ => false,
     };
     let trace = &d.trace()[..d.cursor()];
@@ -584,7 +584,7 @@ pub fn briggs_colours(d: &Debugger, b: &BriggsAlloc, v: VRegId) -> Option<crate:
 /// `graph`: the simplify stack, worklists and figures of function `fi`'s graph.
 pub fn briggs_graph(d: &Debugger, fi: usize, b: &BriggsAlloc) -> crate::alloc::briggs::view::GraphView {
     use crate::alloc::briggs::BriggsEvent;
-    let built = briggs_events(d, fi).filter(|(_, ev, _)| matches!(ev, BriggsEvent::Build { .. })).last();
+    let built = briggs_events(d, fi).filter(|(_, ev, _)| matches!(ev, BriggsEvent::Build(_))).last();
     crate::alloc::briggs::view::graph(built.map(|(_, ev, _)| ev.clone()), b)
 }
 

@@ -169,8 +169,8 @@ pub fn explain(cx: &Ctx, fi: usize, name: &str) -> Result<Explanation, String> {
             {
                 marked = Some((i + 1, x.clone()));
             }
-            EventKind::Alloc(A::Guidance { chosen: c, attempt, .. }) if c.contains(&v) && chosen.is_none() => {
-                chosen = Some((i + 1, *attempt));
+            EventKind::Alloc(A::Guidance(g)) if g.chosen.contains(&v) && chosen.is_none() => {
+                chosen = Some((i + 1, g.attempt));
             }
             EventKind::Alloc(A::SpillCode { vregs, stores, loads, frame, smem, .. })
                 if vregs.iter().any(|(x, _)| *x == v) && code.is_none() =>

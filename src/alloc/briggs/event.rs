@@ -12,20 +12,7 @@ pub enum BriggsEvent {
     /// An iteration begins on the current IR (1-based).
     IterationStart { n: u32, insts: u32, vregs: u32 },
     /// Phase 1: the graph is built.
-    Build {
-        iteration: u32,
-        nodes: u32,
-        edges: u64,
-        precoloured: u32,
-        class_edges: u64,
-        bank_edges: u64,
-        moves: u32,
-        max_degree: u32,
-        avg_degree: f64,
-        density: f64,
-        /// K of each register file that has nodes.
-        k: Vec<(RegFile, u32)>,
-    },
+    Build(Box<Build>),
     /// Phase 3: `removed` was merged into `keep`.
     Coalesced { keep: VRegId, removed: VRegId, criterion: Criterion, round: u32, point: u32, degree: u32 },
     /// The main loop's worklists are filled.
@@ -38,28 +25,54 @@ pub enum BriggsEvent {
     SpillCandidate { vreg: VRegId, cost: f64, degree: u32, priority: f64 },
     /// Phase 6: a node got a colour (its start register). `members`: the other vregs that
     /// take it with the node (coalesced into it, alias members).
-    ColourAssigned { vreg: VRegId, colour: u16, forbidden: Vec<u16>, members: Vec<VRegId> },
+    ///
+    /// The lists are boxed slices, not vectors, so the event fits the size of the trace's
+    /// events (`engine::event`).
+    ColourAssigned { vreg: VRegId, colour: u16, forbidden: Box<[u16]>, members: Box<[VRegId]> },
     /// Phase 6: no colour was left — an actual spill.
-    ActualSpill { vreg: VRegId, forbidden: Vec<u16>, candidate: bool, members: Vec<VRegId> },
+    ActualSpill { vreg: VRegId, forbidden: Box<[u16]>, candidate: bool, members: Box<[VRegId]> },
     /// The iteration's colouring is complete; `spilled` are the original vregs it spills.
     IterationEnd { n: u32, spilled: Vec<VRegId>, coloured: u32 },
     /// Spill code was regenerated for every vreg spilled so far.
-    SpillCode {
-        iteration: u32,
-        /// Vregs spilled by this iteration, with their slot offset (`None`: rematerialized).
-        vregs: Vec<(VRegId, Option<u32>)>,
-        /// Vregs switched from lazy to eager reloads.
-        eager: Vec<VRegId>,
-        /// (vreg that could neither get a colour nor shrink, neighbour spilled instead).
-        evicted: Vec<(VRegId, VRegId)>,
-        stores: u32,
-        reloads: u32,
-        eliminated: u32,
-        remats: u32,
-        frame: u32,
-    },
+    SpillCode(Box<SpillCode>),
     /// The allocation is over.
     Finalize { ok: bool, iterations: u32, spilled: u32, registers: u32, message: Option<String> },
+}
+
+/// Phase 1's graph figures ([`BriggsEvent::Build`], boxed: a rare event whose fields would
+/// otherwise size every event of the trace).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Build {
+    pub iteration: u32,
+    pub nodes: u32,
+    pub edges: u64,
+    pub precoloured: u32,
+    pub class_edges: u64,
+    pub bank_edges: u64,
+    pub moves: u32,
+    pub max_degree: u32,
+    pub avg_degree: f64,
+    pub density: f64,
+    /// K of each register file that has nodes.
+    pub k: Vec<(RegFile, u32)>,
+}
+
+/// The spill code of an iteration ([`BriggsEvent::SpillCode`], boxed: a rare event whose fields would
+/// otherwise size every event of the trace).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpillCode {
+    pub iteration: u32,
+    /// Vregs spilled by this iteration, with their slot offset (`None`: rematerialized).
+    pub vregs: Vec<(VRegId, Option<u32>)>,
+    /// Vregs switched from lazy to eager reloads.
+    pub eager: Vec<VRegId>,
+    /// (vreg that could neither get a colour nor shrink, neighbour spilled instead).
+    pub evicted: Vec<(VRegId, VRegId)>,
+    pub stores: u32,
+    pub reloads: u32,
+    pub eliminated: u32,
+    pub remats: u32,
+    pub frame: u32,
 }
 
 fn name(f: &Function, v: VRegId) -> String {
@@ -86,7 +99,7 @@ impl BriggsEvent {
     pub fn kind(&self) -> &'static str {
         match self {
             BriggsEvent::IterationStart { .. } => "iteration-start",
-            BriggsEvent::Build { .. } => "build",
+            BriggsEvent::Build(_) => "build",
             BriggsEvent::Coalesced { .. } => "coalesced",
             BriggsEvent::Worklists { .. } => "worklists",
             BriggsEvent::NodeRemoved { .. } => "node-removed",
@@ -95,7 +108,7 @@ impl BriggsEvent {
             BriggsEvent::ColourAssigned { .. } => "colour-assigned",
             BriggsEvent::ActualSpill { .. } => "actual-spill",
             BriggsEvent::IterationEnd { .. } => "iteration-end",
-            BriggsEvent::SpillCode { .. } => "spill-code",
+            BriggsEvent::SpillCode(_) => "spill-code",
             BriggsEvent::Finalize { .. } => "finalize",
         }
     }
@@ -119,19 +132,20 @@ impl BriggsEvent {
             BriggsEvent::IterationStart { n, insts, vregs } => {
                 format!("briggs: iteration {n} on {insts} instructions, {vregs} vregs")
             }
-            BriggsEvent::Build {
-                iteration,
-                nodes,
-                edges,
-                precoloured,
-                class_edges,
-                bank_edges,
-                moves,
-                max_degree,
-                avg_degree,
-                density,
-                k,
-            } => {
+            BriggsEvent::Build(b) => {
+                let Build {
+                    iteration,
+                    nodes,
+                    edges,
+                    precoloured,
+                    class_edges,
+                    bank_edges,
+                    moves,
+                    max_degree,
+                    avg_degree,
+                    density,
+                    k,
+                } = &**b;
                 let ks: Vec<String> = k.iter().map(|(file, k)| format!("{}={k}", file.prefix())).collect();
                 format!(
                     "briggs: build {iteration}: {nodes} nodes, {edges} edges ({class_edges} pair/single, {bank_edges} bank), \
@@ -201,7 +215,8 @@ impl BriggsEvent {
                     )
                 }
             }
-            BriggsEvent::SpillCode { iteration, vregs, eager, evicted, stores, reloads, eliminated, remats, frame } => {
+            BriggsEvent::SpillCode(c) => {
+                let SpillCode { iteration, vregs, eager, evicted, stores, reloads, eliminated, remats, frame } = &**c;
                 let list: Vec<String> = vregs
                     .iter()
                     .map(|(v, o)| match o {

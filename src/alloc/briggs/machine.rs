@@ -538,7 +538,7 @@ impl BriggsAlloc {
             self.failure = Some(m);
             self.phase = Phase::Finalize;
         }
-        BriggsEvent::Build {
+        BriggsEvent::Build(Box::new(super::event::Build {
             iteration: self.iteration,
             nodes: s.nodes,
             edges: s.edges,
@@ -550,7 +550,7 @@ impl BriggsAlloc {
             avg_degree: s.avg_degree,
             density: s.density,
             k,
-        }
+        }))
     }
 
     fn fill_worklists(&mut self) -> BriggsEvent {
@@ -626,9 +626,10 @@ impl BriggsAlloc {
         let vi = v as usize;
         let window = self.windows.get(g.file[vi].index()).map_or(RegSet::EMPTY, |x| x.regs);
         let blocked = occupied(g, w, v).union(&g.physical[vi]);
-        let forbidden = window.intersect(&blocked).to_vec();
+        let forbidden: Box<[u16]> = window.intersect(&blocked).to_vec().into();
         self.current = Some(VRegId(v));
-        let members: Vec<VRegId> = self.group.get(vi).map_or(Vec::new(), |m| m.iter().map(|&x| VRegId(x)).collect());
+        let members: Box<[VRegId]> =
+            self.group.get(vi).map_or(Box::default(), |m| m.iter().map(|&x| VRegId(x)).collect());
         match select::choose(&window, g.width[vi], &blocked) {
             Some(c) => {
                 w.colour[vi] = Some(c);
@@ -695,7 +696,7 @@ impl BriggsAlloc {
                 (v, slot.map(|s| s.1))
             })
             .collect();
-        let ev = BriggsEvent::SpillCode {
+        let ev = BriggsEvent::SpillCode(Box::new(super::event::SpillCode {
             iteration: self.iteration,
             vregs,
             eager: self.eager_now.clone(),
@@ -705,7 +706,7 @@ impl BriggsAlloc {
             eliminated: code.eliminated,
             remats: code.remats,
             frame: code.frame_local,
-        };
+        }));
         self.func = Arc::new(func);
         self.spill = Some(Arc::new(code));
         self.phase = Phase::IterStart;

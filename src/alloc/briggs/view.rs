@@ -240,7 +240,7 @@ pub fn graph(built: Option<BriggsEvent>, b: &BriggsAlloc) -> GraphView {
     let f = b.func();
     let names = |vs: &[VRegId]| vs.iter().map(|&v| name(f, v)).collect::<Vec<_>>();
     let k = match &built {
-        Some(BriggsEvent::Build { k, .. }) => k.clone(),
+        Some(BriggsEvent::Build(b)) => b.k.clone(),
         _ => Vec::new(),
     };
     let w = b.worklists();
@@ -292,7 +292,7 @@ pub fn is_about(ev: &BriggsEvent, v: VRegId) -> bool {
         BriggsEvent::ColourAssigned { vreg, members, .. } | BriggsEvent::ActualSpill { vreg, members, .. } => {
             *vreg == v || members.contains(&v)
         }
-        BriggsEvent::SpillCode { vregs, .. } => vregs.iter().any(|x| x.0 == v),
+        BriggsEvent::SpillCode(c) => c.vregs.iter().any(|x| x.0 == v),
         other => other.vreg() == Some(v),
     }
 }
@@ -347,7 +347,7 @@ pub fn iterations<'a>(f: &Function, events: impl Iterator<Item = (&'a BriggsEven
         }
         let Some(it) = out.last_mut() else { continue };
         match ev {
-            BriggsEvent::Build { nodes, edges, .. } => (it.nodes, it.edges) = (*nodes, *edges),
+            BriggsEvent::Build(b) => (it.nodes, it.edges) = (b.nodes, b.edges),
             BriggsEvent::Coalesced { .. } => it.coalesced += 1,
             BriggsEvent::NodeRemoved { .. } => it.removed += 1,
             BriggsEvent::Frozen { .. } => it.frozen += 1,
@@ -358,7 +358,7 @@ pub fn iterations<'a>(f: &Function, events: impl Iterator<Item = (&'a BriggsEven
                 it.spilled = spilled.iter().map(|&v| name(f, v)).collect();
                 it.finished = true;
             }
-            BriggsEvent::SpillCode { .. } => it.spill_code = Some(described),
+            BriggsEvent::SpillCode(_) => it.spill_code = Some(described),
             _ => {}
         }
     }
@@ -391,9 +391,9 @@ impl BriggsEvent {
         match self {
             BriggsEvent::IterationStart { .. }
             | BriggsEvent::IterationEnd { .. }
-            | BriggsEvent::SpillCode { .. }
+            | BriggsEvent::SpillCode(_)
             | BriggsEvent::Finalize { .. } => 1,
-            BriggsEvent::Build { .. } | BriggsEvent::Worklists { .. } => 2,
+            BriggsEvent::Build(_) | BriggsEvent::Worklists { .. } => 2,
             _ => 3,
         }
     }
@@ -403,7 +403,8 @@ impl BriggsEvent {
     pub fn event_key(&self) -> String {
         match self {
             BriggsEvent::IterationStart { n, .. } | BriggsEvent::IterationEnd { n, .. } => n.to_string(),
-            BriggsEvent::Build { iteration, .. } | BriggsEvent::SpillCode { iteration, .. } => iteration.to_string(),
+            BriggsEvent::Build(b) => b.iteration.to_string(),
+            BriggsEvent::SpillCode(c) => c.iteration.to_string(),
             other => other.vreg().map(|v| format!("v{}", v.0)).unwrap_or_default(),
         }
     }

@@ -11,7 +11,7 @@ use crate::engine::event::{Event, EventKind};
 use crate::engine::machine::Machine;
 use crate::engine::machine::exit_live;
 use crate::ir::opcode::props;
-use crate::ir::{RegFile, VRegId};
+use crate::ir::{Function, RegFile, VRegId};
 
 /// The next prepass event, or `None` when the prepasses are done: one event per pass
 /// and function (`pos.sub` = pass, `pos.func` = function), or one per pass switched off.
@@ -31,7 +31,7 @@ pub fn prepass_step(m: &mut Machine) -> Option<Event> {
             let (name, about) = crate::prepass::RULES.get(pi - crate::prepass::PASSES.len())?;
             m.pos.sub += 1;
             let summary = if m.opts.stage_on(name) { format!("on: {about}") } else { "switched off".to_string() };
-            return Some(Event { func: None, kind: EventKind::Prepass { pass: name.to_string(), summary } });
+            return Some(Event { func: None, kind: EventKind::Prepass { pass: name, summary } });
         };
         if !imported && !pass.ori {
             m.pos.sub += 1;
@@ -47,7 +47,7 @@ pub fn prepass_step(m: &mut Machine) -> Option<Event> {
                 }
             }
             let summary = "switched off".to_string();
-            return Some(Event { func: None, kind: EventKind::Prepass { pass: pass.name.to_string(), summary } });
+            return Some(Event { func: None, kind: EventKind::Prepass { pass: pass.name, summary } });
         }
         if fi >= m.module.functions.len() {
             m.pos.sub += 1;
@@ -65,15 +65,8 @@ pub fn prepass_step(m: &mut Machine) -> Option<Event> {
             // Started before the function's first pass runs: on it as loaded.
             stage_record(m, fi);
         }
-        let ctx = crate::prepass::PassCtx {
-            module: &m.module,
-            sm: &m.module.sm,
-            maxrregcount: m.module.functions[fi].cli_maxrregcount(m.module.options.maxrregcount),
-            cap: crate::alloc::budget::prepass_cap(&m.module, &m.module.functions[fi]),
-        };
-        let (g, summary) = (pass.run)(&m.module.functions[fi], &ctx);
-        // `None`: the pass left the function as it is (no copy to compare).
-        match g.filter(|g| *g != m.module.functions[fi]) {
+        let (g, summary) = run_pass(&m.module, pass, &m.module.functions[fi]);
+        match g {
             Some(g) => {
                 if m.opts.record_stages {
                     let f = m.module.clone();
@@ -87,8 +80,58 @@ pub fn prepass_step(m: &mut Machine) -> Option<Event> {
             }
             None => {}
         }
-        return Some(Event { func: Some(fi), kind: EventKind::Prepass { pass: pass.name.to_string(), summary } });
+        return Some(Event { func: Some(fi), kind: EventKind::Prepass { pass: pass.name, summary } });
     }
+}
+
+/// `pass` on `f`, a function of `module` (its current version): the new function, `None`
+/// when the pass leaves it as it is, and the event's summary. The passes read of the
+/// module only its target, options and module-scope variables, never another function
+/// (`why::stages::replay` relies on it too), so one function's passes can be replayed
+/// alone (`replay_passes`).
+fn run_pass(module: &crate::ir::Module, pass: &crate::prepass::Pass, f: &Function) -> (Option<Function>, String) {
+    let ctx = crate::prepass::PassCtx {
+        module,
+        sm: &module.sm,
+        maxrregcount: f.cli_maxrregcount(module.options.maxrregcount),
+        cap: crate::alloc::budget::prepass_cap(module, f),
+    };
+    let (g, summary) = (pass.run)(f, &ctx);
+    // `None`: the pass left the function as it is (no copy to compare).
+    (g.filter(|g| g != f), summary)
+}
+
+/// Function `f` (as the pipeline started with it, a function of `module`) after the
+/// passes named, in order: the function as the prepass stage had it once those passes'
+/// events for it had happened (a pass that had no event for it on Ori IR changed
+/// nothing). The debugger's reverse steps inside the prepasses rebuild the few functions
+/// they touch this way instead of replaying every function from the start (issue 25).
+pub fn replay_passes(module: &crate::ir::Module, f: &Function, passes: &[&str]) -> Function {
+    let mut cur = f.clone();
+    for name in passes {
+        let Some(pass) = crate::prepass::PASSES.iter().find(|p| p.name == *name) else { continue };
+        if let (Some(g), _) = run_pass(module, pass, &cur) {
+            cur = g;
+        }
+    }
+    cur
+}
+
+/// The machine's position just after prepass event `ev` (see `prepass_step`, which
+/// advances before running the pass): the next function of the same pass, or the next
+/// pass (or fidelity rule) at function 0. `None` when `ev` is not a prepass event.
+pub fn pos_after_prepass(ev: &Event, functions: usize) -> Option<crate::engine::machine::Pos> {
+    let EventKind::Prepass { pass, .. } = &ev.kind else { return None };
+    let passes = crate::prepass::PASSES;
+    let pi = passes
+        .iter()
+        .position(|p| p.name == *pass)
+        .or_else(|| crate::prepass::RULES.iter().position(|r| r.0 == *pass).map(|r| passes.len() + r))?;
+    let (sub, func) = match ev.func {
+        Some(fi) if fi + 1 < functions => (pi, fi + 1),
+        _ => (pi + 1, 0),
+    };
+    Some(crate::engine::machine::Pos { stage: crate::engine::event::Stage::Prepass, func, sub })
 }
 
 /// Function `fi`'s record of the prepasses (`RunOptions::record_stages`), started on the
@@ -188,8 +231,8 @@ pub fn abi_step(m: &mut Machine) -> Option<Event> {
                 kind: EventKind::AbiCheck {
                     code: c.code,
                     passed: c.passed,
-                    message: c.message.clone(),
-                    detail: c.detail.clone(),
+                    message: c.message.as_str().into(),
+                    detail: c.detail.as_str().into(),
                 },
             });
         }
