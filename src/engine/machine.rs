@@ -50,6 +50,11 @@ pub struct FuncResult {
     /// The R registers a call of this function can change (`AllocRun::written_r`), kept
     /// after a batch run drops the allocation: its callers' clobbers.
     pub writes: Option<Arc<Vec<u16>>>,
+    /// Whether a call of this function follows the real convention — an external or
+    /// recursive call below it (`stages::needs_real_abi`): then it saves the preserved
+    /// registers it writes; otherwise ptxas allocates it with its callers, which see
+    /// every register it writes (issue 23, "internal callees save nothing").
+    pub saves: bool,
     pub check_errors: Option<Vec<String>>,
     pub stats: Option<FunctionStats>,
     /// The liveness of the IR an allocator that keeps none (Chaitin-Briggs) ended with,
@@ -505,6 +510,19 @@ impl Machine {
                             // writes its callers read (`stages::abi_config`).
                             let callee = self.funcs[fi].abi.as_ref().is_some_and(|r| r.engaged);
                             self.funcs[fi].writes = callee.then(|| done.written_r()).flatten().map(Arc::new);
+                            // Under the plain convention (rule 7 off) every callee saves;
+                            // a leaf, which never saved, is left as it was (its callers
+                            // keep values in the preserved registers). Measured and not
+                            // kept: callers seeing a leaf's preserved writes too — 4 dev
+                            // rows (blender) and 2 test rows further from ptxas.
+                            let own = self.knobs.bool(crate::knobs::CALLEE_CLOBBERS);
+                            let leaf = !done
+                                .func()
+                                .blocks
+                                .iter()
+                                .flat_map(|b| &b.insts)
+                                .any(|i| i.info().is(crate::ir::opcode::props::CALL));
+                            self.funcs[fi].saves = callee && (!own || leaf || stages::needs_real_abi(&self.module, fi));
                             self.funcs[fi].alloc = Some(if self.alloc_share.is_some() || self.opts.batch {
                                 finished::Finished::held(done)
                             } else {
@@ -584,7 +602,11 @@ impl Machine {
     fn add_abi_saves(&self, fi: usize, stats: &mut FunctionStats) {
         let f = &self.module.functions[fi];
         let (Some(a), Some(spec)) = (self.funcs[fi].alloc.as_deref(), f.abi.as_ref()) else { return };
-        if f.kind != FuncKind::Device || !stages::uses_abi(self, fi) {
+        // Only a function whose calls need the real convention saves (issue 23; ptxas
+        // 13.0.88: a `.func` keeping 12 values across its call of another module
+        // `.func` reports 0 bytes of frame and spills, where the saves gave 56; blender's
+        // device functions, all internal, report none at any budget).
+        if f.kind != FuncKind::Device || !stages::uses_abi(self, fi) || !self.funcs[fi].saves {
             return;
         }
         let (preserved, _) = crate::abi::classify::effective_sets(spec, RegFile::R);

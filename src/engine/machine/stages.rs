@@ -405,6 +405,15 @@ pub fn abi_config(m: &Machine, fi: usize, c: &mut AllocConfig) {
                     crate::abi::role(r, crate::ir::RegFile::R, x) != crate::abi::RegRole::Scratch
                         || w.binary_search(&x).is_ok()
                 });
+                // A callee that saves nothing (`FuncResult::saves`) changes the preserved
+                // registers it writes too.
+                if !g.saves {
+                    let preserved =
+                        |x: &u16| crate::abi::role(r, crate::ir::RegFile::R, *x) == crate::abi::RegRole::Preserved;
+                    clobbers.extend(w.iter().copied().filter(preserved));
+                    clobbers.sort_unstable();
+                    clobbers.dedup();
+                }
             }
             c.clobbers.push((m.module.functions[gi].name.clone(), clobbers));
         }
@@ -475,6 +484,12 @@ pub fn check_alloc(a: &crate::alloc::FunctionAlloc) -> Result<(), Vec<String>> {
 /// external or unknown function, or into a cycle of the call graph (recursion). Walks
 /// only what `fi` reaches, each function's instructions once, and nothing for a function
 /// without calls (most of a many-entry file).
+/// Whether a call from `fi`, directly or through what it calls, needs the real ABI
+/// (`call_closure`): an external function or recursion.
+pub(crate) fn needs_real_abi(module: &crate::ir::Module, fi: usize) -> bool {
+    call_closure(module, fi).1
+}
+
 fn call_closure(module: &crate::ir::Module, fi: usize) -> (Vec<usize>, bool) {
     let calls = |f: &crate::ir::Function| f.blocks.iter().flat_map(|b| &b.insts).any(|i| i.info().is(props::CALL));
     if !calls(&module.functions[fi]) {
