@@ -401,7 +401,14 @@ fn scan_single_banked(h: &Histogram, threshold: u32) -> Decision {
         let b = if s < limit { ((rot[s] as u64) << 32) | bank[s] as u64 } else { u64::MAX };
         (cost, b, sec[s])
     };
-    for s in 0..n {
+    let mut s = 0;
+    while s < n {
+        // From the limit on every slot's bank key is the largest: none beats a choice
+        // of cost 0 below the limit, so the rest is only counted (the scan bound is
+        // budget + 7, 262 slots at the default budget, the limit near the peak).
+        if s >= limit && best.is_some_and(|(c, b, _, _)| c == 0 && b != u64::MAX) {
+            break;
+        }
         if !ok[s] || bl[s] != Block::Free {
             blocked += 1;
         } else if soft[s] > threshold {
@@ -411,6 +418,14 @@ fn scan_single_banked(h: &Histogram, threshold: u32) -> Decision {
             if best.is_none_or(|(c, b, x, _)| k < (c, b, x)) {
                 best = Some((k.0, k.1, k.2, s));
             }
+        }
+        s += 1;
+    }
+    for s in s..n {
+        let free = ok[s] & (bl[s] == Block::Free);
+        blocked += u32::from(!free);
+        if free && soft[s] > threshold {
+            discarded.push(s as u16);
         }
     }
     let Some((cost, bkey, bsec, slot)) = best else {
