@@ -51,8 +51,11 @@ impl Attempt {
         ranges: &Ranges,
         preallocated: Vec<VRegId>,
         pinned_used: u32,
+        file_pressure: Vec<u32>,
     ) -> Attempt {
-        let index = RangeMax::new(ranges.pressure(f, plan.class.file(), |_| true));
+        // `file_pressure`: `ranges.pressure` of the class's file over every vreg (the
+        // driver computes it once for this and the constraints' bank limit).
+        let index = RangeMax::new(file_pressure);
         let mut interference = vec![0u32; f.vregs.len()];
         for &v in &members {
             interference[v.index()] = index.max_over(ranges.segments(v));

@@ -211,44 +211,56 @@ pub struct BuildInput<'a> {
     /// Pool size of the store-data rotation (`radbg.StoreRotation`); only in bank-aware
     /// mode, whose limit bounds it. 0 or 1: off.
     pub store_rotation: u32,
+    /// The peak R pressure of every vreg (`Ranges::pressure` of the R file) when the
+    /// caller has it (the attempt computes the same pressure for its interference);
+    /// `None`: computed here when the bank limit needs it.
+    pub r_peak: Option<u32>,
 }
 
 /// Builds the static nodes of every vreg of `input.class` (alias roots only).
+///
+/// The nodes are gathered in one flat list of (vreg, node) and grouped by vreg with a
+/// counting sort (a `Vec` per vreg was an allocation and a free per vreg with nodes, four
+/// times per scale-kernel run at 32: issue 25); each vreg's list is then sorted and its
+/// duplicates merged, which does not depend on the order the nodes were found in.
 pub fn build(f: &Function, ranges: &Ranges, input: &BuildInput) -> Constraints {
     let n = f.vregs.len();
-    let mut per: Vec<Vec<Node>> = vec![Vec::new(); n];
+    let mut found: Vec<(u32, Node)> = Vec::new();
     let in_class = |v: VRegId| f.vreg(v).class == input.class && ranges.is_root(v);
     for (i, vr) in f.vregs.iter().enumerate() {
         let v = VRegId::new(i);
         if !in_class(v) {
             continue;
         }
-        let nodes = &mut per[i];
+        let mut push = |nd: Node| found.push((i as u32, nd));
         for &r in input.fixed {
-            nodes.push(Node { ty: CType::ExcludeOne, target: Target::Phys(r), weight: 1 });
+            push(Node { ty: CType::ExcludeOne, target: Target::Phys(r), weight: 1 });
         }
         if let Some(ff) = input.first_free {
-            nodes.push(Node { ty: CType::BelowPoint, target: Target::Phys(ff), weight: 1 });
+            push(Node { ty: CType::BelowPoint, target: Target::Phys(ff), weight: 1 });
         }
         if let Some(&(_, reg)) = input.pins.iter().find(|(p, _)| *p == v) {
-            nodes.push(Node { ty: CType::ExcludeAllBut, target: Target::Phys(reg), weight: 1 });
+            push(Node { ty: CType::ExcludeAllBut, target: Target::Phys(reg), weight: 1 });
         } else if let Some(reg) = vr.pin {
-            nodes.push(Node { ty: CType::ExcludeAllBut, target: Target::Phys(reg), weight: 1 });
+            push(Node { ty: CType::ExcludeAllBut, target: Target::Phys(reg), weight: 1 });
         }
         let mode = (vr.flags & vflags::PAIR_MODE_MASK) >> vflags::PAIR_MODE_SHIFT;
         if vr.flags & vflags::PAIR_HI != 0 {
-            nodes.push(Node { ty: CType::PairedHigh, target: Target::VReg(v), weight: 1 });
+            push(Node { ty: CType::PairedHigh, target: Target::VReg(v), weight: 1 });
         } else if mode == 1 {
-            nodes.push(Node { ty: CType::PairedLow, target: Target::VReg(v), weight: 1 });
+            push(Node { ty: CType::PairedLow, target: Target::VReg(v), weight: 1 });
         }
         match vr.width {
             1 => {}
-            2 => nodes.push(Node { ty: CType::AlignedPair, target: Target::VReg(v), weight: 1 }),
-            _ => nodes.push(Node { ty: CType::ParityExtended, target: Target::VReg(v), weight: 1 }),
+            2 => push(Node { ty: CType::AlignedPair, target: Target::VReg(v), weight: 1 }),
+            _ => push(Node { ty: CType::ParityExtended, target: Target::VReg(v), weight: 1 }),
         }
     }
     // Instruction-derived nodes: copies (15), phis (8), co-sources in bank-aware mode (11-13).
+    // Co-sources are R registers: another file's class gets none of them.
+    let bank_aware = input.bank_aware && input.class.file() == RegFile::R;
     let root = |r: VRegId| ranges.root[r.index()];
+    let mut srcs: Vec<VRegId> = Vec::new();
     for (b, block) in f.blocks.iter().enumerate() {
         let w = input.freq.get(b).copied().unwrap_or(1.0).round().max(1.0) as u32;
         for inst in &block.insts {
@@ -266,10 +278,10 @@ pub fn build(f: &Function, ranges: &Ranges, input: &BuildInput) -> Constraints {
                 if same {
                     let wt = ranges.length(d).min(ranges.length(s)).max(1);
                     if in_class(d) {
-                        per[d.index()].push(Node { ty: CType::Range, target: Target::VReg(s), weight: wt });
+                        found.push((d.0, Node { ty: CType::Range, target: Target::VReg(s), weight: wt }));
                     }
                     if in_class(s) {
-                        per[s.index()].push(Node { ty: CType::Range, target: Target::VReg(d), weight: wt });
+                        found.push((s.0, Node { ty: CType::Range, target: Target::VReg(d), weight: wt }));
                     }
                 }
             }
@@ -282,23 +294,20 @@ pub fn build(f: &Function, ranges: &Ranges, input: &BuildInput) -> Constraints {
                     let s = root(s.vreg);
                     if s != d && f.vreg(s).file() == f.vreg(d).file() {
                         if in_class(d) {
-                            per[d.index()].push(Node { ty: CType::Phi, target: Target::VReg(s), weight: w });
+                            found.push((d.0, Node { ty: CType::Phi, target: Target::VReg(s), weight: w }));
                         }
                         if in_class(s) {
-                            per[s.index()].push(Node { ty: CType::Phi, target: Target::VReg(d), weight: w });
+                            found.push((s.0, Node { ty: CType::Phi, target: Target::VReg(d), weight: w }));
                         }
                     }
                 }
             }
-            if input.bank_aware {
-                let mut srcs: Vec<VRegId> = inst
-                    .uses()
-                    .iter()
-                    .filter_map(|o| match o {
-                        Operand::Reg(Reg::V(r)) if f.vreg(r.vreg).file() == RegFile::R => Some(root(r.vreg)),
-                        _ => None,
-                    })
-                    .collect();
+            if bank_aware {
+                srcs.clear();
+                srcs.extend(inst.uses().iter().filter_map(|o| match o {
+                    Operand::Reg(Reg::V(r)) if f.vreg(r.vreg).file() == RegFile::R => Some(root(r.vreg)),
+                    _ => None,
+                }));
                 // A 64-bit address pair of a global/generic access is read beside the
                 // data (measured: the scalar data of `STG` is in an odd register 737 times
                 // out of 810 in the corpus SASS, beside an even address pair). Shared and
@@ -330,22 +339,25 @@ pub fn build(f: &Function, ranges: &Ranges, input: &BuildInput) -> Constraints {
                             } else {
                                 CType::OddParity
                             };
-                            per[x.index()].push(Node { ty, target: Target::VReg(y), weight: w });
+                            found.push((x.0, Node { ty, target: Target::VReg(y), weight: w }));
                         }
                     }
                 }
             }
         }
     }
+    let (group, mut per) = crate::alloc::ranges::group_by_key(&found, n, |&(v, nd)| (v, nd));
+    drop(found);
     let mut start = Vec::with_capacity(n + 1);
-    let mut nodes = Vec::new();
-    for mut list in per {
+    let mut nodes = Vec::with_capacity(per.len());
+    for v in 0..n {
         start.push(nodes.len() as u32);
+        let list = &mut per[group[v] as usize..group[v + 1] as usize];
         // Merge duplicates (same type and target): weights add, as repeated constraints
         // accumulate in ptxas's histogram.
-        list.sort_by_key(|nd| (nd.ty, nd.target));
+        list.sort_unstable_by_key(|nd| (nd.ty, nd.target));
         let first = nodes.len();
-        for nd in list {
+        for &nd in list.iter() {
             let same =
                 nodes.len() > first && nodes.last().is_some_and(|l: &Node| l.ty == nd.ty && l.target == nd.target);
             if same {
@@ -358,7 +370,8 @@ pub fn build(f: &Function, ranges: &Ranges, input: &BuildInput) -> Constraints {
     }
     start.push(nodes.len() as u32);
     let bank_limit = (input.bank_aware && input.class.file() == RegFile::R).then(|| {
-        let peak = ranges.pressure(f, RegFile::R, |_| true).into_iter().max().unwrap_or(0);
+        let peak =
+            input.r_peak.unwrap_or_else(|| ranges.pressure(f, RegFile::R, |_| true).into_iter().max().unwrap_or(0));
         bank_limit(input.sm_version, peak)
     });
     let (rot_start, rot) = match bank_limit {
@@ -488,6 +501,7 @@ mod tests {
             sm_version: 80,
             freq: &c.freq,
             store_rotation: pool,
+            r_peak: None,
         };
         let k = build(f, &ranges, &input);
         let name = |v: VRegId| f.vreg(v).name.clone();

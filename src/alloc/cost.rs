@@ -161,6 +161,13 @@ impl Costs {
     /// or the reload/store that replaces it).
     pub fn interior(&self, ranges: &Ranges, v: VRegId) -> Vec<(u32, u32)> {
         let mut out = Vec::new();
+        self.interior_into(ranges, v, &mut out);
+        out
+    }
+
+    /// [`Costs::interior`] appended to `out` (the guidance gathers every candidate's
+    /// runs in one vector: a vector per candidate was 100k allocations on the scale kernel).
+    pub fn interior_into(&self, ranges: &Ranges, v: VRegId, out: &mut Vec<(u32, u32)>) {
         let refs = self.refs(v);
         for &(lo, hi) in ranges.segments(v) {
             let mut cur = lo;
@@ -178,7 +185,6 @@ impl Costs {
                 out.push((cur, hi));
             }
         }
-        out
     }
 }
 

@@ -370,13 +370,112 @@ pub fn scan(h: &Histogram, width: u8, threshold: u32) -> Decision {
 }
 
 fn scan_once(h: &Histogram, width: u8, threshold: u32) -> Decision {
-    let n = h.primary.len();
-    let w = width.max(1) as usize;
-    let align = alignment(width) as usize;
     // Bank weights order slots below the limit only (module doc); without any, the
     // seed's rule exactly. (An OR over all weights: it vectorises, an early-exit `any`
     // does not.)
     let banked = h.bank.iter().fold(0, |a, &b| a | b) != 0 || h.rotate.iter().fold(0, |a, &b| a | b) != 0;
+    let n = h.primary.len();
+    let lengths = [h.start_ok.len(), h.blocked.len(), h.soft.len(), h.secondary.len(), h.bank.len(), h.rotate.len()];
+    if width <= 1 && banked && lengths.iter().all(|&l| l == n) {
+        return scan_single_banked(h, threshold);
+    }
+    scan_plain(h, width, threshold, banked)
+}
+
+/// The scan of a single register in bank-aware mode (most vregs of a bank-aware run):
+/// [`scan_plain`]'s rule and [`passed_over`]'s answer for width 1, over slices of one
+/// known length, each slot's order computed once (issue 25: the span loops and the
+/// second pass of `passed_over` were most of the scan at 64 and 32 registers).
+fn scan_single_banked(h: &Histogram, threshold: u32) -> Decision {
+    let n = h.primary.len();
+    let (ok, bl, soft, sec) = (&h.start_ok[..n], &h.blocked[..n], &h.soft[..n], &h.secondary[..n]);
+    let (bank, rot) = (&h.bank[..n], &h.rotate[..n]);
+    let minimise_interval = h.interval_cost || h.interval.len() != n;
+    let limit = h.limit;
+    let mut best: Option<(u32, u64, u32, usize)> = None;
+    let mut discarded = Vec::new();
+    let mut blocked = 0;
+    // The order of slot `s` (free and within the threshold): `rank` for width 1.
+    let key = |s: usize| -> (u32, u64, u32) {
+        let cost = if minimise_interval { soft[s] } else { soft[s] - h.interval[s] };
+        let b = if s < limit { ((rot[s] as u64) << 32) | bank[s] as u64 } else { u64::MAX };
+        (cost, b, sec[s])
+    };
+    let mut s = 0;
+    while s < n {
+        // From the limit on every slot's bank key is the largest: none beats a choice
+        // of cost 0 below the limit, so the rest is only counted (the scan bound is
+        // budget + 7, 262 slots at the default budget, the limit near the peak).
+        if s >= limit && best.is_some_and(|(c, b, _, _)| c == 0 && b != u64::MAX) {
+            break;
+        }
+        if !ok[s] || bl[s] != Block::Free {
+            blocked += 1;
+        } else if soft[s] > threshold {
+            discarded.push(s as u16);
+        } else if best.is_none_or(|(c, b, x, _)| (c, b, x) != (0, 0, 0)) {
+            let k = key(s);
+            if best.is_none_or(|(c, b, x, _)| k < (c, b, x)) {
+                best = Some((k.0, k.1, k.2, s));
+            }
+        }
+        s += 1;
+    }
+    blocked += count_rest(&ok[s..], &bl[s..], &soft[s..], threshold, s, &mut discarded);
+    let Some((cost, bkey, bsec, slot)) = best else {
+        return Decision { slot: None, cost: 0, secondary: 0, discarded, blocked, relaxed: false, passed: None };
+    };
+    // `passed_over`: the lowest slot below the choice, of the same cost, that lost on
+    // the first criterion any such slot lost on.
+    let mut passed: Option<(u16, Tie)> = None;
+    for s in 0..slot.min(limit) {
+        if !ok[s] || bl[s] != Block::Free || soft[s] > threshold {
+            continue;
+        }
+        let (c, k, x) = key(s);
+        if c != cost {
+            continue;
+        }
+        let tie = if k >> 32 > bkey >> 32 {
+            Tie::Rotation
+        } else if k & u32::MAX as u64 > bkey & u32::MAX as u64 {
+            Tie::Parity
+        } else if x > bsec {
+            Tie::Secondary
+        } else {
+            continue;
+        };
+        let rank = |t: Tie| t as u8;
+        if passed.is_none_or(|(_, t)| rank(tie) < rank(t)) {
+            passed = Some((s as u16, tie));
+        }
+    }
+    Decision { slot: Some(slot as u16), cost, secondary: bsec, discarded, blocked, relaxed: false, passed }
+}
+
+/// The slots of a single register past the scan's choice, only counted: how many are
+/// blocked (returned) and, pushed on `discarded` (as slot `first + i`), the free ones over
+/// the threshold. The count is a sum over the slices and the discards are looked for only
+/// when some slot is over the threshold (rare), so the loop vectorises (issue 25: up to
+/// 260 slots per vreg at the default budget).
+fn count_rest(ok: &[bool], bl: &[Block], soft: &[u32], threshold: u32, first: usize, discarded: &mut Vec<u16>) -> u32 {
+    let blocked: u32 = ok.iter().zip(bl).map(|(&o, &b)| u32::from(!(o & (b == Block::Free)))).sum();
+    if soft.iter().fold(false, |a, &x| a | (x > threshold)) {
+        for (i, ((&o, &b), &x)) in ok.iter().zip(bl).zip(soft).enumerate() {
+            if o && b == Block::Free && x > threshold {
+                discarded.push((first + i) as u16);
+            }
+        }
+    }
+    blocked
+}
+
+/// The scan rule over start slots of any width (`scan_once` without its bank-aware
+/// single-register path).
+fn scan_plain(h: &Histogram, width: u8, threshold: u32, banked: bool) -> Decision {
+    let n = h.primary.len();
+    let w = width.max(1) as usize;
+    let align = alignment(width) as usize;
     let mut best: Option<(u32, u64, u32, usize)> = None;
     let mut discarded = Vec::new();
     let mut blocked = 0;
@@ -408,13 +507,7 @@ fn scan_once(h: &Histogram, width: u8, threshold: u32) -> Decision {
         // slot): the rest of the slots are only counted, blocked or discarded — the
         // scan's hottest loop (issue 25: 13 % of a 16-budget sweep), most vregs taking
         // a free low slot.
-        for s in s..n {
-            let free = ok[s] & (bl[s] == Block::Free);
-            blocked += u32::from(!free);
-            if free && soft[s] > threshold {
-                discarded.push(s as u16);
-            }
-        }
+        blocked += count_rest(&ok[s..], &bl[s..], &soft[s..], threshold, s, &mut discarded);
     }
     let mut s = if single { n } else { 0 };
     while s + w <= n {
@@ -585,6 +678,46 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_banked_single_register_scan_is_the_plain_rule() {
+        // Random bank-aware histograms: the width-1 path must choose the slot, and name
+        // the slot passed over, exactly as the span loop and `passed_over` do.
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % m) as u32
+        };
+        let mut passed = 0;
+        for case in 0..600 {
+            let n = 4 + next(70) as usize;
+            let mut h = hist(n);
+            h.interval_cost = case % 3 != 0;
+            h.limit = next(n as u64 + 1) as usize;
+            for s in 0..n {
+                h.interval[s] = if next(4) == 0 { next(3) } else { 0 };
+                h.soft[s] = h.interval[s] + if next(2) == 0 { next(4) } else { 0 };
+                h.primary[s] = h.soft[s];
+                h.secondary[s] = if next(3) == 0 { next(3) } else { 0 };
+                h.bank[s] = if next(2) == 0 { next(3) } else { 0 };
+                h.rotate[s] = if next(4) == 0 { next(2) } else { 0 };
+                if next(6) == 0 {
+                    h.blocked[s] = Block::VReg;
+                }
+                h.start_ok[s] = next(9) != 0;
+            }
+            h.bank[n - 1] = 1;
+            for threshold in [0, 2, 50, u32::MAX] {
+                let want = scan_plain(&h, 1, threshold, true);
+                passed += usize::from(want.passed.is_some());
+                assert_eq!(scan_single_banked(&h, threshold), want, "case {case}");
+                assert_eq!(scan_once(&h, 1, threshold), want, "case {case}");
+            }
+        }
+        assert!(passed > 100, "the cases pass over lower slots ({passed})");
     }
 
     #[test]

@@ -58,11 +58,18 @@ pub fn choose(pressure: &[u32], target: u32, cands: &[Cand], take_marked: bool, 
     let peak_before = tree.max_all();
     // Interior sizes once per candidate, not once per comparison.
     let size: Vec<u32> = cands.iter().map(|c| c.interior.iter().map(|&(l, h)| h - l + 1).sum()).collect();
-    let mut order: Vec<usize> = (0..cands.len()).collect();
-    order.sort_by(|&a, &b| {
-        let (ca, cb) = (&cands[a], &cands[b]);
-        ca.cost.total_cmp(&cb.cost).then(size[b].cmp(&size[a])).then(ca.vreg.cmp(&cb.vreg))
-    });
+    // Cheapest first (`f64::total_cmp`), then the larger interior, then the vreg, then
+    // the candidate's index: a key of integers, unique, so an unstable sort gives the
+    // stable sort's order (issue 25: the stable sort with a comparator was half of the
+    // guidance on the scale kernel's 100k candidates).
+    let total_key = |x: f64| {
+        let b = x.to_bits() as i64;
+        b ^ ((((b >> 63) as u64) >> 1) as i64)
+    };
+    let mut keyed: Vec<(i64, std::cmp::Reverse<u32>, VRegId, usize)> =
+        cands.iter().enumerate().map(|(k, c)| (total_key(c.cost), std::cmp::Reverse(size[k]), c.vreg, k)).collect();
+    keyed.sort_unstable();
+    let order: Vec<usize> = keyed.into_iter().map(|t| t.3).collect();
     let queue: Vec<QueueEntry> =
         order.iter().map(|&k| QueueEntry { vreg: cands[k].vreg, cost: cands[k].cost, interior: size[k] }).collect();
     // The vregs the attempt marked needs-spill (0x40000) are spilled first when asked

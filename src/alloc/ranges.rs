@@ -182,11 +182,7 @@ impl Ranges {
 /// Groups items by a key below `n` (a vreg id) in linear time, keeping their order within
 /// a group (a stable counting sort): returns where each key's group starts (`n + 1`
 /// entries) and the values. Keys out of range are dropped.
-pub(crate) fn group_by_key<I, T: Copy + Default>(
-    items: &[I],
-    n: usize,
-    split: impl Fn(&I) -> (u32, T),
-) -> (Vec<u32>, Vec<T>) {
+pub(crate) fn group_by_key<I, T: Copy>(items: &[I], n: usize, split: impl Fn(&I) -> (u32, T)) -> (Vec<u32>, Vec<T>) {
     let mut start = vec![0u32; n + 1];
     for it in items {
         let (k, _) = split(it);
@@ -198,7 +194,11 @@ pub(crate) fn group_by_key<I, T: Copy + Default>(
         start[k + 1] += start[k];
     }
     let mut next = start.clone();
-    let mut out = vec![T::default(); start[n] as usize];
+    // Every slot is written below; the first item's value only fills the vector first.
+    let mut out = match items.first() {
+        Some(it) => vec![split(it).1; start[n] as usize],
+        None => Vec::new(),
+    };
     for it in items {
         let (k, v) = split(it);
         if (k as usize) < n {

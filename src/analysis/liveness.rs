@@ -50,7 +50,7 @@
 use crate::analysis::cfg::Cfg;
 use crate::analysis::liveset::LiveSet;
 use crate::analysis::sparse;
-use crate::ir::model::{Function, Inst, Layout, RegFile, VRegId};
+use crate::ir::model::{Function, Inst, Layout, RegFile, RegRef, VRegId};
 use crate::ir::opcode::props;
 use std::sync::OnceLock;
 
@@ -283,11 +283,15 @@ pub fn comp_kills(f: &Function) -> Vec<u8> {
 /// kill ("kill(B) = { r in V | r is defined in B }"); radbg keeps a guarded def from
 /// killing only where an older value could still be read, which these two rules exclude.
 pub fn predicated_kills(f: &Function, exit_live: &[VRegId]) -> Vec<bool> {
-    let mut k = single_defs(f);
-    for (k, g) in k.iter_mut().zip(guard_local(f, exit_live)) {
-        *k |= g;
-    }
-    k
+    // `single_defs` counted in `guard_local`'s walk (one walk of the function, not two:
+    // every liveness solve makes this; issue 25).
+    let mut defs = vec![0u32; f.vregs.len()];
+    let local = guard_local_with(f, exit_live, |r| {
+        if let Some(c) = defs.get_mut(r.vreg.index()) {
+            *c += if r.comp.is_none() { 1 } else { 2 };
+        }
+    });
+    defs.into_iter().zip(local).map(|(c, g)| c == 1 || g).collect()
 }
 
 /// Per vreg: every def and use of it lies in one block, each under the same guard
@@ -306,6 +310,11 @@ pub fn predicated_kills(f: &Function, exit_live: &[VRegId]) -> Vec<bool> {
 /// in registers only between their `@!P0 IMAD.WIDE.U32` and the `@!P0 LDG` (nvdisasm
 /// `-plr`), where radbg kept them live around the whole loop.
 pub fn guard_local(f: &Function, exit_live: &[VRegId]) -> Vec<bool> {
+    guard_local_with(f, exit_live, |_| {})
+}
+
+/// [`guard_local`], calling `on_def` with every def of the function in order.
+fn guard_local_with(f: &Function, exit_live: &[VRegId], mut on_def: impl FnMut(RegRef)) -> Vec<bool> {
     use crate::ir::model::{Guard, Reg};
     const UNSEEN: u32 = u32::MAX;
     let n = f.vregs.len();
@@ -353,8 +362,12 @@ pub fn guard_local(f: &Function, exit_live: &[VRegId]) -> Vec<bool> {
                 }
             };
             inst.for_each_use(|r| visit(r.vreg.index(), false, r.comp.is_none()));
-            inst.for_each_def(|r| visit(r.vreg.index(), true, r.comp.is_none()));
+            // One walk of the defs: `visit` reads the guard's count as it was before this
+            // instruction (`gen_now`), so counting each def right after visiting it is
+            // the same as counting them all afterwards.
             inst.for_each_def(|r| {
+                on_def(r);
+                visit(r.vreg.index(), true, r.comp.is_none());
                 if let Some(c) = defs_in_block.get_mut(r.vreg.index()) {
                     *c += 1;
                     touched.push(r.vreg.index());
