@@ -16,6 +16,26 @@
 //! - `debug`: in process, on the scale kernel: run to the end, `step`, `reverse-step`,
 //!   `live` and a knob re-run (`set knob 684=…`).
 //!
+//! Ninth round (issue 25, branches dbg9 and perf9; 2 cores, load average 3.4–7.8 while the
+//! two helpers and the lead built, 1.4 at quiet moments; `/usr/bin/time`, wall / user / peak):
+//!
+//! | shape | before | after |
+//! |---|---|---|
+//! | REPL `continue`, 5 MB, 614 entries | 3.51 s / 1.80 s / 173 MB (load 7.8) | 3.14–3.18 s / 1.56–1.60 s / 160 MB (load 5.7) |
+//! | REPL `continue`, 50 MB, 6,138 entries | 37.6 s / 22.5 s / 1.61 GB (load 7.3–7.8) | 38.5 s / 21.0 s / **1.50 GB** (load 5.4–6.1; goal ≤ 500 MB: not met) |
+//! | 50 MB: load only | 12.7 s / 4.7 s / 1.32 GB | unchanged: the importer's floor (parse tree 538 MB beside the IR 547 MB) |
+//! | 50 MB: `goto 50000` + 5 reverse steps | 43.8 s (~3.8 s a step) | **13.8 s** (~0.05 s a step) |
+//! | scale kernel, wall / user / peak, best of 3–5 at load 1.4 | 0.62 / 0.48 / 0.79 s | **0.53 / 0.44 / 0.71 s** (default / 64 / 32) |
+//! | scale kernel, main-thread instructions (callgrind) | 5.99 / 4.94 / 7.70 G | 5.01 / 4.51 / 6.96 G |
+//!
+//! `debug` shape after (load 6.6): run to the end 1,483 ms, step 0.00 ms, reverse-step
+//! 0.04 ms, `live` 0.28 ms, knob re-run 879 ms (over 500 ms under that load; the REPL
+//! measured the same time before and after). `scale` beside ptxas, one radbg run each:
+//! load 2.4 — default 0.55 s vs 32.8 s (59.6×), 64 0.53 s vs 10.3 s (19.4×), 32 0.76 s vs
+//! 18.0 s (23.8×); load 3.1 — 0.65 s vs 41.1 s (62.8×), 0.71 s vs 12.5 s (17.5×), 1.17 s
+//! vs 21.1 s (18.1×). Peak memory 92 / 91 / 128 MB against ptxas's 414 / 418 / 491 MB.
+//! The 50 MB debugger shape no longer sets `RADBG_MAX_MEMORY`.
+//!
 //! Eighth round (issue 25, branches dbg8 and perf8; 2 cores, load average 3.5–7 while the
 //! two helpers built, 1.5 after):
 //!
@@ -30,7 +50,7 @@
 //! reverse-step 0.03 ms, `live` 0.20 ms, knob re-run 426–504 ms. `scale` beside ptxas in
 //! one run at load 7 → 5: default 1.88 s / 92 MB against 59.28 s / 413 MB (31.5×), 64
 //! 0.91 s / 91 MB against 13.90 s / 418 MB (15.2×), 32 1.05 s / 127 MB against 33.17 s /
-//! 492 MB (31.7×). The 50 MB shape below still sets `RADBG_MAX_MEMORY`, no longer needed.
+//! 492 MB (31.7×). (The 50 MB shape then still set `RADBG_MAX_MEMORY`; the ninth round removed it.)
 //!
 //! Seventh round (issue 25, branches live7 and dbg7 and the lead; 2 cores, load average
 //! 0.4–1.7 after the helpers stopped; `/usr/bin/time`, wall / user / peak):
