@@ -1,35 +1,20 @@
 //! The call graph and ABI register-limit propagation (seed 001, "ABI Register Limit
 //! Propagation", sub_19CE590).
 //!
-//! Owns: which function a CALL names, the callee lists, and the two-phase limit
-//! walk. Must not know: how the declared limits were resolved (the caller passes
+//! Owns: the two-phase limit walk (which function a CALL names and the callee lists
+//! are `ir::callgraph`'s, re-exported here). Must not know: how the declared limits were resolved (the caller passes
 //! them) or what the allocator does with the result.
 
-use std::collections::BTreeMap;
-
-use crate::ir::model::{FuncKind, Inst, Module, Operand};
-use crate::ir::opcode::props;
+use crate::ir::model::{FuncKind, Module};
 use crate::ir::sm::Sm;
 
-/// The function a CALL instruction names: its first symbol source operand, when a
-/// function of that name exists.
-pub fn callee(names: &BTreeMap<&str, usize>, inst: &Inst) -> Option<usize> {
-    if !inst.info().is(props::CALL) {
-        return None;
-    }
-    inst.uses().iter().find_map(|op| match op {
-        Operand::Sym(s) => names.get(&**s).copied(),
-        _ => None,
-    })
-}
+// Which function a CALL names and the name index: `ir::callgraph`'s (shared with the
+// importer's callee-first order and the launch-bound inheritance).
+pub use crate::ir::callgraph::callee;
 
 /// Function name → index (first definition wins).
-pub fn name_index(m: &Module) -> BTreeMap<&str, usize> {
-    let mut names = BTreeMap::new();
-    for (i, f) in m.functions.iter().enumerate() {
-        names.entry(f.name.as_str()).or_insert(i);
-    }
-    names
+pub fn name_index(m: &Module) -> std::collections::HashMap<&str, usize> {
+    crate::ir::callgraph::name_index(&m.functions)
 }
 
 /// Per function, its callees in order of first call, without repeats
