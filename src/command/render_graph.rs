@@ -108,25 +108,10 @@ pub fn colours(c: &ColourView) -> Output {
 
 fn build_json(b: &Option<BriggsEvent>) -> Value {
     match b {
-        Some(BriggsEvent::Build(b)) => {
-            let crate::alloc::briggs::event::Build {
-                iteration,
-                nodes,
-                edges,
-                precoloured,
-                class_edges,
-                bank_edges,
-                moves,
-                max_degree,
-                avg_degree,
-                density,
-                k,
-            } = &**b;
-            json!({"iteration": iteration, "nodes": nodes, "edges": edges, "precoloured": precoloured,
-            "class_edges": class_edges, "bank_edges": bank_edges, "moves": moves, "max_degree": max_degree,
-            "avg_degree": avg_degree, "density": density,
-            "k": k.iter().map(|(f, k)| json!({"file": f.prefix(), "k": k})).collect::<Vec<_>>()})
-        }
+        Some(BriggsEvent::Build(b)) => json!({"iteration": b.iteration, "nodes": b.nodes, "edges": b.edges,
+            "precoloured": b.precoloured, "class_edges": b.class_edges, "bank_edges": b.bank_edges,
+            "moves": b.moves, "max_degree": b.max_degree, "avg_degree": b.avg_degree, "density": b.density,
+            "k": b.k.iter().map(|(f, k)| json!({"file": f.prefix(), "k": k})).collect::<Vec<_>>()}),
         _ => Value::Null,
     }
 }
