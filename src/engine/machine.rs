@@ -51,9 +51,10 @@ pub struct FuncResult {
     /// after a batch run drops the allocation: its callers' clobbers.
     pub writes: Option<Arc<Vec<u16>>>,
     /// Whether a call of this function follows the real convention — an external or
-    /// recursive call below it (`stages::needs_real_abi`): then it saves the preserved
-    /// registers it writes; otherwise ptxas allocates it with its callers, which see
-    /// every register it writes (issue 23, "internal callees save nothing").
+    /// recursive call below it (`stages::needs_real_abi`), rule 7 off, or a leaf (left
+    /// as the convention has it): then it keeps the preserved registers for its callers
+    /// (saving the ones it writes); otherwise ptxas allocates it with its callers, which
+    /// see every register it writes (issue 23, "an internal callee saves nothing").
     pub saves: bool,
     pub check_errors: Option<Vec<String>>,
     pub stats: Option<FunctionStats>,
