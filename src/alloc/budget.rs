@@ -108,7 +108,7 @@ pub fn resolve_as(m: &Module, f: &Function, uses_abi: bool, measured: bool) -> B
         cli = Some((d, BudgetSource::DeviceFunctionMaxRegCount));
     }
     // Measured: a device function whose calling entries all have the same launch-bound
-    // budget is compiled to it, whatever `--maxrregcount` says ([`inherit_launch_bounds`]).
+    // budget is compiled to it, whatever `--maxrregcount` says (`ir::callgraph::inherit_launch_bounds`).
     if measured
         && f.kind == FuncKind::Device
         && let Some(b) = f.inherited_budget
@@ -187,8 +187,8 @@ pub fn resolve_as(m: &Module, f: &Function, uses_abi: bool, measured: bool) -> B
 /// reports 32–51 (ARCHITECTURE.md, issue 23 rule 4). So a cap, not a target.
 pub fn prepass_cap(m: &Module, f: &Function) -> Option<u32> {
     let b = resolve_as(m, f, false, true);
-    let bounded = (f.launch_bounded() && b.source == BudgetSource::LaunchBounds)
-        || (f.inherited_budget.is_some() && b.source == BudgetSource::CallerLaunchBounds);
+    let bounded =
+        (f.launch_bounded() && b.source == BudgetSource::LaunchBounds) || b.source == BudgetSource::CallerLaunchBounds;
     bounded.then_some(b.gpr)
 }
 

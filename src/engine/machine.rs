@@ -50,11 +50,10 @@ pub struct FuncResult {
     /// The R registers a call of this function can change (`AllocRun::written_r`), kept
     /// after a batch run drops the allocation: its callers' clobbers.
     pub writes: Option<Arc<Vec<u16>>>,
-    /// Whether a call of this function follows the real convention — an external or
-    /// recursive call below it (`stages::needs_real_abi`), rule 7 off, or a leaf (left
-    /// as the convention has it): then it keeps the preserved registers for its callers
-    /// (saving the ones it writes); otherwise ptxas allocates it with its callers, which
-    /// see every register it writes (issue 23, "an internal callee saves nothing").
+    /// Whether this callee keeps the preserved registers for its callers, saving the ones
+    /// it writes (`stages::keeps_preserved`: an external or recursive call below it, or a
+    /// leaf; or rule 7 off); otherwise ptxas allocates it with its callers, which see
+    /// every register it writes (issue 23, "an internal callee saves nothing").
     pub saves: bool,
     pub check_errors: Option<Vec<String>>,
     pub stats: Option<FunctionStats>,
@@ -511,19 +510,12 @@ impl Machine {
                             // writes its callers read (`stages::abi_config`).
                             let callee = self.funcs[fi].abi.as_ref().is_some_and(|r| r.engaged);
                             self.funcs[fi].writes = callee.then(|| done.written_r()).flatten().map(Arc::new);
-                            // Under the plain convention (rule 7 off) every callee saves;
-                            // a leaf, which never saved, is left as it was (its callers
-                            // keep values in the preserved registers). Measured and not
-                            // kept: callers seeing a leaf's preserved writes too — 4 dev
-                            // rows (blender) and 2 test rows further from ptxas.
+                            // Under the plain convention (rule 7 off) every callee saves.
+                            // Measured and not kept: callers seeing a leaf's preserved
+                            // writes too — 4 dev rows (blender) and 2 test rows further
+                            // from ptxas.
                             let own = self.knobs.bool(crate::knobs::CALLEE_CLOBBERS);
-                            let leaf = !done
-                                .func()
-                                .blocks
-                                .iter()
-                                .flat_map(|b| &b.insts)
-                                .any(|i| i.info().is(crate::ir::opcode::props::CALL));
-                            self.funcs[fi].saves = callee && (!own || leaf || stages::needs_real_abi(&self.module, fi));
+                            self.funcs[fi].saves = callee && (!own || stages::keeps_preserved(&self.module, fi));
                             self.funcs[fi].alloc = Some(if self.alloc_share.is_some() || self.opts.batch {
                                 finished::Finished::held(done)
                             } else {

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use crate::ir::model::{FuncKind, Function, Inst, Module, Operand};
+use crate::ir::model::{FuncKind, Function, Inst, Operand};
 use crate::ir::opcode::props;
 use crate::ir::regfile::{GPR_CAP, regs_for_occupancy};
 
@@ -61,7 +61,8 @@ pub fn launch_budget(f: &Function) -> Option<u32> {
     Some(lb.min(f.maxnreg.unwrap_or(GPR_CAP)).min(GPR_CAP))
 }
 
-/// Sets [`Function::inherited_budget`] of every device function of `m`: the launch
+/// Sets [`Function::inherited_budget`] of every device function of `funcs` (whose call
+/// graph is `graph`, [`callees`]): the launch
 /// budget of the entries that reach it through calls, when every one of them is
 /// launch-bounded to the same budget; otherwise none.
 ///
@@ -76,30 +77,29 @@ pub fn launch_budget(f: &Function) -> Option<u32> {
 /// entry and none after the bounded one. radbg allocates a callee once: when its
 /// entries' budgets differ it keeps the command line's budget (written down in
 /// ARCHITECTURE.md).
-pub fn inherit_launch_bounds(m: &mut Module) {
+pub fn inherit_launch_bounds(funcs: &mut [Function], graph: &[Vec<usize>]) {
     #[derive(Clone, Copy, PartialEq)]
     enum Seen {
         No,
         Same(u32),
         Mixed,
     }
-    if !m.functions.iter().any(|f| f.kind == FuncKind::Device) {
+    if !funcs.iter().any(|f| f.kind == FuncKind::Device) {
         return;
     }
-    let graph = callees(&m.functions);
-    let n = m.functions.len();
+    let n = funcs.len();
     let mut seen = vec![Seen::No; n];
     let mut stack = Vec::new();
-    for e in 0..n {
-        if m.functions[e].kind != FuncKind::Entry {
+    for (e, f) in funcs.iter().enumerate() {
+        if f.kind != FuncKind::Entry {
             continue;
         }
-        let from = launch_budget(&m.functions[e]).map_or(Seen::Mixed, Seen::Same);
+        let from = launch_budget(f).map_or(Seen::Mixed, Seen::Same);
         stack.push(e);
         // A function's state only moves No → Same → Mixed, and a function is walked
         // again only when its state changed: each at most twice in all.
-        while let Some(f) = stack.pop() {
-            for &c in &graph[f] {
+        while let Some(g) = stack.pop() {
+            for &c in &graph[g] {
                 let next = match (seen[c], from) {
                     (Seen::No, x) => x,
                     (Seen::Same(a), Seen::Same(b)) if a == b => continue,
@@ -111,7 +111,7 @@ pub fn inherit_launch_bounds(m: &mut Module) {
             }
         }
     }
-    for (f, s) in m.functions.iter_mut().zip(seen) {
+    for (f, s) in funcs.iter_mut().zip(seen) {
         f.inherited_budget = match s {
             Seen::Same(b) if f.kind == FuncKind::Device => Some(b),
             _ => None,
@@ -121,7 +121,7 @@ pub fn inherit_launch_bounds(m: &mut Module) {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::ir::Module;
 
     fn module(entries: &[&str]) -> Module {
         let mut text = String::from(".version 8.0\n.target sm_80\n.address_size 64\n");

@@ -173,7 +173,7 @@ pub struct Function {
     /// PTX): a stub standing for code ptxas does not see either.
     pub external: bool,
     /// A device function's budget from the launch bounds of the entries that call it,
-    /// when they all set the same one (`alloc::budget::inherit_launch_bounds`, imported
+    /// when they all set the same one (`ir::callgraph::inherit_launch_bounds`, imported
     /// PTX only): ptxas compiles a callee with each calling entry, to that entry's budget.
     pub inherited_budget: Option<u32>,
 }

@@ -484,10 +484,14 @@ pub fn check_alloc(a: &crate::alloc::FunctionAlloc) -> Result<(), Vec<String>> {
 /// external or unknown function, or into a cycle of the call graph (recursion). Walks
 /// only what `fi` reaches, each function's instructions once, and nothing for a function
 /// without calls (most of a many-entry file).
-/// Whether a call from `fi`, directly or through what it calls, needs the real ABI
-/// (`call_closure`): an external function or recursion.
-pub(crate) fn needs_real_abi(module: &crate::ir::Module, fi: usize) -> bool {
-    call_closure(module, fi).1
+/// Whether device function `fi` keeps the convention's preserved registers for its
+/// callers (`FuncResult::saves`): when a call from it, directly or through what it
+/// calls, needs the real ABI (`call_closure`: an external function or recursion), or
+/// when it is a leaf (left as the convention has it). One that calls only functions of
+/// the module, none recursive, is allocated with its callers (issue 23).
+pub(crate) fn keeps_preserved(module: &crate::ir::Module, fi: usize) -> bool {
+    let (defined, real_abi) = call_closure(module, fi);
+    real_abi || defined.is_empty()
 }
 
 fn call_closure(module: &crate::ir::Module, fi: usize) -> (Vec<usize>, bool) {

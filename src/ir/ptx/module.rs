@@ -172,8 +172,10 @@ pub(super) fn lower_module_with<'a>(
         stubs.push(f.name.clone());
     }
     module.functions.append(&mut ms.proto_stubs);
-    callees_first(&mut module.functions, &mut map.functions);
-    crate::ir::callgraph::inherit_launch_bounds(&mut module);
+    // One call graph for both: the launch bounds callees inherit, then the order.
+    let graph = crate::ir::callgraph::callees(&module.functions);
+    crate::ir::callgraph::inherit_launch_bounds(&mut module.functions, &graph);
+    callees_first(&mut module.functions, &mut map.functions, &graph);
     module.globals = std::mem::take(&mut ms.globals);
     map.globals = std::mem::take(&mut ms.global_spans);
     map.target = target.map(|(t, pos)| span(*pos, *pos + t.len() as u32));
@@ -188,8 +190,7 @@ pub(super) fn lower_module_with<'a>(
 /// works through the functions in module order, so a callee's figures must exist when
 /// its callers' are reported. NVRTC writes prototypes first and the definitions after
 /// the kernels that call them (blender's 240 `.func`s follow its 61 entries).
-fn callees_first(funcs: &mut Vec<Function>, spans: &mut Vec<FunctionSpans>) {
-    let callees = crate::ir::callgraph::callees(funcs);
+fn callees_first(funcs: &mut Vec<Function>, spans: &mut Vec<FunctionSpans>, callees: &[Vec<usize>]) {
     let n = funcs.len();
     let (mut state, mut order) = (vec![0u8; n], Vec::with_capacity(n));
     for root in 0..n {
