@@ -103,6 +103,45 @@ fn fold_reads_the_halves_of_a_64_bit_parameter_from_the_bank() {
     );
 }
 
+/// ptxas reads `%ntid` and `%nctaid` from the constant bank (`c[0x0][0x0]`…, `c[0x0][0xc]`…):
+/// no `SR_NTID`/`SR_NCTAID` in the SASS (`tests/fidelity_launch_dims.rs` re-measures it).
+#[test]
+fn fold_reads_launch_dimensions_from_the_bank() {
+    let decls = ".reg .R %r<8>\n.reg .R.x2 %rd<2>\nBB0:";
+    check_fold(
+        &format!(
+            "{decls}\n%r0 = S2R SR_TID.X\n%r1 = S2R SR_NTID.X\n%r2 = S2R SR_NCTAID.Y\n%r3 = S2R SR_CTAID.X\n\
+             %r4 = IMAD %r3, %r1, %r0\n%r5 = IADD3 %r4, %r2\n%r6 = S2R SR_NTID.Z\n%r7 = IADD3 %r5, %r6\n\
+             STG.E [%rd0], %r7\nEXIT"
+        ),
+        &[
+            "%r0 = S2R SR_TID.X",
+            "%r3 = S2R SR_CTAID.X",
+            "%r4 = IMAD %r3, c[0x0][0x0], %r0",
+            "%r5 = IADD3 %r4, c[0x0][0x10]",
+            "%r7 = IADD3 %r5, c[0x0][0x8]",
+            "STG.E [%rd0], %r7",
+            "EXIT",
+        ],
+    );
+    // Two launch dimensions in one instruction: SASS takes one constant operand, so the
+    // other keeps its register; a store's data stays a register too.
+    check_fold(
+        &format!(
+            "{decls}\n%r1 = S2R SR_NTID.X\n%r2 = S2R SR_NCTAID.X\n%r3 = IMAD.MUL.LO.S32 %r1, %r2\n\
+             STG.E [%rd0], %r3\nSTG.E [%rd0+4], %r1\nEXIT"
+        ),
+        &[
+            "%r1 = S2R SR_NTID.X",
+            "%r2 = S2R SR_NCTAID.X",
+            "%r3 = IMAD.MUL.LO.S32 c[0x0][0x0], %r2",
+            "STG.E [%rd0], %r3",
+            "STG.E [%rd0 + 0x4], %r1",
+            "EXIT",
+        ],
+    );
+}
+
 #[test]
 fn components_start_assembled_values_where_they_are_assembled() {
     let body = ".reg .R %r<4>\n.reg .R.x2 %rd<4>\nBB0:\n%r0 = S2R SR_TID.X\n%r1 = S2R SR_TID.Y\n\

@@ -51,6 +51,28 @@ fn component(value: &Operand, comp: Option<u8>) -> Option<Operand> {
     }
 }
 
+/// The constant-bank word ptxas reads a launch dimension from. In the development part's
+/// SASS (ptxas 13.0.88, nvdisasm, 158 listings, sm_80 and sm_90) `SR_NTID` and
+/// `SR_NCTAID` never appear: `%ntid.x` is `c[0x0][0x0]` (`IMAD R0, R0, c[0x0][0x0], R3`
+/// on sm_80, `ULDC UR4, c[0x0][0x0]` on sm_90), `.y`/`.z` the next words, and `%nctaid.*`
+/// `c[0x0][0xc]` on (dfdx's grid-stride `fill_with_f32`: `ULDC UR5, c[0x0][0xc]`). So a
+/// read of either is a constant like a kernel parameter, folded where it is used.
+fn launch_dimension(sr: &str) -> Option<Operand> {
+    let (base, comp) = sr.split_once('.')?;
+    let word = match comp {
+        "X" => 0,
+        "Y" => 1,
+        "Z" => 2,
+        _ => return None,
+    };
+    let first = match base {
+        "SR_NTID" => 0x0,
+        "SR_NCTAID" => 0xc,
+        _ => return None,
+    };
+    Some(Operand::CBank { bank: 0, offset: first + 4 * word })
+}
+
 fn is_const_operand(o: &Operand) -> bool {
     matches!(o, Operand::Imm(_) | Operand::FImm(_) | Operand::CBank { .. } | Operand::Sym(_))
 }
@@ -294,7 +316,11 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
     for _ in 0..2 {
         for inst in f.blocks.iter().flat_map(|b| &b.insts) {
             let m = inst.op.mnemonic();
-            if inst.ndefs != 1 || !inst.guard_is_always() || !(m == "LDC" || m == "MOV") || inst.has_side_effects() {
+            if inst.ndefs != 1
+                || !inst.guard_is_always()
+                || !(m == "LDC" || m == "MOV" || m == "S2R")
+                || inst.has_side_effects()
+            {
                 continue;
             }
             let (Some(Operand::Reg(Reg::V(d))), [src]) = (inst.defs().first(), inst.uses()) else { continue };
@@ -303,6 +329,8 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
                 continue;
             }
             let val = match src {
+                Operand::Special(sr) if m == "S2R" => launch_dimension(sr),
+                _ if m == "S2R" => None,
                 o if is_const_operand(o) => Some(o.clone()),
                 Operand::Reg(Reg::V(r)) if r.comp.is_none() => value[r.vreg.index()].clone(),
                 _ => None,

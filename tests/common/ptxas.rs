@@ -49,9 +49,16 @@ pub fn nvdisasm() -> Option<PathBuf> {
 /// The SASS ptxas (sm_80) makes of `text`, disassembled by nvdisasm (`-c`); the PTX and
 /// the cubin are written into `dir` as `NAME.ptx` and `NAME.cubin`.
 pub fn sass(ptxas: &Path, nvdisasm: &Path, dir: &Path, name: &str, text: &str) -> String {
+    sass_for(ptxas, nvdisasm, dir, name, text, "sm_80")
+}
+
+/// [`sass`] for the architecture `sm` (`sm_90`, …).
+#[allow(dead_code)] // not every test binary that includes `common` compiles for sm_90
+pub fn sass_for(ptxas: &Path, nvdisasm: &Path, dir: &Path, name: &str, text: &str, sm: &str) -> String {
     let (ptx, cubin) = (dir.join(format!("{name}.ptx")), dir.join(format!("{name}.cubin")));
     std::fs::write(&ptx, text).expect("writes the PTX");
-    let out = Command::new(ptxas).args(["-arch=sm_80", "-o"]).arg(&cubin).arg(&ptx).output().expect("ptxas runs");
+    let arch = format!("-arch={sm}");
+    let out = Command::new(ptxas).args([arch.as_str(), "-o"]).arg(&cubin).arg(&ptx).output().expect("ptxas runs");
     assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
     let sass = Command::new(nvdisasm).arg("-c").arg(&cubin).output().expect("nvdisasm runs");
     String::from_utf8_lossy(&sass.stdout).into_owned()
