@@ -252,7 +252,7 @@ fn source_pane_in_tmux() {
     t.wait_for(&["radbg │ stencil", "? help"]);
     t.keys(&[">"]);
     // The IR pane names the CUDA line beside the PTX line.
-    t.wait_for(&["(end)", "L22 hotspot.cu:8"]);
+    t.wait_for(&["(end)", "L23 hotspot.cu:8"]);
     t.keys(&["0", "z"]);
     let s = t.wait_for(&["0 Source · hotspot.cu", "[zoom: z]", "float edge = a + c + g + i;", "(end)"]);
     assert!(s.contains("S2") && s.contains("L3"), "spill stores and reloads are marked:\n{s}");
@@ -260,7 +260,7 @@ fn source_pane_in_tmux() {
     // Back into the SPILL attempt: the pane follows the cursor.
     t.keys(&["z"]);
     t.keys(&["S"]);
-    t.wait_for(&["event 294", "line live spill", "float edge"]);
+    t.wait_for(&["event 288", "line live spill", "float edge"]);
     t.keys(&["q"]);
     t.wait_for(&["RADBG_EXIT=0"]);
 }

@@ -11,7 +11,8 @@
 //!
 //! A vreg is a *constant* when it has exactly one def, a whole-register def that always
 //! executes, by `LDC` or a `MOV` (including `MOV.CVTA`) whose one source is a
-//! constant-bank operand, an immediate, a symbol or another constant. Each register use
+//! constant-bank operand, an immediate, a symbol or another constant, or by an `S2R` of a
+//! launch dimension (`%ntid`, `%nctaid`: bank words in ptxas's SASS, [`launch_dimension`]). Each register use
 //! of a constant (or of one half of a parameter loaded whole: `component`) is replaced by
 //! that operand when the using instruction has no memory
 //! operand, is not a control transfer, and has no other non-register source (a SASS
@@ -55,7 +56,7 @@ fn component(value: &Operand, comp: Option<u8>) -> Option<Operand> {
 /// SASS (ptxas 13.0.88, nvdisasm, 158 listings, sm_80 and sm_90) `SR_NTID` and
 /// `SR_NCTAID` never appear: `%ntid.x` is `c[0x0][0x0]` (`IMAD R0, R0, c[0x0][0x0], R3`
 /// on sm_80, `ULDC UR4, c[0x0][0x0]` on sm_90), `.y`/`.z` the next words, and `%nctaid.*`
-/// `c[0x0][0xc]` on (dfdx's grid-stride `fill_with_f32`: `ULDC UR5, c[0x0][0xc]`). So a
+/// `c[0x0][0xc]` (dfdx's grid-stride `fill_with_f32`: `ULDC UR5, c[0x0][0xc]`). So a
 /// read of either is a constant like a kernel parameter, folded where it is used.
 fn launch_dimension(sr: &str) -> Option<Operand> {
     let (base, comp) = sr.split_once('.')?;
