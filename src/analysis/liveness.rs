@@ -149,39 +149,72 @@ const NONE: u8 = u8::MAX;
 /// `Slot::bit` of a block-local vreg: tracked, but with no index in the per-block sets.
 const LOCAL: u32 = u32::MAX;
 
-/// Per vreg: never upward-exposed in any block (every use follows a killing def in its
-/// block) and not live at exit, so it is in no block's live-in, live-out or gen set.
-fn block_local(f: &Function, exit_live: &[VRegId], single_def: &[bool]) -> Vec<bool> {
-    let n = f.vregs.len();
-    let mut exposed = vec![false; n];
-    // Block number + 1 of the latest killing def seen, per vreg (forward scan).
-    let mut killed_in = vec![0u32; n];
-    for (b, blk) in f.blocks.iter().enumerate() {
-        let stamp = b as u32 + 1;
-        for inst in &blk.insts {
-            inst.for_each_use(|r| {
-                if let Some(k) = killed_in.get(r.vreg.index())
-                    && *k != stamp
-                {
-                    exposed[r.vreg.index()] = true;
-                }
-            });
-            let always = kills(inst);
-            inst.for_each_def(|r| {
-                let i = r.vreg.index();
-                if i < n && r.comp.is_none() && (always || single_def[i]) {
-                    killed_in[i] = stamp;
-                }
-            });
-        }
-    }
-    for v in exit_live {
-        if let Some(e) = exposed.get_mut(v.index()) {
-            *e = true;
-        }
-    }
-    exposed.into_iter().map(|e| !e).collect()
+/// The forward scan for block-local vregs — never upward-exposed in any block (every
+/// use follows a killing def in its block) and not live at exit, so in no block's
+/// live-in, live-out or gen set — under both readings of a guarded whole def: it kills
+/// (the vreg is in `single_def`) or not. So the scan needs no `single_def` and runs
+/// beside [`predicated_kills`] (issue 25: on a large function the two walks run on two
+/// threads); [`Exposure::local`] picks each vreg's reading.
+struct Exposure {
+    /// Upward-exposed in some block when only unguarded defs kill.
+    plain: Vec<bool>,
+    /// Upward-exposed in some block when every whole def kills.
+    guarded: Vec<bool>,
 }
+
+impl Exposure {
+    fn scan(f: &Function) -> Exposure {
+        let n = f.vregs.len();
+        let (mut plain, mut guarded) = (vec![false; n], vec![false; n]);
+        // Block number + 1 of the latest killing def seen, per vreg and reading.
+        let (mut killed_plain, mut killed_any) = (vec![0u32; n], vec![0u32; n]);
+        for (b, blk) in f.blocks.iter().enumerate() {
+            let stamp = b as u32 + 1;
+            for inst in &blk.insts {
+                inst.for_each_use(|r| {
+                    let i = r.vreg.index();
+                    if i < n {
+                        plain[i] |= killed_plain[i] != stamp;
+                        guarded[i] |= killed_any[i] != stamp;
+                    }
+                });
+                let always = kills(inst);
+                inst.for_each_def(|r| {
+                    let i = r.vreg.index();
+                    if i < n && r.comp.is_none() {
+                        killed_any[i] = stamp;
+                        if always {
+                            killed_plain[i] = stamp;
+                        }
+                    }
+                });
+            }
+        }
+        Exposure { plain, guarded }
+    }
+
+    /// Per vreg: block-local under its reading (`single_def`).
+    fn local(self, exit_live: &[VRegId], single_def: &[bool]) -> Vec<bool> {
+        let mut exposed: Vec<bool> = self
+            .plain
+            .into_iter()
+            .zip(self.guarded)
+            .zip(single_def)
+            .map(|((p, g), &s)| if s { g } else { p })
+            .collect();
+        for v in exit_live {
+            if let Some(e) = exposed.get_mut(v.index()) {
+                *e = true;
+            }
+        }
+        exposed.into_iter().map(|e| !e).collect()
+    }
+}
+
+/// Instructions from which a liveness solve scans for block-local vregs on a second
+/// thread while it finds the predicated defs that kill (below it a thread costs more
+/// than it saves).
+const SIDE_SCAN_INSTS: usize = 20_000;
 
 /// Liveness of one function: per-file solves plus checkpoints for point queries.
 /// Queries take the same `Function` the liveness was computed on.
@@ -503,11 +536,24 @@ fn compute_inner(
     // index of a vreg in its file's sparse sets). A file is solved only when the function
     // has vregs in it, like ptxas allocates the UR bitvector only for functions that use
     // uniform registers.
-    let single_def = if single_def_kills { predicated_kills(f, exit_live) } else { vec![false; f.vregs.len()] };
+    let kills_of = || if single_def_kills { predicated_kills(f, exit_live) } else { vec![false; f.vregs.len()] };
+    let insts: usize = f.blocks.iter().map(|b| b.insts.len()).sum();
+    let (single_def, exposure) = if insts >= SIDE_SCAN_INSTS {
+        std::thread::scope(|s| {
+            let h = s.spawn(|| Exposure::scan(f));
+            let k = kills_of();
+            match h.join() {
+                Ok(e) => (k, e),
+                Err(p) => std::panic::resume_unwind(p),
+            }
+        })
+    } else {
+        (kills_of(), Exposure::scan(f))
+    };
     // Block-local vregs (reload temporaries, short-lived values) get no index: they can
     // be in no live-in or live-out set, so the sets and the solver skip them (the
     // sets, sweeps and every query are the same; only the memory and time shrink).
-    let local = block_local(f, exit_live, &single_def);
+    let local = exposure.local(exit_live, &single_def);
     let mut slots = vec![Slot { file: NONE, bit: 0 }; nvregs];
     let mut files = Vec::new();
     // The vregs of each liveness file, ascending, in one pass over the vregs.
