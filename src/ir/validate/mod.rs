@@ -639,3 +639,40 @@ fn decl_text(d: &RegDecl) -> String {
     let count = d.count.map_or(String::new(), |c| format!("<{c}>"));
     format!(".{}{width} {}{count}", d.class.name(), d.prefix)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::span::SourceFile;
+
+    /// `validate` on one function of `n` moves, those at `bad` with an unknown mnemonic
+    /// (`MOVX`: a warning with a "did you mean" while the budget lasts).
+    fn diags(n: usize, bad: &[usize]) -> Vec<Diagnostic> {
+        let body: String =
+            (0..n).map(|k| if bad.contains(&k) { "  %r1 = MOVX %r0\n" } else { "  %r1 = MOV %r0\n" }).collect();
+        let text = format!(".target sm_90\n.entry k {{\n  .reg .R %r<2>\nBB0:\n{body}  EXIT\n}}\n");
+        let file = SourceFile::new("big.ori", text);
+        let (m, map, d) = crate::ir::parse::parse_module(&file);
+        assert!(d.iter().all(|d| !d.is_error()), "{:?}", d.first());
+        validate(&m, &map)
+    }
+
+    #[test]
+    fn a_large_function_checks_as_one_thread_does() {
+        let n = SPLIT_INSTS + 101;
+        // Only the second half (checked on the other thread) warns: its hint is given.
+        let v = diags(n, &[n - 5]);
+        assert_eq!(v.len(), 1);
+        assert!(!v[0].help.is_empty(), "{:?}", v[0]);
+        // The first half uses up the hints' budget: the second half's warning gets none,
+        // as in one thread (it is checked again after the first half).
+        let bad: Vec<usize> = (0..SUGGESTION_BUDGET + 5).chain([n - 5]).collect();
+        let v = diags(n, &bad);
+        assert_eq!(v.len(), bad.len());
+        assert!(!v[0].help.is_empty(), "{:?}", v[0]);
+        assert!(v.last().is_some_and(|d| d.help.is_empty()), "{:?}", v.last());
+        // In file order.
+        let los: Vec<u64> = v.iter().map(|d| d.span.map_or(0, |s| s.lo as u64)).collect();
+        assert!(los.windows(2).all(|w| w[0] < w[1]));
+    }
+}
