@@ -149,39 +149,162 @@ const NONE: u8 = u8::MAX;
 /// `Slot::bit` of a block-local vreg: tracked, but with no index in the per-block sets.
 const LOCAL: u32 = u32::MAX;
 
-/// Per vreg: never upward-exposed in any block (every use follows a killing def in its
-/// block) and not live at exit, so it is in no block's live-in, live-out or gen set.
-fn block_local(f: &Function, exit_live: &[VRegId], single_def: &[bool]) -> Vec<bool> {
-    let n = f.vregs.len();
-    let mut exposed = vec![false; n];
-    // Block number + 1 of the latest killing def seen, per vreg (forward scan).
-    let mut killed_in = vec![0u32; n];
-    for (b, blk) in f.blocks.iter().enumerate() {
-        let stamp = b as u32 + 1;
-        for inst in &blk.insts {
-            inst.for_each_use(|r| {
-                if let Some(k) = killed_in.get(r.vreg.index())
-                    && *k != stamp
-                {
-                    exposed[r.vreg.index()] = true;
-                }
-            });
+/// The forward scan for block-local vregs — never upward-exposed in any block (every
+/// use follows a killing def in its block) and not live at exit, so in no block's
+/// live-in, live-out or gen set — under both readings of a guarded whole def: it kills
+/// (the vreg is in `single_def`) or not. So the scan needs no `single_def` and runs
+/// beside [`predicated_kills`] (issue 25: on a large function the two walks run on two
+/// threads); [`Exposure::local`] picks each vreg's reading.
+struct Exposure {
+    /// Upward-exposed in some block when only unguarded defs kill.
+    plain: Vec<bool>,
+    /// Upward-exposed in some block when every whole def kills.
+    guarded: Vec<bool>,
+}
+
+impl Exposure {
+    fn scan(f: &Function) -> Exposure {
+        let n = f.vregs.len();
+        let (mut plain, mut guarded) = (vec![false; n], vec![false; n]);
+        // Block number + 1 of the latest killing def seen, per vreg and reading.
+        let (mut killed_plain, mut killed_any) = (vec![0u32; n], vec![0u32; n]);
+        for (b, blk) in f.blocks.iter().enumerate() {
+            let stamp = b as u32 + 1;
+            for inst in &blk.insts {
+                inst.for_each_use(|r| {
+                    let i = r.vreg.index();
+                    if i < n {
+                        plain[i] |= killed_plain[i] != stamp;
+                        guarded[i] |= killed_any[i] != stamp;
+                    }
+                });
+                let always = kills(inst);
+                inst.for_each_def(|r| {
+                    let i = r.vreg.index();
+                    if i < n && r.comp.is_none() {
+                        killed_any[i] = stamp;
+                        if always {
+                            killed_plain[i] = stamp;
+                        }
+                    }
+                });
+            }
+        }
+        Exposure { plain, guarded }
+    }
+
+    /// Per vreg: block-local under its reading (`single_def`).
+    fn local(self, exit_live: &[VRegId], single_def: &[bool]) -> Vec<bool> {
+        let mut exposed: Vec<bool> = self
+            .plain
+            .into_iter()
+            .zip(self.guarded)
+            .zip(single_def)
+            .map(|((p, g), &s)| if s { g } else { p })
+            .collect();
+        for v in exit_live {
+            if let Some(e) = exposed.get_mut(v.index()) {
+                *e = true;
+            }
+        }
+        exposed.into_iter().map(|e| !e).collect()
+    }
+}
+
+/// Per file and index, during a block's reverse scan for gen/kill: in gen, in kill, seen.
+const GEN: u8 = 1;
+const KILL: u8 = 2;
+const SEEN: u8 = 4;
+
+/// What the gen/kill scan reads of a solve: where each vreg is indexed, which defs kill.
+struct KillFacts<'l> {
+    slots: &'l [Slot],
+    single_def: &'l [bool],
+    comp_kill: &'l [u8],
+    exit_slots: &'l [Slot],
+}
+
+/// The marks of a reverse gen/kill scan over some instructions: per file, each index's
+/// flags and the indices touched; the block-local vregs killed, in scan order.
+struct GenKillScan {
+    marks: Vec<Vec<u8>>,
+    touched: Vec<Vec<u32>>,
+    local: Vec<VRegId>,
+}
+
+impl GenKillScan {
+    fn new(sizes: &[usize]) -> GenKillScan {
+        GenKillScan {
+            marks: sizes.iter().map(|&n| vec![0u8; n]).collect(),
+            touched: vec![Vec::new(); sizes.len()],
+            local: Vec::new(),
+        }
+    }
+
+    fn mark(&mut self, s: Slot, kill: bool) {
+        let m = &mut self.marks[s.file as usize][s.bit as usize];
+        if *m & SEEN == 0 {
+            self.touched[s.file as usize].push(s.bit);
+        }
+        *m = if kill { (*m | KILL | SEEN) & !GEN } else { *m | GEN | SEEN };
+    }
+
+    /// `insts` backwards: a killing def clears gen and sets kill, a use sets gen.
+    fn walk(&mut self, insts: &[Inst], k: &KillFacts) {
+        for inst in insts.iter().rev() {
             let always = kills(inst);
             inst.for_each_def(|r| {
-                let i = r.vreg.index();
-                if i < n && r.comp.is_none() && (always || single_def[i]) {
-                    killed_in[i] = stamp;
+                if def_kills_with(k.single_def, k.comp_kill, always, r)
+                    && let Some(s) = slot_of(k.slots, r.vreg)
+                {
+                    if s.bit == LOCAL {
+                        self.local.push(r.vreg);
+                    } else {
+                        self.mark(s, true);
+                    }
                 }
             });
+            inst.for_each_use(|r| {
+                if let Some(s) = slot_of(k.slots, r.vreg)
+                    && s.bit != LOCAL
+                {
+                    self.mark(s, false);
+                }
+            });
+            if inst.info().is(props::EXIT) {
+                for &s in k.exit_slots {
+                    self.mark(s, false);
+                }
+            }
         }
     }
-    for v in exit_live {
-        if let Some(e) = exposed.get_mut(v.index()) {
-            *e = true;
+
+    /// These marks (of instructions just before `later`'s) followed by `later`'s: an
+    /// index this scan saw keeps its gen flag, one only `later` saw takes `later`'s;
+    /// kill is either's. `later` is left empty.
+    fn absorb_later(&mut self, later: &mut GenKillScan) {
+        for ((m, t), (lm, lt)) in
+            self.marks.iter_mut().zip(&mut self.touched).zip(later.marks.iter_mut().zip(&mut later.touched))
+        {
+            for &i in lt.iter() {
+                let l = std::mem::take(&mut lm[i as usize]);
+                let x = &mut m[i as usize];
+                if *x & SEEN == 0 {
+                    t.push(i);
+                    *x = l;
+                } else {
+                    *x |= l & KILL;
+                }
+            }
+            lt.clear();
         }
     }
-    exposed.into_iter().map(|e| !e).collect()
 }
+
+/// Instructions from which a liveness solve scans for block-local vregs on a second
+/// thread while it finds the predicated defs that kill (below it a thread costs more
+/// than it saves).
+const SIDE_SCAN_INSTS: usize = 20_000;
 
 /// Liveness of one function: per-file solves plus checkpoints for point queries.
 /// Queries take the same `Function` the liveness was computed on.
@@ -503,11 +626,24 @@ fn compute_inner(
     // index of a vreg in its file's sparse sets). A file is solved only when the function
     // has vregs in it, like ptxas allocates the UR bitvector only for functions that use
     // uniform registers.
-    let single_def = if single_def_kills { predicated_kills(f, exit_live) } else { vec![false; f.vregs.len()] };
+    let kills_of = || if single_def_kills { predicated_kills(f, exit_live) } else { vec![false; f.vregs.len()] };
+    let insts: usize = f.blocks.iter().map(|b| b.insts.len()).sum();
+    let (single_def, exposure) = if insts >= SIDE_SCAN_INSTS {
+        std::thread::scope(|s| {
+            let h = s.spawn(|| Exposure::scan(f));
+            let k = kills_of();
+            match h.join() {
+                Ok(e) => (k, e),
+                Err(p) => std::panic::resume_unwind(p),
+            }
+        })
+    } else {
+        (kills_of(), Exposure::scan(f))
+    };
     // Block-local vregs (reload temporaries, short-lived values) get no index: they can
     // be in no live-in or live-out set, so the sets and the solver skip them (the
     // sets, sweeps and every query are the same; only the memory and time shrink).
-    let local = block_local(f, exit_live, &single_def);
+    let local = exposure.local(exit_live, &single_def);
     let mut slots = vec![Slot { file: NONE, bit: 0 }; nvregs];
     let mut files = Vec::new();
     // The vregs of each liveness file, ascending, in one pass over the vregs.
@@ -786,50 +922,38 @@ impl Liveness {
     }
 
     fn gen_kill(&mut self, f: &Function) {
-        // Per file and index, during one block's reverse scan: in gen, in kill, touched.
-        const GEN: u8 = 1;
-        const KILL: u8 = 2;
-        const SEEN: u8 = 4;
         let Liveness { files, slots, exit_live, single_def, local_kills, comp_kill, .. } = self;
-        let mut marks: Vec<Vec<u8>> = files.iter().map(|fl| vec![0u8; fl.vregs.len()]).collect();
-        let mut touched: Vec<Vec<u32>> = vec![Vec::new(); files.len()];
         let exit_slots: Vec<Slot> =
             exit_live.iter().filter_map(|v| slot_of(slots, v)).filter(|s| s.bit != LOCAL).collect();
-        let mark = |marks: &mut [Vec<u8>], touched: &mut [Vec<u32>], s: Slot, kill: bool| {
-            let m = &mut marks[s.file as usize][s.bit as usize];
-            if *m & SEEN == 0 {
-                touched[s.file as usize].push(s.bit);
-            }
-            *m = if kill { (*m | KILL | SEEN) & !GEN } else { *m | GEN | SEEN };
-        };
+        let sizes: Vec<usize> = files.iter().map(|fl| fl.vregs.len()).collect();
+        let facts = KillFacts { slots, single_def, comp_kill, exit_slots: &exit_slots };
+        let mut scan = GenKillScan::new(&sizes);
         for (b, blk) in f.blocks.iter().enumerate() {
-            for inst in blk.insts.iter().rev() {
-                let always = kills(inst);
-                inst.for_each_def(|r| {
-                    if def_kills_with(single_def, comp_kill, always, r)
-                        && let Some(s) = slot_of(slots, r.vreg)
-                    {
-                        if s.bit == LOCAL {
-                            local_kills[b].push(r.vreg);
-                        } else {
-                            mark(&mut marks, &mut touched, s, true);
-                        }
+            let insts = &blk.insts[..];
+            let mid = insts.len() / 2;
+            if insts.len() >= SIDE_SCAN_INSTS {
+                // A large block in two halves, the later one on a second thread (issue 25:
+                // the scale kernel is one block of 99.5k instructions): a vreg's flags
+                // over the block are its earlier half's when that half names it, else
+                // the later half's, its kill either half's; the later half's local
+                // kills come first (the walk goes backwards).
+                let mut later = GenKillScan::new(&sizes);
+                std::thread::scope(|s| {
+                    let h = s.spawn(|| later.walk(&insts[mid..], &facts));
+                    scan.walk(&insts[..mid], &facts);
+                    if let Err(p) = h.join() {
+                        std::panic::resume_unwind(p);
                     }
                 });
-                inst.for_each_use(|r| {
-                    if let Some(s) = slot_of(slots, r.vreg)
-                        && s.bit != LOCAL
-                    {
-                        mark(&mut marks, &mut touched, s, false);
-                    }
-                });
-                if inst.info().is(props::EXIT) {
-                    for &s in &exit_slots {
-                        mark(&mut marks, &mut touched, s, false);
-                    }
-                }
+                let mut local = std::mem::take(&mut later.local);
+                local.append(&mut scan.local);
+                scan.local = local;
+                scan.absorb_later(&mut later);
+            } else {
+                scan.walk(insts, &facts);
             }
-            for ((fl, t), m) in files.iter_mut().zip(&mut touched).zip(&mut marks) {
+            local_kills[b] = std::mem::take(&mut scan.local);
+            for ((fl, t), m) in files.iter_mut().zip(&mut scan.touched).zip(&mut scan.marks) {
                 if t.is_empty() {
                     continue;
                 }

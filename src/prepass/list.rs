@@ -375,9 +375,6 @@ impl<K: Ord + Copy> Timed<K> {
             self.waiting.remove(&(at, k));
         }
     }
-    fn is_empty(&self) -> bool {
-        self.due.is_empty() && self.waiting.is_empty()
-    }
     /// The least member by (max(due cycle, `cycle`), `K`).
     fn best(&mut self, cycle: u32) -> Option<(u32, K)> {
         while let Some(&(at, k)) = self.waiting.first()
@@ -393,21 +390,97 @@ impl<K: Ord + Copy> Timed<K> {
     }
 }
 
-/// Buckets of [`Timed`] sets keyed by `B`; a bucket left empty is dropped, so the walks
-/// over buckets see only the few kinds of delta present.
-struct Buckets<B: Ord + Copy, K: Ord + Copy>(BTreeMap<B, Timed<K>>);
+/// A ready instruction's key in the pick order: the longer path to the block's end first,
+/// then the lower index.
+type Key = (std::cmp::Reverse<u32>, usize);
 
-impl<B: Ord + Copy, K: Ord + Copy> Buckets<B, K> {
-    fn insert(&mut self, b: B, at: u32, k: K, cycle: u32) {
-        self.0.entry(b).or_insert_with(Timed::new).insert(at, k, cycle);
+/// [`Timed`] for the ready instructions of one pressure bucket, as binary heaps whose
+/// entries go stale instead of being removed: an entry holds the instruction's stamp
+/// when it entered, and leaving bumps the stamp (`stamps`, indexed by instruction), so
+/// entering and leaving cost a push and an increment where the ordered sets cost a
+/// search and a node update each (issue 25: the sets were a third of the list
+/// scheduler's time on the scale kernel). A stale entry is dropped when it surfaces;
+/// the heaps are emptied whenever the bucket has no member left.
+struct Lazy {
+    due: std::collections::BinaryHeap<std::cmp::Reverse<(Key, u32)>>,
+    waiting: std::collections::BinaryHeap<std::cmp::Reverse<(u32, Key, u32)>>,
+    live: usize,
+}
+
+impl Lazy {
+    fn new() -> Self {
+        Lazy { due: Default::default(), waiting: Default::default(), live: 0 }
     }
-    fn remove(&mut self, b: B, at: u32, k: K) {
-        if let Some(t) = self.0.get_mut(&b) {
-            t.remove(at, k);
-            if t.is_empty() {
-                self.0.remove(&b);
+    fn insert(&mut self, at: u32, k: Key, stamp: u32, cycle: u32) {
+        use std::cmp::Reverse;
+        self.live += 1;
+        if at <= cycle {
+            self.due.push(Reverse((k, stamp)));
+        } else {
+            self.waiting.push(Reverse((at, k, stamp)));
+        }
+    }
+    /// One member left (the caller bumps its stamp, so its entry is stale).
+    fn remove(&mut self) {
+        self.live -= 1;
+        if self.live == 0 {
+            self.due.clear();
+            self.waiting.clear();
+        }
+    }
+    /// The least member by (max(due cycle, `cycle`), `Key`), as [`Timed::best`].
+    fn best(&mut self, cycle: u32, stamps: &[u32]) -> Option<(u32, Key)> {
+        use std::cmp::Reverse;
+        let valid = |k: &Key, s: u32| stamps[k.1] == s;
+        while let Some(&Reverse((at, k, s))) = self.waiting.peek()
+            && at <= cycle
+        {
+            self.waiting.pop();
+            if valid(&k, s) {
+                self.due.push(Reverse((k, s)));
             }
         }
+        while let Some(&Reverse((k, s))) = self.due.peek() {
+            if valid(&k, s) {
+                return Some((cycle, k));
+            }
+            self.due.pop();
+        }
+        while let Some(&Reverse((at, k, s))) = self.waiting.peek() {
+            if valid(&k, s) {
+                return Some((at, k));
+            }
+            self.waiting.pop();
+        }
+        None
+    }
+}
+
+/// [`Lazy`] sets keyed by `B`: every key seen keeps its heaps (`index` in key order);
+/// the walks over buckets see only the few kinds of delta present, skipping the empty.
+struct Buckets<B: Ord + Copy> {
+    index: BTreeMap<B, usize>,
+    heaps: Vec<Lazy>,
+}
+
+impl<B: Ord + Copy> Buckets<B> {
+    fn new() -> Self {
+        Buckets { index: BTreeMap::new(), heaps: Vec::new() }
+    }
+    /// The heap of bucket `b`, made on first use.
+    fn slot(&mut self, b: B) -> usize {
+        match self.index.get(&b) {
+            Some(&i) => i,
+            None => {
+                self.heaps.push(Lazy::new());
+                self.index.insert(b, self.heaps.len() - 1);
+                self.heaps.len() - 1
+            }
+        }
+    }
+    /// The non-empty buckets in key order, with their heaps' slots.
+    fn nonempty(&self) -> impl Iterator<Item = (B, usize)> + '_ {
+        self.index.iter().filter(|&(_, &i)| self.heaps[i].live > 0).map(|(&b, &i)| (b, i))
     }
 }
 
@@ -505,9 +578,11 @@ pub fn schedule_block_within(
     // (ready cycle, longest path, index); all of them bucketed by (P delta, R delta) and
     // ordered by (earliest cycle, longest path, index).
     let mut glued: Timed<usize> = Timed::new();
-    let mut fit: Buckets<(i64, i64, i64), (Reverse<u32>, usize)> = Buckets(BTreeMap::new());
-    let mut over: Buckets<(i64, i64), (Reverse<u32>, usize)> = Buckets(BTreeMap::new());
-    let mut delta_of = vec![[0i64; 2]; n];
+    let mut fit: Buckets<(i64, i64, i64)> = Buckets::new();
+    let mut over: Buckets<(i64, i64)> = Buckets::new();
+    // Per instruction: its entries' stamp (`Lazy`), and the fit and over buckets it is in.
+    let mut stamps = vec![0u32; n];
+    let mut slot_of = vec![(0usize, 0usize); n];
     let mut in_cands = vec![false; n];
     let mut ncands = 0usize;
     // Per local vreg, the ready instructions that name it (pruned lazily): a list per
@@ -522,17 +597,19 @@ pub fn schedule_block_within(
         ($j:expr) => {{
             let j = $j;
             let d = delta(j, &is_live, &remaining);
-            delta_of[j] = d;
-            fit.insert(fit_key(d), ready_at(j, d, &earliest), (Reverse(dag.height[j]), j), cycle);
-            over.insert((d[1], d[0]), earliest[j], (Reverse(dag.height[j]), j), cycle);
+            let (a, b) = (fit.slot(fit_key(d)), over.slot((d[1], d[0])));
+            slot_of[j] = (a, b);
+            fit.heaps[a].insert(ready_at(j, d, &earliest), (Reverse(dag.height[j]), j), stamps[j], cycle);
+            over.heaps[b].insert(earliest[j], (Reverse(dag.height[j]), j), stamps[j], cycle);
         }};
     }
     macro_rules! leave {
         ($j:expr) => {{
             let j = $j;
-            let d = delta_of[j];
-            fit.remove(fit_key(d), ready_at(j, d, &earliest), (Reverse(dag.height[j]), j));
-            over.remove((d[1], d[0]), earliest[j], (Reverse(dag.height[j]), j));
+            let (a, b) = slot_of[j];
+            fit.heaps[a].remove();
+            over.heaps[b].remove();
+            stamps[j] = stamps[j].wrapping_add(1);
         }};
     }
     for j in (0..n).filter(|&j| npred[j] == 0) {
@@ -548,12 +625,12 @@ pub fn schedule_block_within(
         enter!(j);
     }
     let mut order = Vec::with_capacity(n);
-    let mut fitting: Vec<(i64, i64, i64)> = Vec::new();
+    let mut fitting: Vec<((i64, i64, i64), usize)> = Vec::new();
     let mut touched: Vec<(usize, (bool, bool))> = Vec::new();
     while ncands > 0 {
         let glue = glued.best(cycle).filter(|&(at, _)| at <= cycle).map(|x| x.1);
         fitting.clear();
-        fitting.extend(fit.0.keys().copied().filter(|&(a0, a1, _)| {
+        fitting.extend(fit.nonempty().filter(|&((a0, a1, _), _)| {
             // The P limit does not follow the budget: only the R comparison narrows.
             let r = cur[0] + a0;
             if cur[1] + a1 > limit[1] {
@@ -574,16 +651,17 @@ pub fn schedule_block_within(
             // order (module doc).
             fitting
                 .iter()
-                .filter_map(|&b| fit.0.get_mut(&b).and_then(|t| t.best(cycle)).map(|(at, k)| (at, b.2, k)))
+                .filter_map(|&(b, i)| fit.heaps[i].best(cycle, &stamps).map(|(at, k)| (at, b.2, k)))
                 .min()
                 .map(|(_, _, (_, j))| j)
         } else {
             // Over a limit: whatever adds least (P first: it has 7 registers).
-            over.0.iter_mut().next().and_then(|(_, t)| t.best(cycle)).map(|(_, (_, j))| j)
+            let first = over.nonempty().next().map(|(_, i)| i);
+            first.and_then(|i| over.heaps[i].best(cycle, &stamps)).map(|(_, (_, j))| j)
         };
         let Some(pick) = pick else { break };
         let (up, dp) = (uses.of(pick), defs.of(pick));
-        crate::work::add(1 + (fit.0.len() + dag.succ.of(pick).len() + up.len() + dp.len()) as u64);
+        crate::work::add(1 + (fit.nonempty().count() + dag.succ.of(pick).len() + up.len() + dp.len()) as u64);
         leave!(pick);
         if coalesced[pick] {
             glued.remove(earliest[pick], pick);

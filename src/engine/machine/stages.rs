@@ -383,6 +383,23 @@ pub fn uses_abi(m: &Machine, fi: usize) -> bool {
 
 /// The allocator inputs that come from the ABI: fixed registers, the first usable
 /// register, what each callee clobbers.
+/// Every symbol `f`'s instructions name (operands and memory bases), sorted, once each.
+fn symbols_named(f: &Function) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        for op in &inst.operands {
+            match op {
+                crate::ir::Operand::Sym(s) => out.push(s),
+                crate::ir::Operand::Mem(r) => out.extend(r.sym.as_deref()),
+                _ => {}
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 pub fn abi_config(m: &Machine, fi: usize, c: &mut AllocConfig) {
     c.uses_abi = uses_abi(m, fi);
     if let Some(r) = m.funcs[fi].abi.as_ref().filter(|r| r.engaged) {
@@ -397,8 +414,16 @@ pub fn abi_config(m: &Machine, fi: usize, c: &mut AllocConfig) {
     // Its parameter, return-value and return-address registers stay clobbered: the call
     // writes them.
     let own = m.knobs.bool(crate::knobs::CALLEE_CLOBBERS);
-    for (gi, g) in m.funcs.iter().enumerate() {
-        if let Some(r) = g.abi.as_ref().filter(|r| r.engaged) {
+    // The allocator looks a call's clobbers up by the callee's name
+    // (`alloc::driver::call_clobbers`), so only functions this one names can be asked
+    // for: their lists alone are built (every function's, for every function allocated,
+    // was quadratic in a many-entry module's functions; issue 25).
+    let named = symbols_named(&m.module.functions[fi]);
+    let asked = if named.is_empty() { 0 } else { m.funcs.len() };
+    for (gi, g) in m.funcs.iter().enumerate().take(asked) {
+        if let Some(r) = g.abi.as_ref().filter(|r| r.engaged)
+            && named.binary_search(&m.module.functions[gi].name.as_str()).is_ok()
+        {
             let mut clobbers = r.clobbers();
             if let Some(w) = g.writes.as_ref().filter(|_| own && gi != fi) {
                 clobbers.retain(|&x| {

@@ -86,14 +86,15 @@ impl<'a> Fx<'a, '_> {
             self.error(pos, "too many operands after lowering (at most 255)");
             return;
         }
-        let inst = Inst {
-            guard: None,
-            op: crate::ir::opcode::Opcode::from_mnemonic(mnemonic),
-            mods: mods.into(),
-            operands,
-            ndefs: ndefs as u8,
-            origin: None,
+        let op = match self.opcodes.get(mnemonic) {
+            Some(op) => op.clone(),
+            None => {
+                let op = crate::ir::opcode::Opcode::from_mnemonic(mnemonic);
+                self.opcodes.insert(mnemonic.to_string(), op.clone());
+                op
+            }
         };
+        let inst = Inst { guard: None, op, mods: mods.into(), operands, ndefs: ndefs as u8, origin: None };
         self.finish(inst, guard, around);
     }
 

@@ -120,6 +120,9 @@ pub(super) struct Fx<'a, 'm> {
     pub spans: FunctionSpans,
     /// Spans of the statement being lowered, stamped on what it emits.
     pub cur: InstSpans,
+    /// Each Ori mnemonic's opcode, looked up once per function: the table's binary search
+    /// by name per instruction was 2 % of importing the scale kernel (issue 25).
+    pub opcodes: NameMap<String, crate::ir::opcode::Opcode>,
 }
 
 impl<'a, 'm> Fx<'a, 'm> {

@@ -85,10 +85,20 @@ pub fn import_text(src: &str) -> Import {
     // lowering's own diagnostics, in that order.
     let (mut diags, module::Lowered { mut module, map, stubs }, srcloc) = check_and_lower(src, &ast);
     module.srcloc = srcloc;
-    if !diags.iter().any(Diagnostic::is_error) {
-        // What the Ori validator rejects is PTX whose operand types do not fit
-        // (a 64-bit load into a 32-bit register ...): reported at the PTX line.
-        let problems = crate::ir::validate::validate(&module, &map);
+    // What the Ori validator rejects is PTX whose operand types do not fit (a 64-bit load
+    // into a 32-bit register ...): reported at the PTX line. The syntax tree is read no
+    // more: a large one is freed on a second thread meanwhile (issue 25: its drop was
+    // ~1 % of importing the scale kernel).
+    let ok = !diags.iter().any(Diagnostic::is_error);
+    let problems = std::thread::scope(|s| {
+        if src.len() >= SIDE_THREAD_BYTES {
+            s.spawn(move || drop(ast));
+        } else {
+            drop(ast);
+        }
+        ok.then(|| crate::ir::validate::validate(&module, &map))
+    });
+    if let Some(problems) = problems {
         for mut d in problems.into_iter().filter(Diagnostic::is_error).take(lower::MAX_ERRORS) {
             // Instruction problems start with the Ori mnemonic (`LDC.64 loads ...`).
             let word = d.message.split(' ').next().unwrap_or("");

@@ -323,6 +323,7 @@ fn lower_function<'a>(
             ..FunctionSpans::default()
         },
         cur: InstSpans::default(),
+        opcodes: NameMap::default(),
     };
     // Labels first: branches may jump forward.
     let (mut labels, mut targets) = (Vec::new(), Vec::new());

@@ -36,7 +36,7 @@ pub fn validate(m: &Module, map: &SourceMap) -> Vec<Diagnostic> {
         for &(v, kind, span) in &spans.vreg_attrs {
             attrs.entry((v, kind)).or_insert(span);
         }
-        let mut fv = FnV { m, f, spans, has_spans, names: &names, attrs, out: &mut v.out };
+        let mut fv = FnV { m, f, spans, has_spans, names: &names, attrs, out: &mut v.out, base: 0 };
         fv.function();
     }
     // File order; diagnostics without a span keep their relative order, first.
@@ -177,8 +177,8 @@ fn looks_like_register(name: &str) -> bool {
 
 /// The module's variable and function names.
 pub(super) struct Names<'m> {
-    pub globals: HashSet<&'m str>,
-    pub functions: HashSet<&'m str>,
+    pub globals: HashSet<&'m str, crate::ir::parse::FnvBuild>,
+    pub functions: HashSet<&'m str, crate::ir::parse::FnvBuild>,
 }
 
 /// "Did you mean" costs an edit distance per candidate: offered while there are
@@ -197,12 +197,20 @@ pub(super) struct FnV<'m, 'o> {
     /// The first `.pin`/`.alias`/`.flags` line of each vreg, by kind.
     attrs: HashMap<(u32, &'static str), Span>,
     out: &'o mut Vec<Diagnostic>,
+    /// Diagnostics counted as before `out` (`suggest`'s budget): those of the instructions
+    /// checked on another thread ahead of these.
+    base: usize,
 }
+
+/// Instructions of a function from which half of them are checked on a second thread
+/// (issue 25: the checks were a twentieth of importing the scale kernel, 99.5k
+/// instructions, with the other core idle); below it a thread costs more than it saves.
+const SPLIT_INSTS: usize = 20_000;
 
 impl<'m> FnV<'m, '_> {
     /// The closest candidate to a misspelt name, within the suggestion budget.
     pub(super) fn suggest<'c>(&self, word: &str, candidates: impl Iterator<Item = &'c str>) -> Option<&'c str> {
-        if self.out.len() >= SUGGESTION_BUDGET || word.len() > 32 {
+        if self.base + self.out.len() >= SUGGESTION_BUDGET || word.len() > 32 {
             return None;
         }
         let list: Vec<&str> = candidates.take(MAX_CANDIDATES + 1).collect();
@@ -271,18 +279,65 @@ impl<'m> FnV<'m, '_> {
         self.blocks();
         let labels: HashMap<&str, usize> =
             f.blocks.iter().enumerate().rev().map(|(k, b)| (b.label.as_str(), k)).collect();
-        for (b, block) in f.blocks.iter().enumerate() {
-            for (i, ins) in block.insts.iter().enumerate() {
-                self.inst(b, i, ins, &labels);
+        let total: usize = f.blocks.iter().map(|b| b.insts.len()).sum();
+        if total < SPLIT_INSTS {
+            self.insts(0, total, &labels);
+            return;
+        }
+        // A large function: the second half of its instructions is checked on a second
+        // thread into its own list, appended after the first half's. The only state one
+        // instruction's check reads from the others' is how many diagnostics came before
+        // (`suggest`'s budget): when the first half adds any, the second half is checked
+        // again after it, so the result is always the one-thread check's.
+        let mid = total / 2;
+        let before = self.out.len();
+        let (attrs, names, spans, has_spans) = (self.attrs.clone(), self.names, self.spans, self.has_spans);
+        let (m, labels) = (self.m, &labels);
+        let second = std::thread::scope(|s| {
+            let h = s.spawn(move || {
+                let mut out: Vec<Diagnostic> = Vec::new();
+                let mut fv = FnV { m, f, spans, has_spans, names, attrs, out: &mut out, base: before };
+                fv.insts(mid, total, labels);
+                out
+            });
+            self.insts(0, mid, labels);
+            match h.join() {
+                Ok(out) => out,
+                Err(p) => std::panic::resume_unwind(p),
             }
+        });
+        if self.out.len() == before {
+            self.out.extend(second);
+        } else {
+            self.insts(mid, total, labels);
+        }
+    }
+
+    /// Checks the instructions `from..to` of the function (counted across its blocks
+    /// in layout order).
+    fn insts(&mut self, from: usize, to: usize, labels: &HashMap<&str, usize>) {
+        let f = self.f;
+        let mut at = 0;
+        for (b, block) in f.blocks.iter().enumerate() {
+            let n = block.insts.len();
+            if at + n > from && at < to {
+                let (lo, hi) = (from.saturating_sub(at), (to - at).min(n));
+                for (i, ins) in block.insts.iter().enumerate().take(hi).skip(lo) {
+                    self.inst(b, i, ins, labels);
+                }
+            }
+            at += n;
         }
     }
 
     fn registers(&mut self) {
         let f = self.f;
         let uniform_ok = self.m.sm.has_uniform_registers();
-        // Sized once: growing it rehashed every name again (issue 25: 100k vregs).
-        let mut first: HashMap<&str, usize> = HashMap::with_capacity(f.vregs.len());
+        // Sized once: growing it rehashed every name again (issue 25: 100k vregs). The
+        // parser's word-at-a-time hash, not SipHash (a twentieth of importing the scale
+        // kernel): only lookups, nothing iterates the map, so no order can show.
+        let mut first: HashMap<&str, usize, crate::ir::parse::FnvBuild> =
+            HashMap::with_capacity_and_hasher(f.vregs.len(), Default::default());
         for (k, v) in f.vregs.iter().enumerate() {
             let span = self.vreg_span(k);
             if let Some(&prev) = first.get(v.name.as_str()) {
@@ -583,4 +638,41 @@ fn decl_text(d: &RegDecl) -> String {
     let width = if d.width == 1 { String::new() } else { format!(".x{}", d.width) };
     let count = d.count.map_or(String::new(), |c| format!("<{c}>"));
     format!(".{}{width} {}{count}", d.class.name(), d.prefix)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::span::SourceFile;
+
+    /// `validate` on one function of `n` moves, those at `bad` with an unknown mnemonic
+    /// (`MOVX`: a warning with a "did you mean" while the budget lasts).
+    fn diags(n: usize, bad: &[usize]) -> Vec<Diagnostic> {
+        let body: String =
+            (0..n).map(|k| if bad.contains(&k) { "  %r1 = MOVX %r0\n" } else { "  %r1 = MOV %r0\n" }).collect();
+        let text = format!(".target sm_90\n.entry k {{\n  .reg .R %r<2>\nBB0:\n{body}  EXIT\n}}\n");
+        let file = SourceFile::new("big.ori", text);
+        let (m, map, d) = crate::ir::parse::parse_module(&file);
+        assert!(d.iter().all(|d| !d.is_error()), "{:?}", d.first());
+        validate(&m, &map)
+    }
+
+    #[test]
+    fn a_large_function_checks_as_one_thread_does() {
+        let n = SPLIT_INSTS + 101;
+        // Only the second half (checked on the other thread) warns: its hint is given.
+        let v = diags(n, &[n - 5]);
+        assert_eq!(v.len(), 1);
+        assert!(!v[0].help.is_empty(), "{:?}", v[0]);
+        // The first half uses up the hints' budget: the second half's warning gets none,
+        // as in one thread (it is checked again after the first half).
+        let bad: Vec<usize> = (0..SUGGESTION_BUDGET + 5).chain([n - 5]).collect();
+        let v = diags(n, &bad);
+        assert_eq!(v.len(), bad.len());
+        assert!(!v[0].help.is_empty(), "{:?}", v[0]);
+        assert!(v.last().is_some_and(|d| d.help.is_empty()), "{:?}", v.last());
+        // In file order.
+        let los: Vec<u64> = v.iter().map(|d| d.span.map_or(0, |s| s.lo as u64)).collect();
+        assert!(los.windows(2).all(|w| w[0] < w[1]));
+    }
 }
