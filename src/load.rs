@@ -13,6 +13,9 @@ pub struct Loaded {
     /// True when the module was imported from PTX (the prepass stages apply).
     pub imported: bool,
     pub name: String,
+    /// A PTX file imported group by group: its text, to import the module as loaded
+    /// again instead of holding it (`ir::ptx::stream::Reimport`; the debugger's use).
+    pub reimport: Option<crate::ir::ptx::stream::Reimport>,
 }
 
 /// Whether a file is PTX: a `.ptx` extension, or (any other name but `.ori`) text whose
@@ -91,6 +94,9 @@ pub fn load_command(path: &std::path::Path, name: &str) -> Result<Loaded, String
         Err(e) => return Err(e.diag.render(&e.file)),
     };
     let ptx = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ptx"));
+    if ptx && let Some((r, m)) = import_split(&file.text) {
+        return Ok(Loaded { module: m, warnings: String::new(), imported: true, name: file.name, reimport: Some(r) });
+    }
     let (result, diags) = if ptx {
         let imp = crate::ir::ptx::import(&file);
         (imp.module.filter(|_| !imp.diags.iter().any(Diagnostic::is_error)), imp.diags)
@@ -103,7 +109,13 @@ pub fn load_command(path: &std::path::Path, name: &str) -> Result<Loaded, String
     };
     let (errors, warnings) = diag::counts(&diags);
     match result {
-        Some(m) => Ok(Loaded { module: m, warnings: diag::render_all(&diags, &file), imported: ptx, name: file.name }),
+        Some(m) => Ok(Loaded {
+            module: m,
+            warnings: diag::render_all(&diags, &file),
+            imported: ptx,
+            name: file.name,
+            reimport: None,
+        }),
         None => {
             let first = diags.iter().find(|d| d.is_error()).map(|d| d.render(&file)).unwrap_or_default();
             let more = if errors > 1 { format!(" ('radbg check {name}' lists them all)") } else { String::new() };
@@ -183,11 +195,29 @@ fn finish(file: &SourceFile, m: Module, diags: Vec<Diagnostic>, imported: bool) 
     if errors > 0 {
         return Err(format!("{rendered}{}: {}", file.name, diag::summary(errors, warnings)));
     }
-    Ok(Loaded { module: m, warnings: rendered, imported, name: file.name.clone() })
+    Ok(Loaded { module: m, warnings: rendered, imported, name: file.name.clone(), reimport: None })
 }
 
-/// Imports PTX (the importer validates the Ori IR it produces).
+/// A PTX file of two or more call groups imported group by group and put together
+/// (`ir::ptx::stream::Plan::import_all`: the whole import's module, without the whole
+/// file's syntax tree held beside its IR — issue 25, loading the 50 MB file of 6,138
+/// entries peaked at 1.3 GB); `None` when the file is not split or a group has anything
+/// to report (the whole import then reports it).
+fn import_split(text: &str) -> Option<(crate::ir::ptx::stream::Reimport, Module)> {
+    // One function (the scale kernel): no split, and no second parse.
+    if text.matches(".entry").count() + text.matches(".func").count() < 2 {
+        return None;
+    }
+    crate::ir::ptx::stream::Reimport::load(text.to_string())
+}
+
+/// Imports PTX (the importer validates the Ori IR it produces); a file of several call
+/// groups one group at a time when nothing is to be reported ([`import_split`]).
 pub fn import_ptx(file: &SourceFile) -> Result<Loaded, String> {
+    if let Some((r, m)) = import_split(&file.text) {
+        let name = file.name.clone();
+        return Ok(Loaded { module: m, warnings: String::new(), imported: true, name, reimport: Some(r) });
+    }
     let imp = crate::ir::ptx::import(file);
     match imp.module {
         Some(m) if !imp.diags.iter().any(Diagnostic::is_error) => finish(file, m, imp.diags, true),

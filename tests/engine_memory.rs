@@ -248,3 +248,91 @@ fn reverse_steps_inside_the_prepasses_rebuild_only_the_functions_they_touch() {
     assert_eq!(d.trace(), end.trace());
     assert_eq!(d.fingerprint(), end.fingerprint());
 }
+
+/// The generated file's debugger as the REPL opens a file of several call groups: the
+/// module imported group by group, its text kept instead of the module as loaded.
+fn debugger_reimporting(entries: usize, maxrregcount: Option<u32>) -> Debugger {
+    let (r, module) = radbg::ir::ptx::stream::Reimport::load(many_entries(entries)).expect("splits");
+    let opts = RunOptions { imported: true, maxrregcount, ..RunOptions::default() };
+    Debugger::with_reimport(module, opts, Some(r))
+}
+
+#[test]
+fn a_debugger_that_imports_again_holds_one_copy_of_the_ir() {
+    // Before: the module as loaded stayed beside the copy the stages rewrite (460 MB of
+    // the 50 MB many-entry file's 1.5 GB); the first prepass copied all of it.
+    let one: usize = {
+        let d = debugger(10, None);
+        d.machine().module.functions.iter().map(|f| f.inst_count()).sum()
+    };
+    let mut held = debugger(10, None);
+    let mut lean = debugger_reimporting(10, None);
+    assert!(held.holds_loaded() && !lean.holds_loaded());
+    assert_eq!(lean.held_ir_insts(), one, "at the start");
+    let mut most = 0;
+    while lean.step(1) == 1 {
+        most = most.max(lean.held_ir_insts());
+    }
+    held.run_to_end();
+    assert!(held.held_ir_insts() > one, "the held debugger keeps the loaded copy too");
+    // One copy, which the prepasses and lowering rewrite (spill code adds a few).
+    let end: usize = lean.machine().module.functions.iter().map(|f| f.inst_count()).sum();
+    assert_eq!(lean.held_ir_insts(), end);
+    assert!(most <= one.max(end) + one / 10, "{most} instructions held at most, one copy {one}");
+    assert_eq!(lean.trace(), held.trace());
+    assert_eq!(lean.fingerprint(), held.fingerprint());
+    assert!(*lean.loaded() == *held.loaded(), "the module as loaded, imported again");
+}
+
+#[test]
+fn going_back_without_the_loaded_module_gives_the_same_states() {
+    // To the start (the start checkpoint is rebuilt from the text), inside the
+    // prepasses (the functions touched are imported again with their call group), and
+    // across allocations: every state as the debugger that holds the module gives it.
+    let mut held = debugger(12, Some(16));
+    let mut lean = debugger_reimporting(12, Some(16));
+    let mut end = held.clone();
+    end.run_to_end();
+    let total = end.cursor();
+    let prepass = |e: &radbg::engine::Event| matches!(e.kind, radbg::engine::EventKind::Prepass { .. });
+    let last = end.trace().iter().position(|e| !prepass(e)).expect("stages after the prepasses");
+    let marks: Vec<usize> =
+        [total, last, last - 1, last - 3, last - 40, 5, 1, 0, last + 17, total / 2, total / 3, total - 1].into();
+    for k in marks {
+        held.goto(k);
+        lean.goto(k);
+        assert_eq!(lean.cursor(), held.cursor());
+        assert!(lean.machine().module == held.machine().module, "module at event {k}");
+        assert_eq!(lean.fingerprint(), held.fingerprint(), "state at event {k}");
+        if k > 0 && k <= last {
+            for fi in [0, 5, 11] {
+                let text = |d: &Debugger| {
+                    radbg::why::stages::replay(d.machine(), fi).map(|s| {
+                        let steps: Vec<_> =
+                            s.steps.iter().map(|x| (x.name, x.off, x.peak, x.before, x.summary.clone())).collect();
+                        format!("{} {} {} {steps:?}", s.imported_peak, s.final_peak, s.target)
+                    })
+                };
+                let (a, b) = (text(&lean), text(&held));
+                assert!(a.is_some());
+                assert_eq!(a, b, "why's stages of function {fi} at event {k}");
+            }
+        }
+    }
+    assert!(lean.prepass_rewinds() > 0, "reverse steps in the prepasses rebuilt the touched functions");
+    // A change that re-runs from the start: the start rebuilt from the text.
+    let mut opts = held.opts.clone();
+    opts.maxrregcount = Some(24);
+    held.goto(total / 2);
+    lean.goto(total / 2);
+    assert_eq!(
+        lean.set_options(opts.clone(), radbg::engine::Stage::Prepass),
+        held.set_options(opts, radbg::engine::Stage::Prepass)
+    );
+    assert_eq!(lean.fingerprint(), held.fingerprint());
+    lean.run_to_end();
+    held.run_to_end();
+    assert_eq!(lean.trace(), held.trace());
+    assert_eq!(lean.fingerprint(), held.fingerprint());
+    assert!(!lean.holds_loaded());
+}

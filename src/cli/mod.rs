@@ -359,7 +359,7 @@ pub fn open_session(file: Option<&Path>, pipeline: &PipelineArgs) -> Result<Sess
             let loaded = crate::load::load_path(p)
                 .map_err(|e| if e.starts_with("cannot read") { format!("radbg: {e}") } else { e })?;
             eprint!("{}", loaded.warnings);
-            s.open(loaded.module, &p.display().to_string(), loaded.imported);
+            s.open_loaded(loaded, &p.display().to_string());
         }
         None => {
             let file = SourceFile::new(crate::demo::DEMO_NAME, crate::demo::DEMO);

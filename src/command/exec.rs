@@ -111,12 +111,28 @@ impl Session {
 
     /// Opens a module directly (the embedded demo, a file loaded by the CLI).
     pub fn open(&mut self, module: crate::ir::Module, name: &str, imported: bool) {
+        self.open_with(module, name, imported, None);
+    }
+
+    /// Opens a loaded file: one imported group by group keeps its text, not its module
+    /// as loaded (`Debugger::with_reimport`).
+    pub fn open_loaded(&mut self, loaded: crate::load::Loaded, name: &str) {
+        self.open_with(loaded.module, name, loaded.imported, loaded.reimport);
+    }
+
+    fn open_with(
+        &mut self,
+        module: crate::ir::Module,
+        name: &str,
+        imported: bool,
+        reimport: Option<crate::ir::ptx::stream::Reimport>,
+    ) {
         let mut opts = self.opts.clone();
         opts.imported = imported;
         let p = Path::new(name);
         let ptx = if p.is_absolute() || p.exists() { p.to_path_buf() } else { self.base.join(p) };
         self.sources = crate::command::source::load(&module.srcloc, Some(&ptx), self.source_dir.as_deref());
-        self.dbg = Some(Debugger::new(module, opts));
+        self.dbg = Some(Debugger::with_reimport(module, opts, reimport));
         self.file = Some(name.to_string());
         self.selected = None;
         self.prev_opts = None;
@@ -128,11 +144,12 @@ impl Session {
     pub fn load(&mut self, path: &str) -> Result<String, String> {
         let p = Path::new(path);
         let full = if p.is_absolute() || p.exists() { p.to_path_buf() } else { self.base.join(p) };
-        let loaded = crate::load::load_command(&full, path)?;
+        let mut loaded = crate::load::load_command(&full, path)?;
         let n = loaded.module.functions.len();
         let insts: usize = loaded.module.functions.iter().map(|f| f.inst_count()).sum();
-        self.open(loaded.module, path, loaded.imported);
-        Ok(format!("{}loaded {path}: {n} function(s), {insts} instructions", loaded.warnings))
+        let warnings = std::mem::take(&mut loaded.warnings);
+        self.open_loaded(loaded, path);
+        Ok(format!("{warnings}loaded {path}: {n} function(s), {insts} instructions"))
     }
 
     fn dbg(&mut self) -> Result<&mut Debugger, String> {
@@ -433,7 +450,7 @@ impl Session {
             Command::Sweep(axis, values) => {
                 let d = self.dbg.as_ref().expect("loaded");
                 let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-                let rows = crate::why::sweep::run(&d.loaded, &d.opts, axis, values, threads)?;
+                let rows = crate::why::sweep::run(&d.loaded(), &d.opts, axis, values, threads)?;
                 let x = crate::why::sweep::render(&rows, axis, false);
                 // Issue 24: sweeping a knob that changes nothing here says why.
                 let note = match axis {

@@ -79,7 +79,7 @@ pub fn iterations(s: &Session) -> Result<Output, String> {
 /// derives for it (`command::alloc_diff`).
 pub fn diff_allocators(d: &Debugger, fi: usize) -> Result<Output, String> {
     let name = d.machine().module.functions[fi].name.clone();
-    let diffs = super::alloc_diff::compare_module((*d.loaded).clone(), d.opts.clone())?;
+    let diffs = super::alloc_diff::compare_module((*d.loaded()).clone(), d.opts.clone())?;
     let mine: Vec<_> = diffs.into_iter().filter(|x| x.function == name).collect();
     if mine.is_empty() {
         return Err(format!("no allocation of {name} to compare"));

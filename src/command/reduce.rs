@@ -112,7 +112,7 @@ pub fn exec(s: &mut Session, args: &str) -> Result<Output, String> {
     let (format, text) = match std::fs::read_to_string(&file_path) {
         Ok(t) => (crate::reduce::Format::detect(&name, &t), t),
         // The embedded demo (or a file gone since): its Ori IR as loaded.
-        Err(_) if !d.opts.imported => (crate::reduce::Format::Ori, crate::ir::print::print_module(&d.loaded)),
+        Err(_) if !d.opts.imported => (crate::reduce::Format::Ori, crate::ir::print::print_module(&d.loaded())),
         Err(e) => return Err(format!("cannot read {name} to reduce it: {e}")),
     };
     let pred = build(&pred_text, &s.base, None)?;

@@ -37,8 +37,7 @@ impl WhyPane {
         {
             return t.clone();
         }
-        let stale =
-            self.finished.as_ref().is_none_or(|x| x.opts != d.opts || !std::sync::Arc::ptr_eq(&x.loaded, &d.loaded));
+        let stale = self.finished.as_ref().is_none_or(|x| x.opts != d.opts || !x.same_loaded(d));
         if stale {
             self.finished = Some(Box::new(crate::why::finished(d).into_owned()));
         }

@@ -62,8 +62,14 @@ pub enum Stop {
 /// The debugger state.
 #[derive(Clone)]
 pub struct Debugger {
-    /// The module as loaded (before run options).
-    pub loaded: Arc<Module>,
+    /// The module as loaded (before run options), unless `reimport` gives it when asked
+    /// ([`Debugger::loaded`]).
+    loaded: Option<Arc<Module>>,
+    /// A file imported group by group (`ir::ptx::stream::Reimport`): the module as loaded
+    /// is not held — the machine owns the one copy the stages rewrite — and the start
+    /// checkpoint is rebuilt from the text when a replay needs it (issue 25: the 50 MB
+    /// many-entry file held 460 MB of loaded IR beside the rewritten copy).
+    reimport: Option<crate::ir::ptx::stream::Reimport>,
     pub opts: RunOptions,
     machine: Machine,
     trace: Vec<Event>,
@@ -116,11 +122,34 @@ pub fn level(ev: &Event) -> u8 {
 
 impl Debugger {
     pub fn new(module: Module, opts: RunOptions) -> Debugger {
-        let loaded = Arc::new(module);
-        let machine = Machine::over(&loaded, opts.clone());
-        let checkpoints = vec![(0, machine.snapshot())];
+        Debugger::with_reimport(module, opts, None)
+    }
+
+    /// A debugger over `module`; with `reimport` (the text `module` was imported from,
+    /// group by group) it keeps no copy of the module as loaded ([`Debugger::reimport`]).
+    pub fn with_reimport(
+        module: Module,
+        opts: RunOptions,
+        reimport: Option<crate::ir::ptx::stream::Reimport>,
+    ) -> Debugger {
+        let (loaded, machine, checkpoints) = match reimport.clone() {
+            Some(r) => {
+                let machine = Machine::owning(module, opts.clone(), r);
+                // A stand-in: the start is rebuilt when asked (`Debugger::restore`).
+                let start = machine.source.clone();
+                let placeholder = Machine::over(&start, opts.clone());
+                (None, machine, vec![(0, placeholder)])
+            }
+            None => {
+                let loaded = Arc::new(module);
+                let machine = Machine::over(&loaded, opts.clone());
+                let checkpoints = vec![(0, machine.snapshot())];
+                (Some(loaded), machine, checkpoints)
+            }
+        };
         Debugger {
             loaded,
+            reimport,
             opts,
             machine,
             trace: Vec::new(),
@@ -137,6 +166,64 @@ impl Debugger {
 
     pub fn cursor(&self) -> usize {
         self.cursor
+    }
+
+    /// The module as loaded (before run options): held, or imported again from the
+    /// file's text ([`Debugger::with_reimport`]; the size of a load on a many-entry file).
+    pub fn loaded(&self) -> Arc<Module> {
+        if let Some(l) = &self.loaded {
+            return l.clone();
+        }
+        let m = self.reimport.as_ref().and_then(crate::ir::ptx::stream::Reimport::module);
+        // The text imported once and the import is deterministic, so this is the module;
+        // were it not, the settings without functions (nothing to run) rather than a panic.
+        Arc::new(m.unwrap_or_else(|| Module { functions: Vec::new(), ..(*self.machine.source).clone() }))
+    }
+
+    /// Whether `other` runs the same module as loaded (the same load of a file).
+    pub fn same_loaded(&self, other: &Debugger) -> bool {
+        match (&self.loaded, &other.loaded, &self.reimport, &other.reimport) {
+            (Some(a), Some(b), _, _) => Arc::ptr_eq(a, b),
+            (None, None, Some(a), Some(b)) => a.same(b),
+            _ => false,
+        }
+    }
+
+    /// Whether the module as loaded is held (not imported again when asked).
+    pub fn holds_loaded(&self) -> bool {
+        self.loaded.is_some()
+    }
+
+    /// The instructions of every copy of the module's IR held (the module as loaded, the
+    /// machine's, the checkpoints' and the previous run's, each distinct copy once; a
+    /// function shared by two copies counts twice), for tests that memory does not hold
+    /// more copies than it must.
+    pub fn held_ir_insts(&self) -> usize {
+        let mut seen: Vec<*const Module> = Vec::new();
+        let mut total = 0;
+        let machines =
+            std::iter::once(&self.machine).chain(self.checkpoints.iter().map(|(_, m)| m)).chain(self.previous.as_ref());
+        let modules = self.loaded.iter().chain(machines.flat_map(|m| [&m.source, &m.module]));
+        for m in modules {
+            let p = Arc::as_ptr(m);
+            if !seen.contains(&p) {
+                seen.push(p);
+                total += m.functions.iter().map(crate::ir::Function::inst_count).sum::<usize>();
+            }
+        }
+        total
+    }
+
+    /// A machine to run on from checkpoint `i`: a copy of it, or for the start of a
+    /// debugger that keeps no loaded module, the start rebuilt from the file's text.
+    fn restore(&self, i: usize) -> Machine {
+        if i == 0
+            && let Some(r) = &self.reimport
+        {
+            let m = self.loaded();
+            return Machine::owning(Arc::unwrap_or_clone(m), self.opts.clone(), r.clone());
+        }
+        self.checkpoints[i].1.restored()
     }
 
     /// Number of checkpoints held (for the engine benchmark).
@@ -238,10 +325,11 @@ impl Debugger {
         }
         if target < self.cursor {
             let i = self.checkpoints.partition_point(|c| c.0 <= target) - 1;
-            let (k, m) = &self.checkpoints[i];
-            let old = std::mem::replace(&mut self.machine, m.restored());
+            let k = self.checkpoints[i].0;
+            let m = self.restore(i);
+            let old = std::mem::replace(&mut self.machine, m);
             self.machine.adopt_finished(&old);
-            self.cursor = *k;
+            self.cursor = k;
         }
         while self.cursor < target {
             if !self.advance() {
@@ -287,10 +375,23 @@ impl Debugger {
         if *k0 != 0 || passes.iter().map(Vec::len).sum::<usize>() > from_checkpoint {
             return false;
         }
-        let base = first.module.clone();
+        let mut rebuilt = Vec::with_capacity(touched.len());
         for (&fi, names) in touched.iter().zip(&passes) {
-            let Some(f) = base.functions.get(fi) else { return false };
-            let g = stages::replay_passes(&base, f, names);
+            let g = if self.reimport.is_some() {
+                // The function's call group as loaded, with the run's settings: what its
+                // passes read (the settings, globals and its callers' launch bounds).
+                let Some((mut gm, at)) = self.reimport.as_ref().and_then(|r| r.group_of(fi)) else { return false };
+                (gm.sm, gm.options) = (self.machine.source.sm.clone(), self.machine.source.options.clone());
+                let Some(f) = gm.functions.get(at) else { return false };
+                stages::replay_passes(&gm, f, names)
+            } else {
+                let base = &first.module;
+                let Some(f) = base.functions.get(fi) else { return false };
+                stages::replay_passes(base, f, names)
+            };
+            rebuilt.push((fi, g));
+        }
+        for (fi, g) in rebuilt {
             crate::ir::model::Module::replace_function(&mut self.machine.module, fi, g);
         }
         self.machine.pos = pos;
@@ -390,7 +491,6 @@ impl Debugger {
             }
             Target::Event(_) => None,
         };
-        let module = self.machine.module.clone();
         loop {
             if !self.advance() {
                 return Stop::End;
@@ -398,8 +498,11 @@ impl Debugger {
             let reached = match (target, &probe) {
                 (Target::Event(n), _) => self.cursor >= *n,
                 (_, Some(b)) => {
+                    // The module as it stands (not one held across the loop: a stage
+                    // that rewrites the module would then copy all of it).
+                    let module = &self.machine.module;
                     let prev = self.cursor.checked_sub(2).and_then(|i| self.trace.get(i));
-                    b.matches(self.current().expect("just applied"), prev, &module)
+                    b.matches(self.current().expect("just applied"), prev, module)
                 }
                 _ => false,
             };
@@ -579,7 +682,7 @@ impl Debugger {
         } else {
             let i = self.checkpoints.partition_point(|c| c.0 <= n).saturating_sub(1);
             match self.checkpoints.get(i) {
-                Some((k, m)) => (*k, m.restored()),
+                Some((k, _)) => (*k, self.restore(i)),
                 None => return Vec::new(),
             }
         };
@@ -646,9 +749,19 @@ impl Debugger {
             .rposition(|(k, m)| *k <= restart_at && !m.allocating() && from >= Stage::Budget)
             .unwrap_or(0);
         if cp == 0 {
-            self.machine = Machine::over(&self.loaded, self.opts.clone());
+            let start = match &self.reimport {
+                Some(r) => {
+                    let m = Arc::unwrap_or_clone(self.loaded());
+                    self.machine = Machine::owning(m, self.opts.clone(), r.clone());
+                    Machine::over(&self.machine.source.clone(), self.opts.clone())
+                }
+                None => {
+                    self.machine = Machine::over(&self.loaded(), self.opts.clone());
+                    self.machine.snapshot()
+                }
+            };
             self.cursor = 0;
-            self.checkpoints = vec![(0, self.machine.snapshot())];
+            self.checkpoints = vec![(0, start)];
         } else {
             let (k, m) = (self.checkpoints[cp].0, self.checkpoints[cp].1.restored());
             self.machine = m;

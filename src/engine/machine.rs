@@ -98,6 +98,10 @@ pub struct Machine {
     pub alloc_share: Option<Arc<crate::alloc::run::Shared>>,
     /// The module's call groups while the ABI stage runs ([`stages::AbiGroups`]).
     pub(crate) abi_groups: Option<Arc<stages::AbiGroups>>,
+    /// Set when `source` holds the loaded module's settings but not its functions
+    /// ([`Machine::owning`]): they are imported again from the file's text when asked
+    /// ([`Machine::loaded_function`]).
+    pub reimport: Option<crate::ir::ptx::stream::Reimport>,
     /// About what a copy of the module's IR costs (see [`Machine::write_bytes`]).
     ir_bytes: usize,
     /// Whether a function has an ABI spec (call lowering may rewrite the module).
@@ -146,6 +150,7 @@ impl Machine {
         let (ir_bytes, has_abi) = ir_facts(&module);
         let module = Arc::new(module);
         Machine {
+            reimport: None,
             ir_bytes,
             has_abi,
             opts: Arc::new(opts),
@@ -174,6 +179,35 @@ impl Machine {
         (m.source, m.module, m.knobs, m.funcs) =
             (loaded.clone(), loaded.clone(), Arc::new(knobs), funcs::Funcs::new(n));
         m
+    }
+
+    /// A machine that owns the module as loaded and keeps no copy of it (the debugger on
+    /// a file imported group by group, issue 25): `source` holds the module's settings and
+    /// globals only, so the first stage that rewrites a function rewrites this one copy in
+    /// place instead of cloning all of it beside the loaded one; a function as loaded
+    /// comes back from `reimport` ([`Machine::loaded_function`]).
+    pub fn owning(module: Module, opts: RunOptions, reimport: crate::ir::ptx::stream::Reimport) -> Machine {
+        let mut m = Machine::new(module, opts);
+        let full = &*m.module;
+        m.source = Arc::new(Module {
+            sm: full.sm.clone(),
+            options: full.options.clone(),
+            knobs: full.knobs.clone(),
+            globals: full.globals.clone(),
+            functions: Vec::new(),
+            srcloc: Default::default(),
+        });
+        m.reimport = Some(reimport);
+        m
+    }
+
+    /// Function `fi` as loaded (with the machine's option overrides, which touch only the
+    /// module's settings): from `source`, or imported again ([`Machine::owning`]).
+    pub fn loaded_function(&self, fi: usize) -> Option<std::borrow::Cow<'_, crate::ir::Function>> {
+        if let Some(f) = self.source.functions.get(fi) {
+            return Some(std::borrow::Cow::Borrowed(f));
+        }
+        self.reimport.as_ref()?.function(fi).map(std::borrow::Cow::Owned)
     }
 
     /// Replaces the run options and the knobs derived from them (for a re-run from a

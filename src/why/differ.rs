@@ -251,7 +251,7 @@ pub fn compare(a: &Side, b: &Side) -> Explanation {
 /// module with the earlier options) against the current one.
 pub fn explain_session(d: &Debugger, file: &str, prev: Option<&RunOptions>) -> Result<Explanation, String> {
     let prev = prev.ok_or("why differ needs an earlier run: change an option first (set ...)")?;
-    let (pm, pt) = crate::why::run_module((*d.loaded).clone(), prev.clone());
+    let (pm, pt) = crate::why::run_module((*d.loaded()).clone(), prev.clone());
     let fin = crate::why::finished(d);
     let a = Side { label: format!("{file} before"), m: &pm, trace: &pt };
     let b = Side { label: format!("{file} now"), m: fin.machine(), trace: &fin.trace()[..fin.cursor()] };

@@ -30,11 +30,15 @@ pub struct Stages {
 
 /// The stages replayed for function `fi`; `None` on Ori IR input.
 pub fn replay(m: &Machine, fi: usize) -> Option<Stages> {
-    if !m.opts.imported || fi >= m.source.functions.len() {
+    // A machine whose `source` keeps no functions: a batch run's (nothing to replay), or
+    // one that imports them again when asked (`Machine::owning`).
+    let held = fi < m.source.functions.len();
+    if !m.opts.imported || fi >= m.funcs.len() || !(held || m.reimport.is_some()) {
         return None;
     }
     // Recorded as the engine ran the passes (`radbg why`): nothing to run again.
-    if m.pos.stage > crate::engine::event::Stage::Prepass
+    if held
+        && m.pos.stage > crate::engine::event::Stage::Prepass
         && let Some(rec) = m.funcs.get(fi).and_then(|r| r.stage_record.as_ref())
     {
         return Some(recorded(m, fi, rec));
@@ -49,7 +53,7 @@ pub fn replay(m: &Machine, fi: usize) -> Option<Stages> {
         options: src.options.clone(),
         knobs: src.knobs.clone(),
         globals: src.globals.clone(),
-        functions: vec![src.functions[fi].clone()],
+        functions: vec![m.loaded_function(fi)?.into_owned()],
         srcloc: Default::default(),
     };
     let fi = 0;

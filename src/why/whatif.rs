@@ -139,7 +139,7 @@ pub fn delta(label: &str, before: &[Figures], after: &[Figures]) -> Explanation 
 /// `whatif` in a session: the current run's figures against a side run with the change.
 pub fn explain(d: &Debugger, fi: usize, w: &WhatIf) -> Result<Explanation, String> {
     let mut opts = d.opts.clone();
-    let mut module = (*d.loaded).clone();
+    let mut module = (*d.loaded()).clone();
     let label = apply(w, &mut opts, &mut module, fi)?;
     let fin = crate::why::finished(d);
     let before = figures(fin.machine());

@@ -67,16 +67,22 @@ fn first_code<'a, 'b>(stmts: &'b [Stmt<'a>]) -> Option<&'b Stmt<'a>> {
 /// Lowers a parsed module. Returns the module and every diagnostic (errors included;
 /// the caller decides).
 pub(super) fn lower_module<'a>(src: &'a str, m: &'a PtxModule<'a>, diags: &mut Vec<Diagnostic>) -> Lowered {
-    lower_module_with(src, &LineIndex::new(src), m, diags)
+    lower_module_with(src, &LineIndex::new(src), m, diags, None)
 }
 
 /// [`lower_module`] with the line index of `src` made once by the caller (`stream`
 /// lowers a file group by group: an index per group was a scan of the whole file each).
+/// With `seed`, the module-scope names claimed so far by the whole file (every
+/// function's and module variable's, which `m`'s names are among and keep as written,
+/// and what the functions before `m`'s in the file hoisted): `m`'s functions and
+/// variables take their names as they are, and what its bodies hoist is named as the
+/// whole import names it, then added to `seed` (`stream::Plan::import_all`).
 pub(super) fn lower_module_with<'a>(
     src: &'a str,
     lines: &LineIndex,
     m: &'a PtxModule<'a>,
     diags: &mut Vec<Diagnostic>,
+    mut seed: Option<&mut Unique>,
 ) -> Lowered {
     let mut module = Module::default();
     let mut map = SourceMap::default();
@@ -98,7 +104,7 @@ pub(super) fn lower_module_with<'a>(
         globals_by_name: NameMap::default(),
         globals: Vec::new(),
         global_spans: Vec::new(),
-        symbols: Unique::default(),
+        symbols: seed.as_deref_mut().map(std::mem::take).unwrap_or_default(),
         errors: 0,
         warnings: 0,
         proto_stubs: Vec::new(),
@@ -109,7 +115,10 @@ pub(super) fn lower_module_with<'a>(
         match it {
             Item::Func(f) => {
                 if !ms.funcs.contains_key(f.name) {
-                    let n = ms.symbols.claim(&names::symbol_base(f.name));
+                    let n = match seed {
+                        Some(_) => f.name.to_string(),
+                        None => ms.symbols.claim(&names::symbol_base(f.name)),
+                    };
                     ms.funcs.insert(f.name, n);
                 }
             }
@@ -118,7 +127,10 @@ pub(super) fn lower_module_with<'a>(
                     if ms.globals_by_name.contains_key(n.name) {
                         continue;
                     }
-                    let name = ms.symbols.claim(&names::symbol_base(n.name));
+                    let name = match seed {
+                        Some(_) => n.name.to_string(),
+                        None => ms.symbols.claim(&names::symbol_base(n.name)),
+                    };
                     ms.globals_by_name.insert(n.name, name.clone());
                     let space = match v.space {
                         StateSpace::Shared => Space::Shared,
@@ -178,6 +190,9 @@ pub(super) fn lower_module_with<'a>(
     callees_first(&mut module.functions, &mut map.functions, &graph);
     module.globals = std::mem::take(&mut ms.globals);
     map.globals = std::mem::take(&mut ms.global_spans);
+    if let Some(seed) = seed {
+        *seed = std::mem::take(&mut ms.symbols);
+    }
     map.target = target.map(|(t, pos)| span(*pos, *pos + t.len() as u32));
     Lowered { module, map, stubs }
 }

@@ -116,6 +116,117 @@ pub fn plan(src: &str) -> Option<Plan<'_>> {
     Some(Plan { src, lines: names::LineIndex::new(src), skeleton, groups, functions: n })
 }
 
+/// The text of a file [`Plan::import_all`] imported, kept so its module as loaded can be
+/// imported again when asked instead of held (the debugger on a many-entry file, issue
+/// 25: the module as loaded was 460 MB of the 50 MB file's 1.5 GB, beside the copy the
+/// stages rewrite). The import is deterministic, so what comes back is what was loaded.
+#[derive(Clone)]
+pub struct Reimport {
+    text: std::sync::Arc<str>,
+    groups: std::sync::Arc<Groups>,
+}
+
+/// What [`Reimport`] keeps of the plan to import one group again quickly.
+struct Groups {
+    /// Per group, the module-scope names its bodies hoisted (as the whole import names
+    /// them): a group imported again alone names its own as the whole import does.
+    hoisted: Vec<Vec<String>>,
+    /// Per group, its functions' indices (a range of the file's order).
+    ids: Vec<Vec<usize>>,
+    /// Every body: its function's index, its `{` and its `}`.
+    bodies: Vec<(usize, u32, u32)>,
+}
+
+impl std::fmt::Debug for Reimport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Reimport({} bytes)", self.text.len())
+    }
+}
+
+impl Reimport {
+    /// A file's text and its module, when the file imports group by group
+    /// ([`Plan::import_all`]); `None` when it does not (the caller imports it whole).
+    pub fn load(text: String) -> Option<(Reimport, Module)> {
+        let p = plan(&text).filter(|p| p.len() >= 2)?;
+        let (module, hoisted) = p.import_all_hoisted()?;
+        let ids = p.groups.iter().map(|g| g.1.clone()).collect();
+        let mut bodies = Vec::new();
+        for (items, ids) in &p.groups {
+            for &j in items {
+                if let Some(Item::Func(f)) = p.skeleton.items.get(j)
+                    && f.body.is_some()
+                {
+                    // The group's functions in file order: its definitions' names.
+                    let at = module.functions.iter().skip(ids[0]).take(ids.len()).position(|g| g.name == f.name);
+                    bodies.push((ids[0] + at?, f.open, f.close));
+                }
+            }
+        }
+        let groups = Groups { hoisted, ids, bodies };
+        drop(p);
+        Some((Reimport { text: text.into(), groups: std::sync::Arc::new(groups) }, module))
+    }
+
+    /// The whole module as loaded (`None` only if the text no longer imports, which a
+    /// deterministic import never does).
+    pub fn module(&self) -> Option<Module> {
+        plan(&self.text)?.import_all()
+    }
+
+    /// Function `fi` of the module as loaded, imported with its call group alone.
+    pub fn function(&self, fi: usize) -> Option<crate::ir::Function> {
+        let (m, at) = self.group_of(fi)?;
+        m.functions.into_iter().nth(at)
+    }
+
+    /// The call group of function `fi` as loaded, imported alone (the whole module's
+    /// settings and globals, the group's functions: everything a function's prepasses
+    /// read, its callers' launch bounds included), and `fi`'s index in it.
+    ///
+    /// Planned on a copy of the text whose other bodies are blanked (spaces, the line
+    /// breaks kept): the same functions, lines and byte offsets, without parsing the
+    /// other bodies (a reverse step inside the prepasses of the 50 MB file took 3 s a step
+    /// planning the whole text).
+    pub fn group_of(&self, fi: usize) -> Option<(Module, usize)> {
+        let g = &*self.groups;
+        let k = g.ids.partition_point(|ids| ids.first().is_some_and(|&i| i <= fi)).checked_sub(1)?;
+        let at = g.ids[k].iter().position(|&i| i == fi)?;
+        let mut bytes = self.text.as_bytes().to_vec();
+        for &(i, open, close) in &g.bodies {
+            if g.ids[k].binary_search(&i).is_err()
+                && let Some(body) = bytes.get_mut(open as usize + 1..close as usize)
+            {
+                body.iter_mut().filter(|b| **b != b'\n').for_each(|b| *b = b' ');
+            }
+        }
+        let blanked = String::from_utf8(bytes).ok()?;
+        let p = plan(&blanked)?;
+        let kk = (0..p.len()).find(|&kk| p.ids(kk).contains(&fi))?;
+        if p.ids(kk) != g.ids[k].as_slice() {
+            return None;
+        }
+        // The names claimed before this group's bodies in the whole import: every
+        // function's and module variable's, and what the groups before it hoisted (a
+        // claim takes the first free `want_N`, so the set claimed is all it depends on).
+        let mut seed = p.pass_one_names();
+        for n in g.hoisted.iter().take(k).flatten() {
+            seed.claim(n);
+        }
+        let (m, _) = p.import_group(kk, false, Some(&mut seed))?;
+        Some((m, at))
+    }
+
+    /// Whether two handles import the same text (one load).
+    pub fn same(&self, other: &Reimport) -> bool {
+        std::sync::Arc::ptr_eq(&self.text, &other.text)
+    }
+
+    /// The bytes of text held.
+    pub fn text_len(&self) -> usize {
+        self.text.len()
+    }
+}
+
 /// The identifiers of `text` (letters, digits, `_`, `$`; not a register's `%x` or a
 /// directive's `.x`).
 fn identifiers(text: &str) -> impl Iterator<Item = &str> {
@@ -160,6 +271,122 @@ impl Plan<'_> {
     /// Group `k` imported alone; `None` when it cannot stand for its part of the whole
     /// import (module doc), or is over the limits estimated for it.
     pub fn import(&self, k: usize) -> Option<Module> {
+        self.import_group(k, false, None).map(|g| g.0)
+    }
+
+    /// The whole module, imported group by group and put together (the debugger's load
+    /// of a many-entry file, issue 25): what [`super::import_text`] gives — the same
+    /// functions at the same indices, the same settings, globals and CUDA line table —
+    /// without the whole file's syntax tree beside the lowered IR (538 MB of the 1.3 GB
+    /// that loading the 50 MB file of 6,138 entries peaked at). Besides what
+    /// [`Plan::import`] refuses, `None` when a group's PTX checks (`validate::check`)
+    /// say anything, or when the whole module is over the register limit or memory
+    /// estimate the whole import checks (`ir::limits`, the largest function's registers
+    /// and the total): the caller then imports the whole file, which reports it.
+    pub fn import_all(&self) -> Option<Module> {
+        self.import_all_hoisted().map(|x| x.0)
+    }
+
+    /// [`Plan::import_all`] and, per group, the module-scope names its bodies hoisted.
+    ///
+    /// The whole import names every function and module variable first, then what each
+    /// body hoists to module scope (a function's `.local` depot, a parameter whose
+    /// address is taken), unique over the file in file order: the groups are lowered in
+    /// file order with one set of claimed names carried from each to the next, so the
+    /// file's functions must come group after group (each group's a range of the file's
+    /// order, which the plan's group order then is) and no group may reorder its
+    /// functions (callees after their callers: the whole import moves them, which the
+    /// indices here would not follow).
+    fn import_all_hoisted(&self) -> Option<(Module, Vec<Vec<String>>)> {
+        let mut next = 0;
+        for (_, ids) in &self.groups {
+            if ids.first() != Some(&next) || ids.windows(2).any(|w| w[1] != w[0] + 1) {
+                return None;
+            }
+            next += ids.len();
+        }
+        let mut functions = Vec::with_capacity(self.functions);
+        let mut hoisted = Vec::with_capacity(self.groups.len());
+        let mut header: Option<Module> = None;
+        let mut globals = Vec::new();
+        let (mut total, mut largest) = (0u64, 0u64);
+        let vars = self.module_vars();
+        let mut seed = self.pass_one_names();
+        for k in 0..self.groups.len() {
+            let (mut m, regs) = self.import_group(k, true, Some(&mut seed))?;
+            total += regs.iter().sum::<u64>();
+            largest = largest.max(regs.iter().copied().max().unwrap_or(0));
+            if m.globals.len() < vars {
+                return None;
+            }
+            let own = m.globals.split_off(vars);
+            hoisted.push(own.iter().map(|g| g.name.clone()).collect());
+            globals.extend(own);
+            functions.append(&mut m.functions);
+            match &header {
+                None => header = Some(m),
+                Some(h) if (&h.sm, &h.options, &h.knobs, &h.globals) == (&m.sm, &m.options, &m.knobs, &m.globals) => {}
+                Some(_) => return None,
+            }
+        }
+        if functions.len() != self.functions
+            || crate::ir::limits::check_module_regs_in(total, largest, self.src.len()).is_some()
+        {
+            return None;
+        }
+        let mut module = header?;
+        module.globals.append(&mut globals);
+        module.functions = functions;
+        module.srcloc = crate::ir::srcloc::SourceLines::scan(self.src);
+        Some((module, hoisted))
+    }
+
+    /// How many module-scope variables the file declares (by name, as the whole import's
+    /// first pass makes them: every group's module starts with them).
+    fn module_vars(&self) -> usize {
+        let mut seen = HashSet::new();
+        for it in &self.skeleton.items {
+            if let Item::Var(v) = it {
+                for n in &v.names {
+                    seen.insert(n.name);
+                }
+            }
+        }
+        seen.len()
+    }
+
+    /// The names the whole import's first pass claims: every function's and module
+    /// variable's, as written (the plan refused a file where they would change).
+    fn pass_one_names(&self) -> super::names::Unique {
+        let mut u = super::names::Unique::default();
+        for it in &self.skeleton.items {
+            match it {
+                Item::Func(f) => {
+                    if !u.contains(f.name) {
+                        u.claim(f.name);
+                    }
+                }
+                Item::Var(v) => {
+                    for n in &v.names {
+                        if !u.contains(n.name) {
+                            u.claim(n.name);
+                        }
+                    }
+                }
+            }
+        }
+        u
+    }
+
+    /// Group `k` imported alone (see [`Plan::import`]) and the registers each of its
+    /// bodies declares; with `checked`, `None` too when the PTX checks report anything;
+    /// with `seed`, named as in the whole import (`module::lower_module_with`).
+    fn import_group(
+        &self,
+        k: usize,
+        checked: bool,
+        seed: Option<&mut super::names::Unique>,
+    ) -> Option<(Module, Vec<u64>)> {
         let (items, ids) = self.groups.get(k)?;
         let s = &self.skeleton;
         let mut ast = PtxModule {
@@ -184,23 +411,42 @@ impl Plan<'_> {
                 Item::Func(_) => {}
             }
         }
-        if group_regs(&ast).is_some_and(|regs| crate::ir::limits::check_module_regs(regs, bytes).is_some()) {
+        let regs = func_regs(&ast);
+        let total: u64 = regs.iter().sum();
+        if total > 0 && crate::ir::limits::check_module_regs(total, bytes).is_some() {
+            return None;
+        }
+        if checked && !super::validate::check(self.src, &ast).is_empty() {
             return None;
         }
         let mut diags = Vec::new();
-        let module::Lowered { module, map, .. } = module::lower_module_with(self.src, &self.lines, &ast, &mut diags);
+        let module::Lowered { module, map, .. } =
+            module::lower_module_with(self.src, &self.lines, &ast, &mut diags, seed);
         if !diags.is_empty() || module.functions.len() != ids.len() {
+            return None;
+        }
+        // The functions in file order: the whole import moves a callee defined after its
+        // caller in front of it (`module::callees_first`), and so does a group's.
+        let mut names: Vec<&str> = Vec::new();
+        for &j in items {
+            if let Some(Item::Func(f)) = s.items.get(j)
+                && !names.contains(&f.name)
+            {
+                names.push(f.name);
+            }
+        }
+        if names.len() != module.functions.len() || module.functions.iter().zip(&names).any(|(f, n)| f.name != *n) {
             return None;
         }
         if crate::ir::validate::validate(&module, &map).iter().any(crate::ir::diag::Diagnostic::is_error) {
             return None;
         }
-        Some(module)
+        Some((module, regs))
     }
 }
 
-/// The registers a group's bodies declare (`None` when there are none).
-fn group_regs(ast: &PtxModule<'_>) -> Option<u64> {
+/// The registers each of a group's bodies declares, in item order.
+fn func_regs(ast: &PtxModule<'_>) -> Vec<u64> {
     fn walk(stmts: &[Stmt<'_>], total: &mut u64) {
         for st in stmts {
             match st {
@@ -212,15 +458,17 @@ fn group_regs(ast: &PtxModule<'_>) -> Option<u64> {
             }
         }
     }
-    let mut total = 0;
+    let mut regs = Vec::new();
     for it in &ast.items {
         if let Item::Func(f) = it
             && let Some(b) = &f.body
         {
+            let mut total = 0;
             walk(b, &mut total);
+            regs.push(total);
         }
     }
-    (total > 0).then_some(total)
+    regs
 }
 
 #[cfg(test)]
@@ -262,6 +510,22 @@ mod tests {
     }
 
     #[test]
+    fn the_groups_put_together_are_the_whole_import() {
+        // The solo entries alone: groups that are ranges of the file's order.
+        let full = text();
+        let solos = full.find("\n.visible .entry solo0").expect("solo0");
+        let header = full.find(".address_size 64").map(|i| i + ".address_size 64".len()).expect("header");
+        let text = format!("{}\n{}", &full[..header], &full[solos..]);
+        let whole = crate::ir::ptx::import_text(&text).module.expect("imports");
+        let all = plan(&text).expect("splits").import_all().expect("every group imports");
+        assert_eq!(whole.functions.len(), 3);
+        assert_eq!(all, whole);
+        // `device_calls.ptx` defines callees after the entries that call them (the whole
+        // import moves them ahead) and its groups interleave: not put together.
+        assert!(plan(&full).expect("splits").import_all().is_none());
+    }
+
+    #[test]
     fn what_the_whole_import_names_or_reports_is_not_split() {
         let text = text();
         // A function defined twice (an error of the whole import), a variable named as a
@@ -275,6 +539,7 @@ mod tests {
             format!("{text}\n.visible .entry broken()\n{{\n\t.reg .b32 %r<2>;\n\tfrob.u32 %r1, %r0;\n\tret;\n}}\n");
         let p = plan(&bad).expect("splits");
         assert!((0..p.len()).any(|k| p.import(k).is_none()));
+        assert!(p.import_all().is_none());
     }
 
     #[test]

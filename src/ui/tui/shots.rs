@@ -151,7 +151,7 @@ pub fn app_for(shot: &Shot, sessions: &std::path::Path) -> Result<App, String> {
         Some(f) => {
             let path = sessions.join(f);
             let loaded = crate::load::load_path(&path)?;
-            s.open(loaded.module, &format!("sessions/{f}"), loaded.imported);
+            s.open_loaded(loaded, &format!("sessions/{f}"));
         }
     }
     let theme = if shot.mono { Theme::mono() } else { Theme::colour() };
