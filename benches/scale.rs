@@ -16,6 +16,23 @@
 //! - `debug`: in process, on the scale kernel: run to the end, `step`, `reverse-step`,
 //!   `live` and a knob re-run (`set knob 684=…`).
 //!
+//! Tenth round (issue 25, branches dbg10 and perf10; 2 cores, load average 2.4–6.4 while the
+//! two helpers and the lead built; `/usr/bin/time`, wall / user / peak, under `nice`):
+//!
+//! | shape | before | after |
+//! |---|---|---|
+//! | REPL `continue`, 50 MB, 6,138 entries | 36.9–38.8 s / 22.2–24.4 s / 1.55–1.60 GB (load 3.2–6.2) | 33.0–34.7 s / 21.3–24.5 s / **945 MB** (load 3.2–5.4; goal ≤ 500 MB, 20 s: not met) |
+//! | 50 MB: load only | 8.5 s / 4.2 s / 1.32 GB (load 6.4) | 8.8 s / 4.6 s / **772 MB** (load 6.4) |
+//! | 50 MB: `goto 50000` + 5 reverse steps | 13.1 s / 1.32 GB (load 4.5) | 13.7 s / 774 MB (load 5.0; ~0.8 s a step: a group re-imported) |
+//! | REPL `continue`, 5 MB, 614 entries | 2.23 s / 1.92 s / 159 MB | 1.86 s / 1.61 s / **106 MB** (load 3.3) |
+//! | scale kernel, main-thread instructions (callgrind) | 4.99 / 4.50 / 6.88 G | **4.49 / 4.01 / 6.29 G** (default / 64 / 32) |
+//! | scale kernel, wall / user / peak, best of 6 at load 2.5–3.2 | 0.66 / 0.59 s / 95 MB; 0.56 / 0.48 s / 95 MB; 0.93 / 0.75 s / 131 MB | 0.60 / 0.53 s / 96 MB; 0.52 / 0.45 s / 95 MB; 0.99 / 0.83 s / 133–138 MB (noise under load) |
+//!
+//! `scale` beside ptxas, one radbg run each (load 2.4): default 0.60 s / 93 MB vs 26.37 s /
+//! 413 MB (44.1×), 64 0.66 s / 92 MB vs 12.61 s / 418 MB (**19.1×**: the 20× is still not
+//! shown in the same run), 32 1.00 s / 134 MB vs 20.54 s / 492 MB (20.5×). `debug` shape
+//! (load 4.6–5.1): step 0.00 ms, reverse-step 0.03 ms, `live` 0.20 ms, knob re-run 728 ms.
+//!
 //! Ninth round (issue 25, branches dbg9 and perf9; 2 cores, load average 3.4–7.8 while the
 //! two helpers and the lead built, 1.4 at quiet moments; `/usr/bin/time`, wall / user / peak):
 //!
