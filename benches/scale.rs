@@ -32,6 +32,10 @@
 //! 413 MB (44.1×), 64 0.66 s / 92 MB vs 12.61 s / 418 MB (**19.1×**: the 20× is still not
 //! shown in the same run), 32 1.00 s / 134 MB vs 20.54 s / 492 MB (20.5×). `debug` shape
 //! (load 4.6–5.1): step 0.00 ms, reverse-step 0.03 ms, `live` 0.20 ms, knob re-run 728 ms.
+//! At the end, on the merged tree with the machine quiet (load 0.45): `scale` beside ptxas
+//! 0.58 s vs 27.92 s (47.9×), 0.58 s vs 11.61 s (**20.0×**), 1.10 s vs 22.76 s (20.7×) —
+//! 20× at every budget in one run, with no margin at 64; REPL `continue` on the 50 MB file
+//! 22.2 s / 19.7 s user / 943 MB (goal 20 s, 500 MB).
 //!
 //! Ninth round (issue 25, branches dbg9 and perf9; 2 cores, load average 3.4–7.8 while the
 //! two helpers and the lead built, 1.4 at quiet moments; `/usr/bin/time`, wall / user / peak):
