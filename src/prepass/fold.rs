@@ -12,10 +12,10 @@
 //! A vreg is a *constant* when it has exactly one def, a whole-register def that always
 //! executes, by `LDC` or a `MOV` (including `MOV.CVTA`) whose one source is a
 //! constant-bank operand, an immediate, a symbol or another constant, or by an `S2R` of a
-//! launch dimension (`%ntid`, `%nctaid`: bank words in ptxas's SASS, [`launch_dimension`]). Each register use
-//! of a constant (or of one half of a parameter loaded whole: `component`) is replaced by
-//! that operand when the using instruction has no memory
-//! operand, is not a control transfer, and has no other non-register source (a SASS
+//! launch dimension (`%ntid`, `%nctaid`: bank words in ptxas's SASS,
+//! `launch_dimension`). Each register use of a constant (or of one half of a parameter
+//! loaded whole: `component`) is replaced by that operand when the using instruction has
+//! no memory operand, is not a control transfer, and has no other non-register source (a SASS
 //! instruction takes one immediate or constant-bank operand). Constants left without
 //! uses lose their defining instruction. Uses that cannot fold (addresses, stores)
 //! keep the register, whose live range now covers only them.
