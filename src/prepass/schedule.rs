@@ -457,8 +457,8 @@ fn decide(f: &Function, ctx: &PassCtx, input: &Peaks, side: &mut Side) -> (Optio
     // may stay free below it, so the room is the widest R value's width less one.
     // Measured: sgemm_4x4 (16 quads) reached peak 60 under `--maxrregcount 64` and spilled
     // 4 bytes where ptxas reports 55 registers and no spill.
-    let widest = f.vregs.iter().filter(|v| v.file() == crate::ir::RegFile::R).map(|v| u32::from(v.width)).max();
-    let room = if ctx.maxrregcount.is_some() { widest.unwrap_or(1).clamp(2, 4) - 1 } else { 0 };
+    let widest = || f.vregs.iter().filter(|v| v.file() == crate::ir::RegFile::R).map(|v| u32::from(v.width)).max();
+    let room = if ctx.maxrregcount.is_some() { widest().unwrap_or(1).clamp(2, 4) - 1 } else { 0 };
     let off = follows.then_some(-i64::from(REPORT_EXTRA + 1 + room));
     let limit = t - REPORT_EXTRA - 1 - room;
     let orders = match side.latency(limit) {
