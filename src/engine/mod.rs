@@ -1,7 +1,7 @@
 //! The debugger engine: the whole pipeline as a steppable machine (`machine`, with the
 //! stages around the allocator in its child `machine::stages`), its events (`event`),
 //! typed settings and the run options they build (`settings`, `settings::options`), the
-//! debugger with its trace, checkpoints and call-stack view (`debugger`,
+//! debugger with its trace (stored packed, `trace`), checkpoints and call-stack view (`debugger`,
 //! `debugger::frames`), breakpoints (`breakpoint`) and the queries the commands and panes
 //! read (`query`, `query_source`).
 //!
@@ -13,6 +13,7 @@
 //! and commands call the engine's queries.
 
 pub mod event;
+pub mod trace;
 pub mod machine;
 pub use settings::options;
 pub mod settings;
@@ -20,6 +21,7 @@ pub mod sweep;
 pub use machine::stages;
 
 pub use event::{Event, EventKind, Stage};
+pub use trace::{Events, Trace};
 pub use machine::Machine;
 pub use options::{AllocatorKind, RunOptions};
 pub use settings::{ResolvedKnob, Setting, SettingError};
