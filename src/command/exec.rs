@@ -803,11 +803,10 @@ impl Session {
                 (op.eval(count, *n), count.to_string())
             }
             Expectation::Abi(code) => {
-                let hit = d
-                    .trace()
-                    .upto(d.cursor())
-                    .whole()
-                    .any(|(_, ev)| matches!(&ev.kind, EventKind::AbiCheck { code: c, passed: false, .. } if c == code));
+                let hit =
+                    d.trace().upto(d.cursor()).whole().any(
+                        |(_, ev)| matches!(&ev.kind, EventKind::AbiCheck { code: c, passed: false, .. } if c == code),
+                    );
                 (hit, if hit { format!("warning {code} emitted") } else { format!("no warning {code} so far") })
             }
             Expectation::Stats(field, op, n) => {

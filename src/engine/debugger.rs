@@ -295,7 +295,12 @@ impl Debugger {
         let Some(ev) = self.machine.step() else { return false };
         if self.cursor < self.trace.len() {
             // A replay: the machine is deterministic, so the event is the one recorded.
-            debug_assert_eq!(self.trace.get(self.cursor).as_deref(), Some(&ev), "replay diverged at event {}", self.cursor);
+            debug_assert_eq!(
+                self.trace.get(self.cursor).as_deref(),
+                Some(&ev),
+                "replay diverged at event {}",
+                self.cursor
+            );
         } else {
             self.trace.push(ev.clone());
         }
@@ -465,7 +470,8 @@ impl Debugger {
     /// Back to the previous event at the current level or above (`reverse-next`).
     pub fn reverse_next(&mut self) -> Stop {
         let lvl = self.current().map(level).unwrap_or(0);
-        let found = (0..self.cursor.saturating_sub(1)).rev().find(|&i| self.trace.get(i).is_some_and(|e| level(&e) <= lvl));
+        let found =
+            (0..self.cursor.saturating_sub(1)).rev().find(|&i| self.trace.get(i).is_some_and(|e| level(&e) <= lvl));
         match found {
             Some(i) => {
                 self.goto(i + 1);

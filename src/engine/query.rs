@@ -569,11 +569,9 @@ fn current_briggs_event(d: &Debugger) -> Option<&crate::alloc::briggs::BriggsEve
 /// Function `fi`'s Briggs events up to the cursor, with their descriptions.
 fn briggs_events(d: &Debugger, fi: usize) -> impl Iterator<Item = (usize, &crate::alloc::briggs::BriggsEvent, &Event)> {
     // Briggs events are stored whole (only the fat-point allocator's per-vreg events pack).
-    d.trace().upto(d.cursor()).whole().filter(move |(_, e)| e.func == Some(fi)).filter_map(|(i, e)| {
-        match &e.kind {
-            EventKind::Briggs(ev) => Some((i, ev, e)),
-            _ => None,
-        }
+    d.trace().upto(d.cursor()).whole().filter(move |(_, e)| e.func == Some(fi)).filter_map(|(i, e)| match &e.kind {
+        EventKind::Briggs(ev) => Some((i, ev, e)),
+        _ => None,
     })
 }
 
