@@ -74,6 +74,35 @@ fn the_trace_holds_a_fraction_of_an_event_per_step() {
     assert_eq!(d.trace().to_vec(), fresh);
 }
 
+/// The IR is most of what the debugger holds at the end of a many-entry run (an
+/// instruction per PTX line, 1.7 M on the 50 MB file). Its modifiers are interned
+/// (`ir::Mods`: a pointer, no heap block per instruction; the instruction was 80 bytes
+/// and a 32-byte block beside it), and a module as loaded group by group has no spare
+/// capacity (the lowering left about a third of its instruction, operand and register
+/// slots empty).
+#[test]
+fn an_instruction_stays_small() {
+    use std::mem::size_of;
+    assert_eq!(size_of::<radbg::ir::Mods>(), 8);
+    assert!(size_of::<radbg::ir::Inst>() <= 72, "Inst: {} bytes", size_of::<radbg::ir::Inst>());
+    let text = many_entries(3);
+    let (_, m) = radbg::ir::ptx::stream::Reimport::load(text).expect("imports group by group");
+    for f in &m.functions {
+        assert_eq!(f.vregs.capacity(), f.vregs.len(), "{}", f.name);
+        for b in &f.blocks {
+            assert_eq!(b.insts.capacity(), b.insts.len(), "{}", f.name);
+            assert!(b.insts.iter().all(|i| i.operands.capacity() == i.operands.len()), "{}", f.name);
+        }
+    }
+    // Equal modifiers are one string, wherever they were read.
+    let mut first: std::collections::HashMap<&str, &'static str> = std::collections::HashMap::new();
+    for i in m.functions.iter().flat_map(|f| &f.blocks).flat_map(|b| &b.insts) {
+        let s = i.mods.as_str();
+        assert!(std::ptr::eq(*first.entry(s).or_insert(s), s), "{s} held twice");
+    }
+    assert!(first.len() > 3, "{:?}", first.keys());
+}
+
 fn debugger(entries: usize, maxrregcount: Option<u32>) -> Debugger {
     let imported = radbg::ir::ptx::import_text(&many_entries(entries));
     let module = imported.module.expect("the generated file imports");
