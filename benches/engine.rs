@@ -64,7 +64,7 @@ fn main() {
     let mid = s.dbg.as_ref().map_or(total / 2, |d| {
         let is_assign =
             |e: &radbg::engine::Event| matches!(&e.kind, EventKind::Alloc(radbg::alloc::AllocEvent::Assign(_)));
-        d.trace().iter().skip(total / 2).position(is_assign).map_or(total / 2, |k| total / 2 + k + 1)
+        d.trace().iter().skip(total / 2).position(|e| is_assign(&e)).map_or(total / 2, |k| total / 2 + k + 1)
     });
     let goto_mid = format!("goto {mid}");
     let t_step = best_of(&mut s, 20, &goto_mid, "step");

@@ -166,10 +166,10 @@ fn differ_finds_the_known_first_divergence() {
     o2.maxrregcount = Some(40);
     let (bm, bt) = why::run_module(m.clone(), o2);
     let side = |label: &str, m, t| why::differ::Side { label: label.into(), m, trace: t };
-    let x = why::differ::compare(&side("a", &am, &at), &side("b", &bm, &bt));
+    let x = why::differ::compare(&side("a", &am, (&at).into()), &side("b", &bm, (&bt).into()));
     assert_eq!(x.fact("decision"), Some(1), "{}", x.text);
     assert!(x.text.contains("register budget 32") && x.text.contains("register budget 40"), "{}", x.text);
-    let y = why::differ::compare(&side("a", &am, &at), &side("a again", &am, &at));
+    let y = why::differ::compare(&side("a", &am, (&at).into()), &side("a again", &am, (&at).into()));
     assert_eq!(y.fact("diverges"), Some(0));
     // A budget of 33 keeps the budget decision's source but moves it: still the first.
     // A knob that only changes the discard threshold diverges later, at an assignment.
@@ -180,7 +180,7 @@ fn differ_finds_the_known_first_divergence() {
     )
     .unwrap();
     let (cm, ct) = why::run_module(m, o3);
-    let z = why::differ::compare(&side("a", &am, &at), &side("c", &cm, &ct));
+    let z = why::differ::compare(&side("a", &am, (&at).into()), &side("c", &cm, (&ct).into()));
     if z.fact("diverges") == Some(1) {
         assert!(z.fact("decision").unwrap() > 1, "{}", z.text);
     }
@@ -197,7 +197,7 @@ fn differ_between_the_allocators() {
     o2.allocator = radbg::engine::AllocatorKind::Briggs;
     let (bm, bt) = why::run_module(m, o2);
     let side = |label: &str, m, t| why::differ::Side { label: label.into(), m, trace: t };
-    let x = why::differ::compare(&side("fatpoint", &am, &at), &side("briggs", &bm, &bt));
+    let x = why::differ::compare(&side("fatpoint", &am, (&at).into()), &side("briggs", &bm, (&bt).into()));
     assert_eq!(x.fact("diverges"), Some(1), "{}", x.text);
     assert_eq!(x.fact("decision"), Some(2), "{}", x.text);
     assert!(x.text.contains("fatpoint: [fir16] assign "), "{}", x.text);

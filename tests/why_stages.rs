@@ -51,7 +51,7 @@ fn check(n: usize, disabled: &[&str], expected: &[&str], facts: &[(&str, i64)]) 
     let opts =
         RunOptions { disabled_passes: disabled.iter().map(|s| s.to_string()).collect(), ..RunOptions::default() };
     let (m, trace) = run(&ptx, opts.clone());
-    let cx = Ctx { m: &m, trace: &trace, file: "k.ptx", d: None };
+    let cx = Ctx { m: &m, trace: (&trace).into(), file: "k.ptx", d: None };
     let e = registers::explain(&cx, 0);
     for line in expected {
         assert!(e.text.contains(line), "missing {line:?} in:\n{}", e.text);
@@ -92,7 +92,7 @@ fn ori_input_has_no_section() {
     let src = ".target sm_80\n.entry k {\n.reg .R %r<2>\nBB0:\n%r0 = S2R SR_TID.X\nEXIT\n}\n";
     let m = radbg::ir::parse_str(src).expect("parses");
     let (m, trace) = radbg::why::run_module(m, RunOptions::default());
-    let cx = Ctx { m: &m, trace: &trace, file: "k.ori", d: None };
+    let cx = Ctx { m: &m, trace: (&trace).into(), file: "k.ori", d: None };
     let e = registers::explain(&cx, 0);
     assert!(!e.text.contains("before allocation"), "{}", e.text);
     assert!(e.fact("prepass-peak-before").is_none());

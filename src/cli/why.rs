@@ -71,8 +71,8 @@ fn differ(args: &Args) -> ExitCode {
     }
     let (am, at) = crate::why::run_module(module, opts);
     let (bm, bt) = crate::why::run_module(b_module, b_opts);
-    let a = crate::why::differ::Side { label: args.file.display().to_string(), m: &am, trace: &at };
-    let b = crate::why::differ::Side { label: b_label, m: &bm, trace: &bt };
+    let a = crate::why::differ::Side { label: args.file.display().to_string(), m: &am, trace: at.as_slice().into() };
+    let b = crate::why::differ::Side { label: b_label, m: &bm, trace: bt.as_slice().into() };
     let x = crate::why::differ::compare(&a, &b);
     if args.json {
         super::output::outln(&answer_json(&x.answer).to_string());

@@ -803,9 +803,10 @@ impl Session {
                 (op.eval(count, *n), count.to_string())
             }
             Expectation::Abi(code) => {
-                let hit = d.trace()[..d.cursor()]
-                    .iter()
-                    .any(|ev| matches!(&ev.kind, EventKind::AbiCheck { code: c, passed: false, .. } if c == code));
+                let hit =
+                    d.trace().upto(d.cursor()).whole().any(
+                        |(_, ev)| matches!(&ev.kind, EventKind::AbiCheck { code: c, passed: false, .. } if c == code),
+                    );
                 (hit, if hit { format!("warning {code} emitted") } else { format!("no warning {code} so far") })
             }
             Expectation::Stats(field, op, n) => {
@@ -875,10 +876,11 @@ impl Session {
         let d = self.dbg.as_ref().expect("loaded");
         let value = match what {
             "trace" => Value::Array(
-                d.trace()[..d.cursor()]
+                d.trace()
+                    .upto(d.cursor())
                     .iter()
                     .enumerate()
-                    .map(|(i, e)| render::event_json(i + 1, e, d.machine()))
+                    .map(|(i, e)| render::event_json(i + 1, &e, d.machine()))
                     .collect(),
             ),
             other => {

@@ -142,7 +142,7 @@ pub fn frame(d: &Debugger, frames: &[Frame], i: usize) -> Output {
     if f.kind != FrameKind::Event
         && let Some(e) = f.opened.checked_sub(1).and_then(|k| d.trace().get(k))
     {
-        let _ = write!(s, "\n    opened by #{} [{}] {}", f.opened, e.stage().name(), d.machine().describe(e));
+        let _ = write!(s, "\n    opened by #{} [{}] {}", f.opened, e.stage().name(), d.machine().describe(&e));
     }
     out(s, frame_json(f, i))
 }
@@ -182,7 +182,8 @@ pub fn events(d: &Debugger, n: usize) -> Output {
     let mut lines = Vec::new();
     let mut j = Vec::new();
     for i in start..end {
-        let e = &d.trace()[i];
+        let Some(e) = d.event(i) else { break };
+        let e = &*e;
         lines.push(format!("#{} [{}] {}", i + 1, e.stage().name(), m.describe(e)));
         j.push(event_json(i + 1, e, m));
     }

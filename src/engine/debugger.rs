@@ -8,12 +8,14 @@
 //! deterministic, so the state is exactly the one seen the first time (a test steps
 //! forward N, back N, and compares).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::engine::breakpoint::{BpKind, Breakpoint};
 use crate::engine::event::{Event, EventKind, Stage};
 use crate::engine::machine::Machine;
 use crate::engine::options::RunOptions;
+use crate::engine::trace::{Events, Trace};
 use crate::ir::Module;
 
 /// The call-stack view of the trace (`backtrace`, `frame`, `up`/`down`, `reverse-finish`): built
@@ -72,7 +74,11 @@ pub struct Debugger {
     reimport: Option<crate::ir::ptx::stream::Reimport>,
     pub opts: RunOptions,
     machine: Machine,
-    trace: Vec<Event>,
+    /// Every event produced so far, packed (`engine::trace`).
+    trace: Trace,
+    /// The event at the cursor, whole: `current` lends it (the trace holds most events
+    /// packed).
+    now: Option<Event>,
     /// Sorted by position. Those taken during an allocation (which copy its state) are
     /// kept for one function at a time: entering another function's allocation drops
     /// them, and coming back replays from the checkpoint at its budget event, re-taking
@@ -152,7 +158,8 @@ impl Debugger {
             reimport,
             opts,
             machine,
-            trace: Vec::new(),
+            trace: Trace::new(),
+            now: None,
             checkpoints,
             dense_func: None,
             cursor: 0,
@@ -255,12 +262,28 @@ impl Debugger {
 
     /// The event at the cursor (the last one applied).
     pub fn current(&self) -> Option<&Event> {
-        self.cursor.checked_sub(1).and_then(|i| self.trace.get(i))
+        self.now.as_ref()
     }
 
     /// Every event produced so far (possibly beyond the cursor after going back).
-    pub fn trace(&self) -> &[Event] {
-        &self.trace
+    pub fn trace(&self) -> Events<'_> {
+        self.trace.events()
+    }
+
+    /// Event `i` of the trace.
+    pub fn event(&self, i: usize) -> Option<Cow<'_, Event>> {
+        self.trace.get(i)
+    }
+
+    /// The bytes the trace holds (for tests that it stays compact).
+    pub fn trace_bytes(&self) -> usize {
+        self.trace.heap_bytes()
+    }
+
+    /// Moves the cursor to `k` (at most the trace's length) and takes its event.
+    fn set_cursor(&mut self, k: usize) {
+        self.cursor = k;
+        self.now = k.checked_sub(1).and_then(|i| self.trace.get(i)).map(Cow::into_owned);
     }
 
     pub fn at_end(&self) -> bool {
@@ -271,17 +294,17 @@ impl Debugger {
     fn advance(&mut self) -> bool {
         let Some(ev) = self.machine.step() else { return false };
         if self.cursor < self.trace.len() {
-            debug_assert_eq!(self.trace[self.cursor], ev, "replay diverged at event {}", self.cursor);
-            self.trace[self.cursor] = ev;
+            // A replay: the machine is deterministic, so the event is the one recorded.
+            debug_assert_eq!(
+                self.trace.get(self.cursor).as_deref(),
+                Some(&ev),
+                "replay diverged at event {}",
+                self.cursor
+            );
         } else {
-            // Grown by a quarter, not doubled: the trace is most of what a long run holds
-            // (3.1 M events of 112 bytes on the 50 MB many-entry file), and a doubled
-            // vector sits up to half empty.
-            if self.trace.len() == self.trace.capacity() {
-                self.trace.reserve_exact(self.trace.len() / 4 + 1024);
-            }
-            self.trace.push(ev);
+            self.trace.push(ev.clone());
         }
+        self.now = Some(ev);
         self.cursor += 1;
         let heavy = self.current().is_some_and(|e| {
             matches!(
@@ -329,7 +352,7 @@ impl Debugger {
             let m = self.restore(i);
             let old = std::mem::replace(&mut self.machine, m);
             self.machine.adopt_finished(&old);
-            self.cursor = k;
+            self.set_cursor(k);
         }
         while self.cursor < target {
             if !self.advance() {
@@ -354,16 +377,18 @@ impl Debugger {
             return false;
         }
         let prepass = |e: &Event| matches!(e.kind, EventKind::Prepass { .. });
-        if !self.trace[start..self.cursor].iter().all(prepass) {
+        let events = self.trace.events();
+        if !events.slice(start..self.cursor).iter().all(|e| prepass(&e)) {
             return false;
         }
         let n = self.machine.funcs.len();
-        let Some(pos) = stages::pos_after_prepass(&self.trace[start], n) else { return false };
-        let mut touched: Vec<usize> = self.trace[target..self.cursor].iter().filter_map(|e| e.func).collect();
+        let Some(first_ev) = events.get(start) else { return false };
+        let Some(pos) = stages::pos_after_prepass(&first_ev, n) else { return false };
+        let mut touched: Vec<usize> = events.slice(target..self.cursor).iter().filter_map(|e| e.func).collect();
         touched.sort_unstable();
         touched.dedup();
         let mut passes: Vec<Vec<&'static str>> = vec![Vec::new(); touched.len()];
-        for e in &self.trace[..target] {
+        for e in events.upto(target).iter() {
             if let (Some(fi), EventKind::Prepass { pass, .. }) = (e.func, &e.kind)
                 && let Ok(k) = touched.binary_search(&fi)
             {
@@ -395,7 +420,7 @@ impl Debugger {
             crate::ir::model::Module::replace_function(&mut self.machine.module, fi, g);
         }
         self.machine.pos = pos;
-        self.cursor = target;
+        self.set_cursor(target);
         self.prepass_rewinds += 1;
         true
     }
@@ -445,7 +470,8 @@ impl Debugger {
     /// Back to the previous event at the current level or above (`reverse-next`).
     pub fn reverse_next(&mut self) -> Stop {
         let lvl = self.current().map(level).unwrap_or(0);
-        let found = (0..self.cursor.saturating_sub(1)).rev().find(|&i| level(&self.trace[i]) <= lvl);
+        let found =
+            (0..self.cursor.saturating_sub(1)).rev().find(|&i| self.trace.get(i).is_some_and(|e| level(&e) <= lvl));
         match found {
             Some(i) => {
                 self.goto(i + 1);
@@ -502,7 +528,7 @@ impl Debugger {
                     // that rewrites the module would then copy all of it).
                     let module = &self.machine.module;
                     let prev = self.cursor.checked_sub(2).and_then(|i| self.trace.get(i));
-                    b.matches(self.current().expect("just applied"), prev, module)
+                    b.matches(self.current().expect("just applied"), prev.as_deref(), module)
                 }
                 _ => false,
             };
@@ -552,7 +578,7 @@ impl Debugger {
             return None;
         }
         let ev = self.current()?.clone();
-        let prev = self.cursor.checked_sub(2).and_then(|i| self.trace.get(i)).cloned();
+        let prev = self.cursor.checked_sub(2).and_then(|i| self.trace.get(i)).map(Cow::into_owned);
         let mut hit = None;
         let module = self.machine.module.clone();
         let watches: Vec<(usize, u32)> = self
@@ -617,10 +643,11 @@ impl Debugger {
         let mut found = None;
         for i in (0..end).rev() {
             let prev = i.checked_sub(1).and_then(|j| self.trace.get(j));
+            let Some(ev) = self.trace.get(i) else { break };
             if let Some(b) = self
                 .breakpoints
                 .iter()
-                .find(|b| !matches!(b.kind, BpKind::Watch { .. }) && b.matches(&self.trace[i], prev, &module))
+                .find(|b| !matches!(b.kind, BpKind::Watch { .. }) && b.matches(&ev, prev.as_deref(), &module))
             {
                 found = Some((i, Stop::Breakpoint(b.id)));
                 break;
@@ -740,7 +767,7 @@ impl Debugger {
         let old_event = self.current().cloned();
         let old_cursor = self.cursor;
         self.keep_previous_run();
-        let restart_at = self.trace.iter().position(|e| e.stage() >= from).unwrap_or(self.trace.len());
+        let restart_at = self.trace.events().iter().position(|e| e.stage() >= from).unwrap_or(self.trace.len());
         self.opts = opts;
         // A checkpoint before the affected stage with no allocation in progress, or the start.
         let cp = self
@@ -760,13 +787,13 @@ impl Debugger {
                     self.machine.snapshot()
                 }
             };
-            self.cursor = 0;
             self.checkpoints = vec![(0, start)];
+            self.set_cursor(0);
         } else {
             let (k, m) = (self.checkpoints[cp].0, self.checkpoints[cp].1.restored());
             self.machine = m;
             self.machine.set_options(&self.opts);
-            self.cursor = k;
+            self.set_cursor(k);
             self.checkpoints.truncate(cp + 1);
             self.checkpoints[cp].1 = self.machine.snapshot();
             // The earlier checkpoints are before the affected stage too: they take the new

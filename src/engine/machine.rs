@@ -554,7 +554,7 @@ impl Machine {
                                 finished::Finished::held(done)
                             } else {
                                 let config = done.config().clone();
-                                finished::Finished::new(done, self.module.clone(), fi, config)
+                                finished::Finished::new(done, self.module.clone(), fi, config, &self.knobs)
                             });
                             self.pos.stage = Stage::Check;
                         }

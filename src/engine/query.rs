@@ -345,13 +345,13 @@ pub fn vreg_info(d: &Debugger, fi: usize, v: VRegId) -> Option<VregInfo> {
     let cost = a.and_then(|a| a.analysis.costs.cost.get(v.index()).copied()).unwrap_or(0.0);
     let slot = a.and_then(|a| a.slot_of(v)).map(|s| reg_name(vr.file(), s, vr.width));
     let mut history = Vec::new();
-    for (i, e) in d.trace()[..d.cursor()].iter().enumerate() {
+    for (i, e) in d.trace().upto(d.cursor()).iter().enumerate() {
         if e.func != Some(fi) {
             continue;
         }
         match &e.kind {
             EventKind::Alloc(crate::alloc::AllocEvent::Assign(x)) if x.vreg == v => {
-                history.push(format!("#{} {}", i + 1, m.describe(e)));
+                history.push(format!("#{} {}", i + 1, m.describe(&e)));
             }
             EventKind::Alloc(crate::alloc::AllocEvent::Guidance(g)) if g.chosen.contains(&v) => {
                 history.push(format!("#{} chosen for spilling by guidance", i + 1));
@@ -537,8 +537,8 @@ pub fn liveness_epoch(d: &Debugger, fi: usize) -> usize {
         EventKind::Briggs(b) => !matches!(b, crate::alloc::briggs::BriggsEvent::SpillCode(_)),
         _ => false,
     };
-    let trace = &d.trace()[..d.cursor()];
-    trace.iter().rposition(|e| e.func.is_none_or(|f| f == fi) && !keeps(e)).map(|i| i + 1).unwrap_or(0)
+    let trace = d.trace().upto(d.cursor());
+    trace.iter().rposition(|e| e.func.is_none_or(|f| f == fi) && !keeps(&e)).map(|i| i + 1).unwrap_or(0)
 }
 
 // ---------------------------------------------------------------------------------
@@ -568,11 +568,10 @@ fn current_briggs_event(d: &Debugger) -> Option<&crate::alloc::briggs::BriggsEve
 
 /// Function `fi`'s Briggs events up to the cursor, with their descriptions.
 fn briggs_events(d: &Debugger, fi: usize) -> impl Iterator<Item = (usize, &crate::alloc::briggs::BriggsEvent, &Event)> {
-    d.trace()[..d.cursor()].iter().enumerate().filter(move |(_, e)| e.func == Some(fi)).filter_map(|(i, e)| {
-        match &e.kind {
-            EventKind::Briggs(ev) => Some((i, ev, e)),
-            _ => None,
-        }
+    // Briggs events are stored whole (only the fat-point allocator's per-vreg events pack).
+    d.trace().upto(d.cursor()).whole().filter(move |(_, e)| e.func == Some(fi)).filter_map(|(i, e)| match &e.kind {
+        EventKind::Briggs(ev) => Some((i, ev, e)),
+        _ => None,
     })
 }
 

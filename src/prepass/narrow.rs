@@ -165,7 +165,7 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
     for inst in g.blocks.iter_mut().flat_map(|b| &mut b.insts) {
         let narrows = narrowable_def(inst).is_some_and(|d| ok[d.index()]);
         if narrows {
-            inst.mods = narrow_mods(&inst.mods);
+            inst.mods = narrow_mods(&inst.mods).into();
         }
         let nd = inst.ndefs as usize;
         for (i, o) in inst.operands.iter_mut().enumerate() {

@@ -15,7 +15,7 @@ use crate::why::{Answer, Explanation, Facts};
 pub struct Side<'a> {
     pub label: String,
     pub m: &'a Machine,
-    pub trace: &'a [Event],
+    pub trace: crate::engine::Events<'a>,
 }
 
 /// Whether an event is a decision worth naming (not bookkeeping): the fat-point
@@ -158,8 +158,10 @@ pub struct FunctionDelta {
 
 /// Compares two finished runs.
 pub fn compare(a: &Side, b: &Side) -> Explanation {
-    let da: Vec<&Event> = a.trace.iter().filter(|e| decision(e)).collect();
-    let db: Vec<&Event> = b.trace.iter().filter(|e| decision(e)).collect();
+    let (da, db): (Vec<_>, Vec<_>) =
+        (a.trace.iter().filter(|e| decision(e)).collect(), b.trace.iter().filter(|e| decision(e)).collect());
+    let da: Vec<&Event> = da.iter().map(|e| &**e).collect();
+    let db: Vec<&Event> = db.iter().map(|e| &**e).collect();
     let first = (0..da.len().max(db.len())).find(|&i| match (da.get(i), db.get(i)) {
         (Some(x), Some(y)) => !same(a, x, b, y),
         _ => true,
@@ -253,7 +255,7 @@ pub fn explain_session(d: &Debugger, file: &str, prev: Option<&RunOptions>) -> R
     let prev = prev.ok_or("why differ needs an earlier run: change an option first (set ...)")?;
     let (pm, pt) = crate::why::run_module((*d.loaded()).clone(), prev.clone());
     let fin = crate::why::finished(d);
-    let a = Side { label: format!("{file} before"), m: &pm, trace: &pt };
-    let b = Side { label: format!("{file} now"), m: fin.machine(), trace: &fin.trace()[..fin.cursor()] };
+    let a = Side { label: format!("{file} before"), m: &pm, trace: pt.as_slice().into() };
+    let b = Side { label: format!("{file} now"), m: fin.machine(), trace: fin.trace().upto(fin.cursor()) };
     Ok(compare(&a, &b))
 }

@@ -134,7 +134,7 @@ impl Serialize for Facts {
 /// of that run, and the name to print source lines with.
 pub struct Ctx<'a> {
     pub m: &'a Machine,
-    pub trace: &'a [Event],
+    pub trace: crate::engine::Events<'a>,
     pub file: &'a str,
     /// The finished debugger, when there is one: lets `why spill` revisit the moment of
     /// a decision on a copy (histograms, the guidance queue).
@@ -144,7 +144,7 @@ pub struct Ctx<'a> {
 impl<'a> Ctx<'a> {
     /// The context of a finished debugger.
     pub fn of(d: &'a Debugger, file: &'a str) -> Ctx<'a> {
-        Ctx { m: d.machine(), trace: &d.trace()[..d.cursor()], file, d: Some(d) }
+        Ctx { m: d.machine(), trace: d.trace().upto(d.cursor()), file, d: Some(d) }
     }
 
     /// The finished allocation of function `fi`.

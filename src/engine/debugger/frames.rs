@@ -57,7 +57,7 @@ pub fn frames(d: &Debugger) -> Vec<Frame> {
     let (mut attempt, mut class) = (None, None);
     let (mut attempt_closed, mut class_closed) = (false, false);
     for i in (0..cur).rev() {
-        let e = &trace[i];
+        let Some(e) = trace.get(i) else { break };
         if e.func != ev.func || e.stage() != ev.stage() {
             break;
         }
@@ -92,7 +92,7 @@ pub fn frames(d: &Debugger) -> Vec<Frame> {
     out.push(Frame { kind: FrameKind::Stage, what: ev.stage().name().to_string(), opened: stage_open });
     if let Some(fi) = ev.func {
         let mut opened = cur;
-        while opened > 1 && trace[opened - 2].func == ev.func {
+        while opened > 1 && trace.get(opened - 2).is_some_and(|e| e.func == ev.func) {
             opened -= 1;
         }
         let name = module.functions.get(fi).map(|f| f.name.clone()).unwrap_or_default();

@@ -322,6 +322,9 @@ impl Plan<'_> {
             let own = m.globals.split_off(vars);
             hoisted.push(own.iter().map(|g| g.name.clone()).collect());
             globals.extend(own);
+            // Held for the whole load and then by the debugger: without the lowering's
+            // spare capacity (`Function::shrink_to_fit`), while the group is in cache.
+            m.functions.iter_mut().for_each(crate::ir::Function::shrink_to_fit);
             functions.append(&mut m.functions);
             match &header {
                 None => header = Some(m),
