@@ -149,12 +149,15 @@ fn fold_offsets(g: &mut Function, defs: &[u32]) -> (Vec<Option<(VRegId, i64)>>, 
     }
     // Greatest fixpoint: a candidate stays while every use is an address base or a source
     // of a candidate's def.
+    // One buffer for every instruction's disqualified vregs (a vector per instruction
+    // was an allocation and a free each: issue 25).
+    let mut bad = Vec::new();
     loop {
         let mut changed = false;
         for blk in &g.blocks {
             for inst in &blk.insts {
                 let into_cand = pure_add(inst) && inst.defs().first().and_then(whole).is_some_and(|d| cand[d.index()]);
-                let mut bad = Vec::new();
+                bad.clear();
                 for (k, o) in inst.operands.iter().enumerate() {
                     match o {
                         Operand::Mem(m) => {
@@ -178,7 +181,7 @@ fn fold_offsets(g: &mut Function, defs: &[u32]) -> (Vec<Option<(VRegId, i64)>>, 
                 {
                     bad.push(r.vreg);
                 }
-                for v in bad {
+                for &v in &bad {
                     if cand.get(v.index()) == Some(&true) {
                         cand[v.index()] = false;
                         changed = true;

@@ -16,7 +16,7 @@
 //! two places and extends nothing) and nothing between redefines them. Values used first
 //! in another block stay (recomputing them there is not modelled).
 
-use crate::analysis::query::BlockWalk;
+use crate::analysis::liveness::BlockSet;
 use crate::ir::{Function, Inst, Operand, Reg, VRegId};
 use crate::prepass::{Pass, PassCtx};
 
@@ -56,23 +56,37 @@ fn cheap(inst: &Inst) -> bool {
 }
 
 fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
-    let c = crate::analysis::cfg::build(f, 1.0);
-    let live = crate::analysis::liveness::compute_defined(f, &c, &[]);
     let defs = crate::prepass::def_counts(f);
     let mut moved = Vec::new();
     let mut sites = SiteMap::new(f.vregs.len());
+    // The solve is made when a block first asks whether a source is live out (a source
+    // read later in the block answers without it): a function with no cheap value, or
+    // none whose source dies, costs no solve (issue 25: 43 M instructions of a
+    // scale-kernel run that moved nothing).
+    let mut solved: Option<crate::analysis::liveness::Liveness> = None;
     // Each block's order reads only that block: all are found on `f`, and the function
     // is copied only when one changes.
-    // One live-out set for every block (issue 25: a fresh set per block costs every vreg).
-    let mut walk = BlockWalk::new(&live);
     let orders: Vec<Option<Vec<usize>>> = f
         .blocks
         .iter()
         .enumerate()
         .map(|(b, blk)| {
-            walk.start(&live, b);
-            let out = walk.live();
-            block_order(&blk.insts, &defs, f, &|v| out.contains(v), &mut moved, &mut sites)
+            // The block's live-out, ascending, read from the solve on first need.
+            let mut out: Option<Vec<VRegId>> = None;
+            let mut live_out = |v: VRegId| {
+                let l = solved.get_or_insert_with(|| {
+                    let c = crate::analysis::cfg::build(f, 1.0);
+                    crate::analysis::liveness::compute_defined(f, &c, &[])
+                });
+                let o = out.get_or_insert_with(|| {
+                    let mut o = Vec::new();
+                    l.for_each_in(b, BlockSet::LiveOut, |v| o.push(v));
+                    o.sort_unstable();
+                    o
+                });
+                o.binary_search(&v).is_ok()
+            };
+            block_order(&blk.insts, &defs, f, &mut live_out, &mut moved, &mut sites)
         })
         .collect();
     if moved.is_empty() {
@@ -101,38 +115,57 @@ struct Sites {
     whole_defs: Vec<usize>,
 }
 
-/// [`Sites`] by vreg over a vector indexed by vreg, made once per function and emptied
-/// block after block by clearing only the vregs the block touched (a `BTreeMap` per block
-/// cost a tree walk per operand: issue 25).
+/// [`Sites`] of the vregs a block's candidates name (their values and sources): a local
+/// number per such vreg (`local`, indexed by vreg, `NONE` for the others) and the sites
+/// by local number, kept from block to block with their buffers. Emptying costs the vregs
+/// the block marked. Only marked vregs are recorded: a `Sites` with three vectors per
+/// vreg of the function cost an allocation per operand and their frees (issue 25: ~120 M
+/// instructions of a scale-kernel run that moved nothing).
 struct SiteMap {
+    local: Vec<u32>,
     at: Vec<Sites>,
-    touched: Vec<VRegId>,
+    marked: Vec<VRegId>,
 }
+
+const NONE: u32 = u32::MAX;
 
 impl SiteMap {
     fn new(n: usize) -> SiteMap {
-        SiteMap { at: (0..n).map(|_| Sites::default()).collect(), touched: Vec::new() }
+        SiteMap { local: vec![NONE; n], at: Vec::new(), marked: Vec::new() }
     }
 
-    fn entry(&mut self, v: VRegId) -> &mut Sites {
+    /// Records `v`'s sites from now on.
+    fn mark(&mut self, v: VRegId) {
         let i = v.index();
-        if i >= self.at.len() {
-            self.at.resize_with(i + 1, Sites::default);
+        if i >= self.local.len() {
+            self.local.resize(i + 1, NONE);
         }
-        let s = &mut self.at[i];
-        if s.uses.is_empty() && s.defs.is_empty() {
-            self.touched.push(v);
+        if self.local[i] == NONE {
+            self.local[i] = self.marked.len() as u32;
+            self.marked.push(v);
+            if self.at.len() < self.marked.len() {
+                self.at.push(Sites::default());
+            }
         }
-        s
     }
 
+    /// `v`'s sites, when it is marked.
+    fn entry(&mut self, v: VRegId) -> Option<&mut Sites> {
+        match self.local.get(v.index()) {
+            Some(&l) if l != NONE => Some(&mut self.at[l as usize]),
+            _ => None,
+        }
+    }
+
+    /// A marked vreg's sites.
     fn get(&self, v: VRegId) -> &Sites {
-        &self.at[v.index()]
+        &self.at[self.local[v.index()] as usize]
     }
 
     fn clear(&mut self) {
-        for v in self.touched.drain(..) {
-            let s = &mut self.at[v.index()];
+        for (k, v) in self.marked.drain(..).enumerate() {
+            self.local[v.index()] = NONE;
+            let s = &mut self.at[k];
             s.uses.clear();
             s.defs.clear();
             s.whole_defs.clear();
@@ -149,30 +182,17 @@ fn block_order(
     insts: &[Inst],
     defs: &[u32],
     f: &Function,
-    live_out: &dyn Fn(VRegId) -> bool,
+    live_out: &mut dyn FnMut(VRegId) -> bool,
     moved: &mut Vec<VRegId>,
     sites: &mut SiteMap,
 ) -> Option<Vec<usize>> {
     let n = insts.len();
     sites.clear();
-    for (k, inst) in insts.iter().enumerate() {
-        inst.for_each_use(|r| sites.entry(r.vreg).uses.push(k));
-        inst.for_each_def(|r| {
-            let s = sites.entry(r.vreg);
-            s.defs.push(k);
-            if r.comp.is_none() {
-                s.whole_defs.push(k);
-            }
-        });
-    }
     let end = insts.iter().position(|i| i.is_terminator()).unwrap_or(n);
-    let after = |v: &[usize], p: usize| v.get(v.partition_point(|&q| q <= p)).copied();
-    let from = |v: &[usize], p: usize| v.get(v.partition_point(|&q| q < p)).copied();
-    // Final sort key of each instruction: (anchor, 0 for a moved value, index).
-    let mut key: Vec<(usize, u8, usize)> = (0..n).map(|k| (k, 1, k)).collect();
-    let mut any = false;
-    for i in (0..end.min(n)).rev() {
-        let inst = &insts[i];
+    // The candidates (cheap, the value's only def, whole, not pinned), ascending; only
+    // their values and sources need sites.
+    let mut cands: Vec<(usize, VRegId)> = Vec::new();
+    for (i, inst) in insts[..end.min(n)].iter().enumerate() {
         if !cheap(inst) {
             continue;
         }
@@ -180,7 +200,35 @@ fn block_order(
         if d.comp.is_some() || defs[d.vreg.index()] != 1 || f.vregs[d.vreg.index()].pin.is_some() {
             continue;
         }
-        let v = d.vreg;
+        cands.push((i, d.vreg));
+        sites.mark(d.vreg);
+        inst.for_each_use(|r| sites.mark(r.vreg));
+    }
+    if cands.is_empty() {
+        return None;
+    }
+    for (k, inst) in insts.iter().enumerate() {
+        inst.for_each_use(|r| {
+            if let Some(s) = sites.entry(r.vreg) {
+                s.uses.push(k);
+            }
+        });
+        inst.for_each_def(|r| {
+            if let Some(s) = sites.entry(r.vreg) {
+                s.defs.push(k);
+                if r.comp.is_none() {
+                    s.whole_defs.push(k);
+                }
+            }
+        });
+    }
+    let after = |v: &[usize], p: usize| v.get(v.partition_point(|&q| q <= p)).copied();
+    let from = |v: &[usize], p: usize| v.get(v.partition_point(|&q| q < p)).copied();
+    // Final sort key of each instruction: (anchor, 0 for a moved value, index).
+    let mut key: Vec<(usize, u8, usize)> = (0..n).map(|k| (k, 1, k)).collect();
+    let mut any = false;
+    for &(i, v) in cands.iter().rev() {
+        let inst = &insts[i];
         // The first of its uses in the final order of what follows (within the block).
         let Some(target) = sites.get(v).uses.iter().filter(|&&u| u > i && u <= end).map(|&u| key[u]).min() else {
             continue;
