@@ -106,35 +106,36 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
     (Some(g), summary)
 }
 
-/// Positions in one block, by vreg: where it is read, and where it is written (whole or
-/// in part).
-#[derive(Default)]
-struct Sites {
-    uses: Vec<usize>,
-    defs: Vec<usize>,
-    whole_defs: Vec<usize>,
+/// Positions in one block of one vreg: where it is read, and where it is written (whole
+/// or in part), each ascending.
+struct Sites<'a> {
+    uses: &'a [usize],
+    defs: &'a [usize],
+    whole_defs: &'a [usize],
 }
 
 /// [`Sites`] of the vregs a block's candidates name (their values and sources): a local
-/// number per such vreg (`local`, indexed by vreg, `NONE` for the others) and the sites
-/// by local number, kept from block to block with their buffers. Emptying costs the vregs
-/// the block marked. Only marked vregs are recorded: a `Sites` with three vectors per
-/// vreg of the function cost an allocation per operand and their frees (issue 25: ~120 M
-/// instructions of a scale-kernel run that moved nothing).
+/// number per such vreg (`local`, indexed by vreg, `NONE` for the others), and per kind
+/// (uses, defs, whole defs) every marked vreg's positions in one vector, `start[l]..
+/// start[l + 1]` for local `l`, counted then filled in two walks of the block. Emptying
+/// costs the vregs the block marked. A vector per kind and vreg of the function cost an
+/// allocation per operand and their frees (issue 25: ~120 M instructions of a
+/// scale-kernel run that moved nothing), and one per marked vreg still ~80 M.
 struct SiteMap {
     local: Vec<u32>,
-    at: Vec<Sites>,
     marked: Vec<VRegId>,
+    start: [Vec<u32>; 3],
+    items: [Vec<usize>; 3],
 }
 
 const NONE: u32 = u32::MAX;
 
 impl SiteMap {
     fn new(n: usize) -> SiteMap {
-        SiteMap { local: vec![NONE; n], at: Vec::new(), marked: Vec::new() }
+        SiteMap { local: vec![NONE; n], marked: Vec::new(), start: Default::default(), items: Default::default() }
     }
 
-    /// Records `v`'s sites from now on.
+    /// Records `v`'s sites at the next [`SiteMap::index`].
     fn mark(&mut self, v: VRegId) {
         let i = v.index();
         if i >= self.local.len() {
@@ -143,32 +144,62 @@ impl SiteMap {
         if self.local[i] == NONE {
             self.local[i] = self.marked.len() as u32;
             self.marked.push(v);
-            if self.at.len() < self.marked.len() {
-                self.at.push(Sites::default());
-            }
         }
     }
 
-    /// `v`'s sites, when it is marked.
-    fn entry(&mut self, v: VRegId) -> Option<&mut Sites> {
-        match self.local.get(v.index()) {
-            Some(&l) if l != NONE => Some(&mut self.at[l as usize]),
-            _ => None,
+    /// The marked vregs' sites in `insts`.
+    fn index(&mut self, insts: &[Inst]) {
+        let SiteMap { local, marked, start, items } = self;
+        let local_of = |v: VRegId| local.get(v.index()).copied().filter(|&l| l != NONE).map(|l| l as usize);
+        for s in start.iter_mut() {
+            s.clear();
+            s.resize(marked.len() + 1, 0);
+        }
+        // Kinds: 0 uses, 1 defs, 2 whole defs.
+        let each = |inst: &Inst, visit: &mut dyn FnMut(usize, usize)| {
+            inst.for_each_use(|r| {
+                if let Some(l) = local_of(r.vreg) {
+                    visit(0, l);
+                }
+            });
+            inst.for_each_def(|r| {
+                if let Some(l) = local_of(r.vreg) {
+                    visit(1, l);
+                    if r.comp.is_none() {
+                        visit(2, l);
+                    }
+                }
+            });
+        };
+        for inst in insts {
+            each(inst, &mut |kind, l| start[kind][l + 1] += 1);
+        }
+        for (s, it) in start.iter_mut().zip(items.iter_mut()) {
+            for l in 0..marked.len() {
+                s[l + 1] += s[l];
+            }
+            it.clear();
+            it.resize(s[marked.len()] as usize, 0);
+        }
+        let mut fill: [Vec<u32>; 3] = start.clone();
+        for (k, inst) in insts.iter().enumerate() {
+            each(inst, &mut |kind, l| {
+                items[kind][fill[kind][l] as usize] = k;
+                fill[kind][l] += 1;
+            });
         }
     }
 
     /// A marked vreg's sites.
-    fn get(&self, v: VRegId) -> &Sites {
-        &self.at[self.local[v.index()] as usize]
+    fn get(&self, v: VRegId) -> Sites<'_> {
+        let l = self.local[v.index()] as usize;
+        let of = |kind: usize| &self.items[kind][self.start[kind][l] as usize..self.start[kind][l + 1] as usize];
+        Sites { uses: of(0), defs: of(1), whole_defs: of(2) }
     }
 
     fn clear(&mut self) {
-        for (k, v) in self.marked.drain(..).enumerate() {
+        for v in self.marked.drain(..) {
             self.local[v.index()] = NONE;
-            let s = &mut self.at[k];
-            s.uses.clear();
-            s.defs.clear();
-            s.whole_defs.clear();
         }
     }
 }
@@ -207,21 +238,7 @@ fn block_order(
     if cands.is_empty() {
         return None;
     }
-    for (k, inst) in insts.iter().enumerate() {
-        inst.for_each_use(|r| {
-            if let Some(s) = sites.entry(r.vreg) {
-                s.uses.push(k);
-            }
-        });
-        inst.for_each_def(|r| {
-            if let Some(s) = sites.entry(r.vreg) {
-                s.defs.push(k);
-                if r.comp.is_none() {
-                    s.whole_defs.push(k);
-                }
-            }
-        });
-    }
+    sites.index(insts);
     let after = |v: &[usize], p: usize| v.get(v.partition_point(|&q| q <= p)).copied();
     let from = |v: &[usize], p: usize| v.get(v.partition_point(|&q| q < p)).copied();
     // Final sort key of each instruction: (anchor, 0 for a moved value, index).
@@ -241,13 +258,13 @@ fn block_order(
         inst.for_each_use(|r| srcs.push(r.vreg));
         // Nothing between redefines the value or a source (original positions: moved
         // instructions only go down, so this is conservative).
-        let clash = srcs.iter().chain([&v]).any(|s| after(&sites.get(*s).defs, i).is_some_and(|p| p < anchor));
+        let clash = srcs.iter().chain([&v]).any(|s| after(sites.get(*s).defs, i).is_some_and(|p| p < anchor));
         // Every source live just before the anchor: read there or later before being
         // rewritten, or live out and not rewritten.
         let live = srcs.iter().all(|s| {
             let st = sites.get(*s);
-            let next_def = from(&st.whole_defs, anchor);
-            match (from(&st.uses, anchor), next_def) {
+            let next_def = from(st.whole_defs, anchor);
+            match (from(st.uses, anchor), next_def) {
                 (Some(u), Some(w)) => u <= w,
                 (Some(_), None) => true,
                 (None, None) => live_out(*s),
