@@ -163,7 +163,8 @@ fn fold_offsets(g: &mut Function, defs: &[u32]) -> (Vec<Option<(VRegId, i64)>>, 
                 _ => false,
             })
     };
-    let relevant: Vec<&crate::ir::Inst> = g.blocks.iter().flat_map(|b| &b.insts).filter(|i| names_candidate(i)).collect();
+    let relevant: Vec<&crate::ir::Inst> =
+        g.blocks.iter().flat_map(|b| &b.insts).filter(|i| names_candidate(i)).collect();
     loop {
         let mut changed = false;
         {

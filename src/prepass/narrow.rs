@@ -83,7 +83,9 @@ fn narrowable(f: &Function) -> Vec<bool> {
     let names_candidate = |inst: &Inst| {
         inst.operands.iter().any(|o| match o {
             Operand::Reg(Reg::V(r)) => ok[r.vreg.index()],
-            Operand::Mem(m) => [m.base, m.index].into_iter().flatten().any(|r| matches!(r, Reg::V(r) if ok[r.vreg.index()])),
+            Operand::Mem(m) => {
+                [m.base, m.index].into_iter().flatten().any(|r| matches!(r, Reg::V(r) if ok[r.vreg.index()]))
+            }
             _ => false,
         })
     };

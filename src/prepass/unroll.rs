@@ -139,14 +139,14 @@ fn candidates(f: &Function) -> Vec<usize> {
             };
             let plain = || {
                 blk.insts[..blk.insts.len() - 1].iter().all(|i| {
-                let p = i.info();
-                !p.is(props::BRANCH)
-                    && !p.is(props::EXIT)
-                    && !p.is(props::CALL)
-                    && !p.is(props::UNKNOWN)
-                    && !p.is(props::PHI)
-                    && !p.is(props::SUSPEND)
-                    && !p.is(props::RESUME)
+                    let p = i.info();
+                    !p.is(props::BRANCH)
+                        && !p.is(props::EXIT)
+                        && !p.is(props::CALL)
+                        && !p.is(props::UNKNOWN)
+                        && !p.is(props::PHI)
+                        && !p.is(props::SUSPEND)
+                        && !p.is(props::RESUME)
                 })
             };
             let global_load = || blk.insts.iter().any(|i| matches!(i.op.mnemonic(), "LDG" | "LD"));
