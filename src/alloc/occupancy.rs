@@ -105,20 +105,28 @@ impl Occupancy {
     pub fn add_vreg_stretches(&self, segs: &[(u32, u32)], out: &mut [u32]) {
         let k = out.len().min(self.slots).min(self.top);
         let out = &mut out[..k];
-        // Per slot: whether the last position of the previous word of this run was held
-        // (a stretch going on across the word boundary is not a new one).
-        let mut carry = vec![0u64; k];
+        // A stretch going on across a word boundary inside one run is not a new one: the
+        // previous word's last position is inside the run whenever the word is not the
+        // run's first, so its row is read for the carry (no per-call carry vector: an
+        // allocation per histogram fill, issue 25).
         for &(lo, hi) in segs {
-            carry.iter_mut().for_each(|c| *c = 0);
+            let first = (lo >> 6) as usize;
             for_words(&[(lo, hi)], |w, m| {
                 if w < self.words {
                     let row = &self.vregs[w * self.slots..w * self.slots + k];
-                    for ((o, &x), c) in out.iter_mut().zip(row).zip(carry.iter_mut()) {
-                        let x = x & m;
-                        // A stretch starts at a held position whose predecessor (in this
-                        // run) is not held.
-                        *o += (x & !((x << 1) | *c)).count_ones();
-                        *c = x >> 63;
+                    if w > first {
+                        let prev = &self.vregs[(w - 1) * self.slots..(w - 1) * self.slots + k];
+                        for ((o, &x), &p) in out.iter_mut().zip(row).zip(prev) {
+                            let x = x & m;
+                            // A stretch starts at a held position whose predecessor (in
+                            // this run) is not held.
+                            *o += (x & !((x << 1) | (p >> 63))).count_ones();
+                        }
+                    } else {
+                        for (o, &x) in out.iter_mut().zip(row) {
+                            let x = x & m;
+                            *o += (x & !(x << 1)).count_ones();
+                        }
                     }
                 }
             });

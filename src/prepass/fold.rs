@@ -149,12 +149,28 @@ fn fold_offsets(g: &mut Function, defs: &[u32]) -> (Vec<Option<(VRegId, i64)>>, 
     }
     // Greatest fixpoint: a candidate stays while every use is an address base or a source
     // of a candidate's def.
+    // One buffer for every instruction's disqualified vregs (a vector per instruction
+    // was an allocation and a free each: issue 25).
+    let mut bad = Vec::new();
+    // Only an instruction naming a candidate can disqualify one: the fixed point walks
+    // those (issue 25: each sweep walked the whole function).
+    let names_candidate = |inst: &crate::ir::Inst| {
+        let reg = |r: &Reg| matches!(r, Reg::V(r) if cand.get(r.vreg.index()) == Some(&true));
+        inst.guard.as_ref().is_some_and(|gd| reg(&gd.reg))
+            || inst.operands.iter().any(|o| match o {
+                Operand::Reg(r) => reg(r),
+                Operand::Mem(m) => m.base.iter().chain(m.index.iter()).any(reg),
+                _ => false,
+            })
+    };
+    let relevant: Vec<&crate::ir::Inst> =
+        g.blocks.iter().flat_map(|b| &b.insts).filter(|i| names_candidate(i)).collect();
     loop {
         let mut changed = false;
-        for blk in &g.blocks {
-            for inst in &blk.insts {
+        {
+            for &inst in &relevant {
                 let into_cand = pure_add(inst) && inst.defs().first().and_then(whole).is_some_and(|d| cand[d.index()]);
-                let mut bad = Vec::new();
+                bad.clear();
                 for (k, o) in inst.operands.iter().enumerate() {
                     match o {
                         Operand::Mem(m) => {
@@ -178,7 +194,7 @@ fn fold_offsets(g: &mut Function, defs: &[u32]) -> (Vec<Option<(VRegId, i64)>>, 
                 {
                     bad.push(r.vreg);
                 }
-                for v in bad {
+                for &v in &bad {
                     if cand.get(v.index()) == Some(&true) {
                         cand[v.index()] = false;
                         changed = true;

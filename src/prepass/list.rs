@@ -140,26 +140,37 @@ fn region_vregs(insts: &[Inst]) -> Regs {
         });
         distinct(&mut buf, &mut keeps);
     }
-    let mut named: Vec<u32> = uses.items.iter().chain(&defs.items).copied().collect();
-    named.sort_unstable();
-    named.dedup();
     // Ascending vreg indices map to ascending local numbers: every list stays sorted.
     // `keeps` are defs, so every vreg looked up is named. Where the region's vregs are
-    // dense enough in their index range, a table over that range replaces the binary
-    // search per operand (issue 25: ~1 % of a scale-kernel run); a region naming a few
-    // far-apart vregs keeps the search (a table would cost the range, per region).
-    let (lo, hi) = (named.first().copied().unwrap_or(0), named.last().copied().unwrap_or(0));
-    let items = uses.items.iter_mut().chain(defs.items.iter_mut()).chain(keeps.items.iter_mut());
-    if (hi - lo) as usize <= 4 * named.len() + 64 {
-        let mut local = vec![0u32; (hi - lo) as usize + 1];
-        for (k, &v) in named.iter().enumerate() {
-            local[(v - lo) as usize] = k as u32;
+    // dense enough in their index range, a table over that range both finds the distinct
+    // vregs (no sort of every operand: issue 25, ~50 M instructions of a scale-kernel
+    // run) and replaces the binary search per operand; a region naming a few far-apart
+    // vregs sorts them and keeps the search (a table would cost the range, per region).
+    let total = uses.items.len() + defs.items.len();
+    let (lo, hi) = uses.items.iter().chain(&defs.items).fold((u32::MAX, 0), |(l, h), &v| (l.min(v), h.max(v)));
+    let named: Vec<u32>;
+    if total > 0 && (hi - lo) as usize <= 4 * total + 64 {
+        let mut local = vec![NONE; (hi - lo) as usize + 1];
+        for &v in uses.items.iter().chain(&defs.items) {
+            local[(v - lo) as usize] = 0;
         }
-        for x in items {
+        let mut found = Vec::new();
+        for (d, slot) in local.iter_mut().enumerate() {
+            if *slot != NONE {
+                *slot = found.len() as u32;
+                found.push(lo + d as u32);
+            }
+        }
+        named = found;
+        for x in uses.items.iter_mut().chain(defs.items.iter_mut()).chain(keeps.items.iter_mut()) {
             *x = x.checked_sub(lo).and_then(|d| local.get(d as usize)).copied().unwrap_or(0);
         }
     } else {
-        for x in items {
+        let mut all: Vec<u32> = uses.items.iter().chain(&defs.items).copied().collect();
+        all.sort_unstable();
+        all.dedup();
+        named = all;
+        for x in uses.items.iter_mut().chain(defs.items.iter_mut()).chain(keeps.items.iter_mut()) {
             *x = named.binary_search(x).unwrap_or(0) as u32;
         }
     }

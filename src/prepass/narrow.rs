@@ -77,6 +77,19 @@ fn narrowable(f: &Function) -> Vec<bool> {
     for v in f.vregs.iter().filter_map(|v| v.alias) {
         ok[v.index()] = false;
     }
+    // Only an instruction naming a vreg that may still narrow can drop one: the fixed
+    // point walks those (issue 25: every sweep walked the whole function, which names
+    // a handful of 64-bit values among 100k instructions in the scale kernel).
+    let names_candidate = |inst: &Inst| {
+        inst.operands.iter().any(|o| match o {
+            Operand::Reg(Reg::V(r)) => ok[r.vreg.index()],
+            Operand::Mem(m) => {
+                [m.base, m.index].into_iter().flatten().any(|r| matches!(r, Reg::V(r) if ok[r.vreg.index()]))
+            }
+            _ => false,
+        })
+    };
+    let relevant: Vec<&Inst> = f.blocks.iter().flat_map(|b| &b.insts).filter(|i| names_candidate(i)).collect();
     loop {
         let mut changed = false;
         let mut drop = |v: VRegId, ok: &mut Vec<bool>| {
@@ -85,7 +98,7 @@ fn narrowable(f: &Function) -> Vec<bool> {
                 changed = true;
             }
         };
-        for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        for &inst in &relevant {
             let def = narrowable_def(inst);
             // Defs: only a whole def by a low-word operation.
             for (i, o) in inst.defs().iter().enumerate() {

@@ -16,7 +16,7 @@
 //! two places and extends nothing) and nothing between redefines them. Values used first
 //! in another block stay (recomputing them there is not modelled).
 
-use crate::analysis::query::BlockWalk;
+use crate::analysis::liveness::BlockSet;
 use crate::ir::{Function, Inst, Operand, Reg, VRegId};
 use crate::prepass::{Pass, PassCtx};
 
@@ -56,23 +56,37 @@ fn cheap(inst: &Inst) -> bool {
 }
 
 fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
-    let c = crate::analysis::cfg::build(f, 1.0);
-    let live = crate::analysis::liveness::compute_defined(f, &c, &[]);
     let defs = crate::prepass::def_counts(f);
     let mut moved = Vec::new();
     let mut sites = SiteMap::new(f.vregs.len());
+    // The solve is made when a block first asks whether a source is live out (a source
+    // read later in the block answers without it): a function with no cheap value, or
+    // none whose source dies, costs no solve (issue 25: 43 M instructions of a
+    // scale-kernel run that moved nothing).
+    let mut solved: Option<crate::analysis::liveness::Liveness> = None;
     // Each block's order reads only that block: all are found on `f`, and the function
     // is copied only when one changes.
-    // One live-out set for every block (issue 25: a fresh set per block costs every vreg).
-    let mut walk = BlockWalk::new(&live);
     let orders: Vec<Option<Vec<usize>>> = f
         .blocks
         .iter()
         .enumerate()
         .map(|(b, blk)| {
-            walk.start(&live, b);
-            let out = walk.live();
-            block_order(&blk.insts, &defs, f, &|v| out.contains(v), &mut moved, &mut sites)
+            // The block's live-out, ascending, read from the solve on first need.
+            let mut out: Option<Vec<VRegId>> = None;
+            let mut live_out = |v: VRegId| {
+                let l = solved.get_or_insert_with(|| {
+                    let c = crate::analysis::cfg::build(f, 1.0);
+                    crate::analysis::liveness::compute_defined(f, &c, &[])
+                });
+                let o = out.get_or_insert_with(|| {
+                    let mut o = Vec::new();
+                    l.for_each_in(b, BlockSet::LiveOut, |v| o.push(v));
+                    o.sort_unstable();
+                    o
+                });
+                o.binary_search(&v).is_ok()
+            };
+            block_order(&blk.insts, &defs, f, &mut live_out, &mut moved, &mut sites)
         })
         .collect();
     if moved.is_empty() {
@@ -92,50 +106,100 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
     (Some(g), summary)
 }
 
-/// Positions in one block, by vreg: where it is read, and where it is written (whole or
-/// in part).
-#[derive(Default)]
-struct Sites {
-    uses: Vec<usize>,
-    defs: Vec<usize>,
-    whole_defs: Vec<usize>,
+/// Positions in one block of one vreg: where it is read, and where it is written (whole
+/// or in part), each ascending.
+struct Sites<'a> {
+    uses: &'a [usize],
+    defs: &'a [usize],
+    whole_defs: &'a [usize],
 }
 
-/// [`Sites`] by vreg over a vector indexed by vreg, made once per function and emptied
-/// block after block by clearing only the vregs the block touched (a `BTreeMap` per block
-/// cost a tree walk per operand: issue 25).
+/// [`Sites`] of the vregs a block's candidates name (their values and sources): a local
+/// number per such vreg (`local`, indexed by vreg, `NONE` for the others), and per kind
+/// (uses, defs, whole defs) every marked vreg's positions in one vector, `start[l]..
+/// start[l + 1]` for local `l`, counted then filled in two walks of the block. Emptying
+/// costs the vregs the block marked. A vector per kind and vreg of the function cost an
+/// allocation per operand and their frees (issue 25: ~120 M instructions of a
+/// scale-kernel run that moved nothing), and one per marked vreg still ~80 M.
 struct SiteMap {
-    at: Vec<Sites>,
-    touched: Vec<VRegId>,
+    local: Vec<u32>,
+    marked: Vec<VRegId>,
+    start: [Vec<u32>; 3],
+    items: [Vec<usize>; 3],
 }
+
+const NONE: u32 = u32::MAX;
 
 impl SiteMap {
     fn new(n: usize) -> SiteMap {
-        SiteMap { at: (0..n).map(|_| Sites::default()).collect(), touched: Vec::new() }
+        SiteMap { local: vec![NONE; n], marked: Vec::new(), start: Default::default(), items: Default::default() }
     }
 
-    fn entry(&mut self, v: VRegId) -> &mut Sites {
+    /// Records `v`'s sites at the next [`SiteMap::index`].
+    fn mark(&mut self, v: VRegId) {
         let i = v.index();
-        if i >= self.at.len() {
-            self.at.resize_with(i + 1, Sites::default);
+        if i >= self.local.len() {
+            self.local.resize(i + 1, NONE);
         }
-        let s = &mut self.at[i];
-        if s.uses.is_empty() && s.defs.is_empty() {
-            self.touched.push(v);
+        if self.local[i] == NONE {
+            self.local[i] = self.marked.len() as u32;
+            self.marked.push(v);
         }
-        s
     }
 
-    fn get(&self, v: VRegId) -> &Sites {
-        &self.at[v.index()]
+    /// The marked vregs' sites in `insts`.
+    fn index(&mut self, insts: &[Inst]) {
+        let SiteMap { local, marked, start, items } = self;
+        let local_of = |v: VRegId| local.get(v.index()).copied().filter(|&l| l != NONE).map(|l| l as usize);
+        for s in start.iter_mut() {
+            s.clear();
+            s.resize(marked.len() + 1, 0);
+        }
+        // Kinds: 0 uses, 1 defs, 2 whole defs.
+        let each = |inst: &Inst, visit: &mut dyn FnMut(usize, usize)| {
+            inst.for_each_use(|r| {
+                if let Some(l) = local_of(r.vreg) {
+                    visit(0, l);
+                }
+            });
+            inst.for_each_def(|r| {
+                if let Some(l) = local_of(r.vreg) {
+                    visit(1, l);
+                    if r.comp.is_none() {
+                        visit(2, l);
+                    }
+                }
+            });
+        };
+        for inst in insts {
+            each(inst, &mut |kind, l| start[kind][l + 1] += 1);
+        }
+        for (s, it) in start.iter_mut().zip(items.iter_mut()) {
+            for l in 0..marked.len() {
+                s[l + 1] += s[l];
+            }
+            it.clear();
+            it.resize(s[marked.len()] as usize, 0);
+        }
+        let mut fill: [Vec<u32>; 3] = start.clone();
+        for (k, inst) in insts.iter().enumerate() {
+            each(inst, &mut |kind, l| {
+                items[kind][fill[kind][l] as usize] = k;
+                fill[kind][l] += 1;
+            });
+        }
+    }
+
+    /// A marked vreg's sites.
+    fn get(&self, v: VRegId) -> Sites<'_> {
+        let l = self.local[v.index()] as usize;
+        let of = |kind: usize| &self.items[kind][self.start[kind][l] as usize..self.start[kind][l + 1] as usize];
+        Sites { uses: of(0), defs: of(1), whole_defs: of(2) }
     }
 
     fn clear(&mut self) {
-        for v in self.touched.drain(..) {
-            let s = &mut self.at[v.index()];
-            s.uses.clear();
-            s.defs.clear();
-            s.whole_defs.clear();
+        for v in self.marked.drain(..) {
+            self.local[v.index()] = NONE;
         }
     }
 }
@@ -149,30 +213,17 @@ fn block_order(
     insts: &[Inst],
     defs: &[u32],
     f: &Function,
-    live_out: &dyn Fn(VRegId) -> bool,
+    live_out: &mut dyn FnMut(VRegId) -> bool,
     moved: &mut Vec<VRegId>,
     sites: &mut SiteMap,
 ) -> Option<Vec<usize>> {
     let n = insts.len();
     sites.clear();
-    for (k, inst) in insts.iter().enumerate() {
-        inst.for_each_use(|r| sites.entry(r.vreg).uses.push(k));
-        inst.for_each_def(|r| {
-            let s = sites.entry(r.vreg);
-            s.defs.push(k);
-            if r.comp.is_none() {
-                s.whole_defs.push(k);
-            }
-        });
-    }
     let end = insts.iter().position(|i| i.is_terminator()).unwrap_or(n);
-    let after = |v: &[usize], p: usize| v.get(v.partition_point(|&q| q <= p)).copied();
-    let from = |v: &[usize], p: usize| v.get(v.partition_point(|&q| q < p)).copied();
-    // Final sort key of each instruction: (anchor, 0 for a moved value, index).
-    let mut key: Vec<(usize, u8, usize)> = (0..n).map(|k| (k, 1, k)).collect();
-    let mut any = false;
-    for i in (0..end.min(n)).rev() {
-        let inst = &insts[i];
+    // The candidates (cheap, the value's only def, whole, not pinned), ascending; only
+    // their values and sources need sites.
+    let mut cands: Vec<(usize, VRegId)> = Vec::new();
+    for (i, inst) in insts[..end.min(n)].iter().enumerate() {
         if !cheap(inst) {
             continue;
         }
@@ -180,7 +231,21 @@ fn block_order(
         if d.comp.is_some() || defs[d.vreg.index()] != 1 || f.vregs[d.vreg.index()].pin.is_some() {
             continue;
         }
-        let v = d.vreg;
+        cands.push((i, d.vreg));
+        sites.mark(d.vreg);
+        inst.for_each_use(|r| sites.mark(r.vreg));
+    }
+    if cands.is_empty() {
+        return None;
+    }
+    sites.index(insts);
+    let after = |v: &[usize], p: usize| v.get(v.partition_point(|&q| q <= p)).copied();
+    let from = |v: &[usize], p: usize| v.get(v.partition_point(|&q| q < p)).copied();
+    // Final sort key of each instruction: (anchor, 0 for a moved value, index).
+    let mut key: Vec<(usize, u8, usize)> = (0..n).map(|k| (k, 1, k)).collect();
+    let mut any = false;
+    for &(i, v) in cands.iter().rev() {
+        let inst = &insts[i];
         // The first of its uses in the final order of what follows (within the block).
         let Some(target) = sites.get(v).uses.iter().filter(|&&u| u > i && u <= end).map(|&u| key[u]).min() else {
             continue;
@@ -193,13 +258,13 @@ fn block_order(
         inst.for_each_use(|r| srcs.push(r.vreg));
         // Nothing between redefines the value or a source (original positions: moved
         // instructions only go down, so this is conservative).
-        let clash = srcs.iter().chain([&v]).any(|s| after(&sites.get(*s).defs, i).is_some_and(|p| p < anchor));
+        let clash = srcs.iter().chain([&v]).any(|s| after(sites.get(*s).defs, i).is_some_and(|p| p < anchor));
         // Every source live just before the anchor: read there or later before being
         // rewritten, or live out and not rewritten.
         let live = srcs.iter().all(|s| {
             let st = sites.get(*s);
-            let next_def = from(&st.whole_defs, anchor);
-            match (from(&st.uses, anchor), next_def) {
+            let next_def = from(st.whole_defs, anchor);
+            match (from(st.uses, anchor), next_def) {
                 (Some(u), Some(w)) => u <= w,
                 (Some(_), None) => true,
                 (None, None) => live_out(*s),

@@ -118,10 +118,14 @@ pub fn varying(f: &Function) -> Vec<bool> {
 }
 
 /// The loops `run` unrolls: blocks that branch back to themselves (see module doc).
-fn candidates(f: &Function, var: &[bool]) -> Vec<usize> {
+fn candidates(f: &Function) -> Vec<usize> {
     if f.nounroll_all {
         return Vec::new();
     }
+    // The varying vregs are solved when a loop's guard is first asked about (issue 25:
+    // the solve walked a 100k-instruction function that has no small loop).
+    let solved = std::cell::OnceCell::new();
+    let var = || -> &Vec<bool> { solved.get_or_init(|| varying(f)) };
     (0..f.blocks.len())
         .filter(|&b| {
             let blk = &f.blocks[b];
@@ -129,27 +133,30 @@ fn candidates(f: &Function, var: &[bool]) -> Vec<usize> {
             let back = br.info().is(props::BRANCH)
                 && !br.guard_is_always()
                 && br.uses().iter().any(|o| matches!(o, Operand::Sym(s) if **s == *blk.label));
-            let uniform = match br.guard {
-                Some(Guard { reg: Reg::V(r), .. }) => !var.get(r.vreg.index()).copied().unwrap_or(true),
+            let uniform = || match br.guard {
+                Some(Guard { reg: Reg::V(r), .. }) => !var().get(r.vreg.index()).copied().unwrap_or(true),
                 _ => false,
             };
-            let plain = blk.insts[..blk.insts.len() - 1].iter().all(|i| {
-                let p = i.info();
-                !p.is(props::BRANCH)
-                    && !p.is(props::EXIT)
-                    && !p.is(props::CALL)
-                    && !p.is(props::UNKNOWN)
-                    && !p.is(props::PHI)
-                    && !p.is(props::SUSPEND)
-                    && !p.is(props::RESUME)
-            });
-            let global_load = blk.insts.iter().any(|i| matches!(i.op.mnemonic(), "LDG" | "LD"));
-            let atomic = blk.insts.iter().any(|i| i.info().is(props::ATOMIC));
-            back && (uniform || !(global_load || atomic))
-                && plain
+            let plain = || {
+                blk.insts[..blk.insts.len() - 1].iter().all(|i| {
+                    let p = i.info();
+                    !p.is(props::BRANCH)
+                        && !p.is(props::EXIT)
+                        && !p.is(props::CALL)
+                        && !p.is(props::UNKNOWN)
+                        && !p.is(props::PHI)
+                        && !p.is(props::SUSPEND)
+                        && !p.is(props::RESUME)
+                })
+            };
+            let global_load = || blk.insts.iter().any(|i| matches!(i.op.mnemonic(), "LDG" | "LD"));
+            let atomic = || blk.insts.iter().any(|i| i.info().is(props::ATOMIC));
+            // Cheapest first (all are pure): a large body is out before it is walked.
+            back && size(blk) <= MAX_BODY
+                && plain()
                 && counted(blk)
-                && size(blk) <= MAX_BODY
                 && !f.nounroll.contains(&blk.label)
+                && (!(global_load() || atomic()) || uniform())
         })
         .collect()
 }
@@ -272,8 +279,7 @@ fn renamable(f: &Function, body: &[Inst], live_out: &dyn Fn(VRegId) -> bool) -> 
 }
 
 fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
-    let var = varying(f);
-    let loops = candidates(f, &var);
+    let loops = candidates(f);
     if loops.is_empty() {
         return (None, "no small counted loop to unroll".to_string());
     }

@@ -41,6 +41,16 @@ pub(super) fn is_space(m: &str) -> bool {
     matches!(ops::space_base(m), "global" | "shared" | "local" | "const" | "param" | "generic")
 }
 
+/// An instruction kind's lowering by the generic path ([`Fx::generic`]): the opcode
+/// mapping, the operand type for immediates, how vector elements are sized, and the Ori
+/// modifiers.
+pub(super) struct Shape<'a> {
+    map: ops::Mapping<'a>,
+    ty: Option<Ty>,
+    mode: VecMode,
+    mods: Box<str>,
+}
+
 impl<'a> Fx<'a, '_> {
     /// Lowers one instruction.
     pub fn inst(&mut self, i: &'a AstInst<'a>) {
@@ -75,7 +85,7 @@ impl<'a> Fx<'a, '_> {
     fn finish_ops(
         &mut self,
         mnemonic: &str,
-        mods: String,
+        mods: impl Into<Box<str>>,
         operands: Vec<Operand>,
         ndefs: usize,
         guard: Option<Guard>,
@@ -98,9 +108,45 @@ impl<'a> Fx<'a, '_> {
         self.finish(inst, guard, around);
     }
 
-    fn generic(&mut self, i: &'a AstInst<'a>) {
+    /// What [`Fx::generic`] derives from an instruction's opcode and modifiers alone,
+    /// made once per distinct (opcode, modifier text) of the function.
+    fn shape(&self, i: &'a AstInst<'a>) -> Shape<'a> {
         let mods = i.mods();
         let map = ops::map_with(i.base, &mods);
+        let first = ops::types(&mods).next();
+        let last = ops::last_type(&mods);
+        // The operand type for immediates: cvt reads its source type.
+        let ty = if i.base == "cvt" { ops::types(&mods).nth(1).or(first) } else { last };
+        let vty = if matches!(i.base, "tex" | "tld4" | "suld" | "sust" | "sured") { first } else { last };
+        let mode = match (vec_len(&mods), vty) {
+            (n, Some(t)) if n > 1 => VecMode::Typed(t.bits),
+            _ => VecMode::Regs,
+        };
+        let extra: &[&str] =
+            if self.ms.addr64 && matches!(map.mnemonic.as_ref(), "ATOMG" | "RED" | "ATOM") { &["E"] } else { &[] };
+        let drop_space = matches!(i.base, "atom" | "red" | "wmma");
+        // `.wide` of 16-bit sources yields 32 bits: an ordinary multiply (Ori's `.WIDE`
+        // means a 64-bit result).
+        let narrow_wide = last.is_some_and(|t| t.bits <= 16);
+        let ori = ops::ori_mods(map.tag, extra, &mods, |m| (drop_space && is_space(m)) || (narrow_wide && m == "wide"));
+        Shape { map, ty, mode, mods: ori.into() }
+    }
+
+    fn generic(&mut self, i: &'a AstInst<'a>) {
+        // The modifiers' split, the opcode mapping, the types and the Ori modifiers
+        // depend on the opcode and its modifier text alone: looked up, not remade, for
+        // every instruction after the first of its kind (issue 25: ~130 M instructions
+        // of importing the scale kernel, whose 99.5k instructions have a few dozen kinds).
+        let key = (i.base, i.mods_text);
+        let shape = match self.shapes.get(&key) {
+            Some(s) => s.clone(),
+            None => {
+                let s = std::rc::Rc::new(self.shape(i));
+                self.shapes.insert(key, s.clone());
+                s
+            }
+        };
+        let map = &shape.map;
         if !map.known {
             self.warn(
                 i.pos,
@@ -111,15 +157,7 @@ impl<'a> Fx<'a, '_> {
             );
         }
         let guard = self.guard(&i.guard);
-        let first = ops::types(&mods).next();
-        let last = ops::last_type(&mods);
-        // The operand type for immediates: cvt reads its source type.
-        let ty = if i.base == "cvt" { ops::types(&mods).nth(1).or(first) } else { last };
-        let vty = if matches!(i.base, "tex" | "tld4" | "suld" | "sust" | "sured") { first } else { last };
-        let mode = match (vec_len(&mods), vty) {
-            (n, Some(t)) if n > 1 => VecMode::Typed(t.bits),
-            _ => VecMode::Regs,
-        };
+        let (ty, mode) = (shape.ty, shape.mode);
         let mut around = Around::default();
         // Destinations first, then sources, in one vector.
         let mut opv = Vec::with_capacity(i.ops.len() + 1);
@@ -140,15 +178,7 @@ impl<'a> Fx<'a, '_> {
                 self.use_op(op, ty, mode, &mut opv, &mut around);
             }
         }
-        let extra: &[&str] =
-            if self.ms.addr64 && matches!(map.mnemonic.as_ref(), "ATOMG" | "RED" | "ATOM") { &["E"] } else { &[] };
-        let drop_space = matches!(i.base, "atom" | "red" | "wmma");
-        // `.wide` of 16-bit sources yields 32 bits: an ordinary multiply (Ori's `.WIDE`
-        // means a 64-bit result).
-        let narrow_wide = last.is_some_and(|t| t.bits <= 16);
-        let mods =
-            ops::ori_mods(map.tag, extra, &mods, |m| (drop_space && is_space(m)) || (narrow_wide && m == "wide"));
-        self.finish_ops(&map.mnemonic, mods, opv, ndefs, guard, around, i.pos);
+        self.finish_ops(&map.mnemonic, shape.mods.clone(), opv, ndefs, guard, around, i.pos);
     }
 
     fn mov(&mut self, i: &'a AstInst<'a>) {

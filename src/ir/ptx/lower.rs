@@ -123,6 +123,9 @@ pub(super) struct Fx<'a, 'm> {
     /// Each Ori mnemonic's opcode, looked up once per function: the table's binary search
     /// by name per instruction was 2 % of importing the scale kernel (issue 25).
     pub opcodes: NameMap<String, crate::ir::opcode::Opcode>,
+    /// The generic path's lowering of each (opcode, modifier text) seen
+    /// (`inst::Shape`).
+    pub shapes: NameMap<(&'a str, &'a str), std::rc::Rc<super::inst::Shape<'a>>>,
 }
 
 impl<'a, 'm> Fx<'a, 'm> {

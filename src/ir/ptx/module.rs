@@ -339,6 +339,7 @@ fn lower_function<'a>(
         },
         cur: InstSpans::default(),
         opcodes: NameMap::default(),
+        shapes: NameMap::default(),
     };
     // Labels first: branches may jump forward.
     let (mut labels, mut targets) = (Vec::new(), Vec::new());

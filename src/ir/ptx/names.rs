@@ -131,7 +131,8 @@ pub fn indexed(prefix: &str, i: u32) -> String {
     let d = digits(i, &mut buf);
     let mut s = String::with_capacity(prefix.len() + d.len());
     s.push_str(prefix);
-    s.extend(d.iter().map(|&b| b as char));
+    // ASCII digits: pushed as bytes' text, not char by char.
+    s.push_str(std::str::from_utf8(d).unwrap_or_default());
     s
 }
 
@@ -164,15 +165,38 @@ impl Unique {
         let mut n = self.next.get(&key).copied().unwrap_or(0);
         let mut prefix = if n == 0 { want.to_string() } else { format!("{want}_{n}_") };
         loop {
-            let free = !self.used.contains(&hash_indexed(&prefix, None))
-                && (0..count).all(|i| !self.used.contains(&hash_indexed(&prefix, Some(i))));
-            if free {
+            if !self.used.contains(&hash_indexed(&prefix, None)) {
+                // Each name's hash goes in as it is checked (one probe per name, where a
+                // check of every name then an insert of every name took two), from the
+                // prefix's hash state (the prefix is hashed once, not per name); a name
+                // found taken takes this try's inserts back out. A hash equal to one this
+                // try inserted is not a taken name (the two-pass form checked before
+                // inserting any): the walk goes on.
+                let mut at = Fnv::default();
+                at.write(prefix.as_bytes());
+                let state = at.0;
+                let hash = |i: u32| {
+                    let mut h = Fnv(state);
+                    let mut buf = [0u8; 10];
+                    h.write(digits(i, &mut buf));
+                    h.finish()
+                };
                 self.used.reserve(count as usize);
-                for i in 0..count {
-                    self.used.insert(hash_indexed(&prefix, Some(i)));
+                let mut i = 0;
+                while i < count {
+                    let h = hash(i);
+                    if !self.used.insert(h) && !(0..i).any(|j| hash(j) == h) {
+                        break;
+                    }
+                    i += 1;
                 }
-                self.next.insert(key, n + 1);
-                return prefix;
+                if i == count {
+                    self.next.insert(key, n + 1);
+                    return prefix;
+                }
+                for j in 0..i {
+                    self.used.remove(&hash(j));
+                }
             }
             n += 1;
             prefix = format!("{want}_{n}_");
@@ -238,6 +262,12 @@ mod tests {
         assert_eq!(u.claim("%a"), "%a_1");
         assert_eq!(u.claim_range("%r", 3), "%r");
         assert_eq!(u.claim_range("%r", 2), "%r_1_");
+        // A range whose third name is taken: the try's first two names are given back.
+        let mut u = Unique::default();
+        u.insert("%q2");
+        assert_eq!(u.claim_range("%q", 4), "%q_1_");
+        assert!(!u.contains("%q0") && !u.contains("%q1") && u.contains("%q2") && !u.contains("%q3"));
+        assert!(u.contains("%q_1_0") && u.contains("%q_1_3") && !u.contains("%q_1_4"));
         let li = LineIndex::new("a\nbc\n\nd");
         assert_eq!((li.line(0), li.line(2), li.line(5), li.line(6)), (1, 2, 3, 4));
     }
