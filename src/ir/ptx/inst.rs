@@ -48,7 +48,7 @@ pub(super) struct Shape<'a> {
     map: ops::Mapping<'a>,
     ty: Option<Ty>,
     mode: VecMode,
-    mods: Box<str>,
+    mods: crate::ir::Mods,
 }
 
 impl<'a> Fx<'a, '_> {
@@ -85,7 +85,7 @@ impl<'a> Fx<'a, '_> {
     fn finish_ops(
         &mut self,
         mnemonic: &str,
-        mods: impl Into<Box<str>>,
+        mods: impl Into<crate::ir::Mods>,
         operands: Vec<Operand>,
         ndefs: usize,
         guard: Option<Guard>,
@@ -178,7 +178,7 @@ impl<'a> Fx<'a, '_> {
                 self.use_op(op, ty, mode, &mut opv, &mut around);
             }
         }
-        self.finish_ops(&map.mnemonic, shape.mods.clone(), opv, ndefs, guard, around, i.pos);
+        self.finish_ops(&map.mnemonic, shape.mods, opv, ndefs, guard, around, i.pos);
     }
 
     fn mov(&mut self, i: &'a AstInst<'a>) {
