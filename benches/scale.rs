@@ -26,7 +26,7 @@
 //! | scale kernel beside ptxas, 64 | 0.58 s vs 11.61 s (20.0×) | 0.36 s / 83 MB vs 8.19 s / 418 MB (**22.8×**) |
 //! | scale kernel beside ptxas, 32 | 1.10 s vs 22.76 s (20.7×) | 0.57 s / 119 MB vs 15.65 s / 492 MB (**27.3×**) |
 //! | scale kernel, main-thread instructions (callgrind) | 4.54 / 4.06 / 6.39 G | 3.99 / 3.52 / 5.78 G |
-//! | debugger on it: run to the end / knob re-run | 1,483 ms / 728 ms (load 5) | 425 ms / **215 ms** |
+//! | debugger on it: run to the end / knob re-run | not measured quiet / 728 ms (load 5) | 425 ms / **215 ms** |
 //! | sweep of 16 budgets | 4.35–4.61 s | 2.10 s / 297 MB |
 //! | REPL `continue`, 5 MB, 614 entries | 1.86 s / 106 MB | 1.38 s / 85 MB |
 //! | REPL `continue`, 50 MB, 6,136 entries | 22.2 s / 943 MB | **14.7 s / 720 MB** (goal ≤ 500 MB: not met) |
