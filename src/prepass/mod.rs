@@ -32,6 +32,7 @@ pub mod schedule;
 pub mod sink;
 pub mod slowpath;
 pub mod target_span;
+pub mod texture;
 pub mod uniform;
 pub mod unroll;
 pub mod vectorize;
