@@ -30,6 +30,7 @@
 //! | sweep of 16 budgets | 4.35–4.61 s | 2.10 s / 297 MB |
 //! | REPL `continue`, 5 MB, 614 entries | 1.86 s / 106 MB | 1.38 s / 85 MB |
 //! | REPL `continue`, 50 MB, 6,136 entries | 22.2 s / 943 MB | **14.7 s / 720 MB** (goal ≤ 500 MB: not met) |
+//! | the same, vreg names shared across functions (lead, load 1.4) | 14.7 s / 720 MB | 14.9 s / **658 MB** (goal ≤ 500 MB: not met) |
 //!
 //! Tenth round (issue 25, branches dbg10 and perf10; 2 cores, load average 2.4–6.4 while the
 //! two helpers and the lead built; `/usr/bin/time`, wall / user / peak, under `nice`):

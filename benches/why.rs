@@ -45,7 +45,11 @@ fn main() {
     println!("  (the fallback walk for aliased functions, 3 files: {:.2?})", t);
     let (t, _) = best(5, || why::registers::report(&cx, 0));
     println!("  of which the report (curves, peak sets, breakdown): {:.2?}", t);
-    let v = a.spills.first().map(|s| a.func.vreg(s.vreg).name.clone()).unwrap_or_else(|| a.func.vregs[0].name.clone());
+    let v = a
+        .spills
+        .first()
+        .map(|s| a.func.vreg(s.vreg).name.to_string())
+        .unwrap_or_else(|| a.func.vregs[0].name.to_string());
     let plain = Ctx { d: None, ..Ctx::of(&d, "synth.ori") };
     let (t, _) = best(5, || why::answer(&WhyCmd::Spill(v.clone()), &plain, 0));
     println!("why spill {v}: {:.2?} (target 10 ms)", t);

@@ -195,7 +195,7 @@ fn finish(file: &SourceFile, m: Module, diags: Vec<Diagnostic>, imported: bool) 
     if errors > 0 {
         return Err(format!("{rendered}{}: {}", file.name, diag::summary(errors, warnings)));
     }
-    Ok(Loaded { module: m, warnings: rendered, imported, name: file.name.clone(), reimport: None })
+    Ok(Loaded { module: m, warnings: rendered, imported, name: file.name.to_string(), reimport: None })
 }
 
 /// A PTX file of two or more call groups imported group by group and put together
@@ -215,7 +215,7 @@ fn import_split(text: &str) -> Option<(crate::ir::ptx::stream::Reimport, Module)
 /// groups one group at a time when nothing is to be reported ([`import_split`]).
 pub fn import_ptx(file: &SourceFile) -> Result<Loaded, String> {
     if let Some((r, m)) = import_split(&file.text) {
-        let name = file.name.clone();
+        let name = file.name.to_string();
         return Ok(Loaded { module: m, warnings: String::new(), imported: true, name, reimport: Some(r) });
     }
     let imp = crate::ir::ptx::import(file);

@@ -148,7 +148,7 @@ fn two_interfering_vregs_in_one_register_are_caught() {
     let mut slots = a.assign.clone();
     slots[y.index()] = a.slot_of(x);
     let errs = check_with(&a, &slots).expect_err("an overlap");
-    let (xn, yn) = (a.func.vreg(x).name.clone(), a.func.vreg(y).name.clone());
+    let (xn, yn) = (a.func.vreg(x).name.to_string(), a.func.vreg(y).name.to_string());
     let reg = format!("R{}", a.slot_of(x).unwrap());
     let hit = errs.iter().find(|e| matches!(e, CheckError::Overlap { .. })).expect("an Overlap error");
     let text = hit.to_string();
@@ -172,7 +172,7 @@ fn a_register_beyond_the_budget_is_caught() {
         .find(|e| matches!(e, CheckError::OverBudget { vreg, .. } if vreg.id == v))
         .unwrap_or_else(|| panic!("no OverBudget for the vreg in {errs:?}"));
     let text = hit.to_string();
-    assert!(text.contains(&a.func.vreg(v).name) && text.contains(&format!("R{budget}")), "{text}");
+    assert!(text.contains(&*a.func.vreg(v).name) && text.contains(&format!("R{budget}")), "{text}");
     assert!(text.contains(&budget.to_string()), "{text}");
 }
 
@@ -192,7 +192,7 @@ fn a_pair_at_an_odd_register_is_caught() {
         .find(|e| matches!(e, CheckError::Misaligned { vreg, .. } if vreg.id == v))
         .unwrap_or_else(|| panic!("no Misaligned for the pair in {errs:?}"));
     let text = hit.to_string();
-    assert!(text.contains(&a.func.vreg(v).name) && text.contains(&format!("R{odd}")), "{text}");
+    assert!(text.contains(&*a.func.vreg(v).name) && text.contains(&format!("R{odd}")), "{text}");
 }
 
 #[test]

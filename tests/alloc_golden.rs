@@ -141,7 +141,7 @@ fn run(path: &Path) -> (String, Vec<Ends>) {
             let reg = a.slot_of(v).map(|k| format!("{}{k}", vr.class.file().prefix())).unwrap_or_else(|| "-".into());
             let _ = writeln!(s, "  {} {reg}", vr.name);
         }
-        let spilled: Vec<&str> = a.spills.iter().map(|x| src.vreg(x.vreg).name.as_str()).collect();
+        let spilled: Vec<&str> = a.spills.iter().map(|x| src.vreg(x.vreg).name.as_ref()).collect();
         if !spilled.is_empty() {
             let _ = writeln!(s, "spilled: {}", spilled.join(" "));
         }

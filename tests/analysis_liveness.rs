@@ -9,7 +9,7 @@ use radbg::ir::{Function, RegFile};
 
 /// A set's names sorted by name (ids follow first appearance in the text).
 fn names(f: &Function, s: &LiveSet) -> String {
-    let mut n: Vec<&str> = s.iter().map(|x| f.vreg(x).name.as_str()).collect();
+    let mut n: Vec<&str> = s.iter().map(|x| f.vreg(x).name.as_ref()).collect();
     n.sort();
     format!("{{{}}}", n.join(", "))
 }

@@ -285,7 +285,7 @@ fn select_reports_the_colours_neighbours_forbid() {
     while let Some(ev) = a.step() {
         if let BriggsEvent::ColourAssigned { vreg, colour, forbidden, .. } = &ev {
             // At this moment the mask of the node equals what the event says.
-            seen.push((a.func().vreg(*vreg).name.clone(), *colour, forbidden.clone()));
+            seen.push((a.func().vreg(*vreg).name.to_string(), *colour, forbidden.clone()));
             let m = a.colour_mask(*vreg);
             assert!(m.available.contains(colour) || !m.forbidden().contains(colour));
         }

@@ -262,7 +262,7 @@ fn queries_answer_at_every_event() {
             }
             let d = s.dbg.as_ref().unwrap();
             if let Some((fi, v)) = qb::event_node(d) {
-                let name = radbg::engine::query::func_ir(d.machine(), fi).vregs[v.index()].name.clone();
+                let name = radbg::engine::query::func_ir(d.machine(), fi).vregs[v.index()].name.to_string();
                 for q in [format!("print {name}"), format!("constraints {name}"), format!("expect {name} == spilled")] {
                     let _ = s.exec(&parse_line(&q).unwrap()[0]);
                 }

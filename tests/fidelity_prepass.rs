@@ -233,7 +233,7 @@ fn narrow_makes_shared_and_local_addresses_32_bit() {
     );
     assert!(summary.starts_with("1 64-bit shared/local address value(s) narrowed"), "{summary}");
     let f = &after.functions[0];
-    let width = |name: &str| f.vregs.iter().find(|v| v.name == name).map(|v| v.width);
+    let width = |name: &str| f.vregs.iter().find(|v| &*v.name == name).map(|v| v.width);
     assert_eq!(width("%rd1$32"), Some(1));
 }
 

@@ -51,7 +51,10 @@ fn a_device_function_that_calls_keeps_its_parameters_and_return_address_apart() 
         let (m, _) = run(name, &[]);
         let fi = m.module.functions.iter().position(|f| f.name == "mid").expect("mid");
         let a = m.funcs[fi].alloc.as_ref().expect("alloc");
-        assert!(a.func().vregs.iter().any(|v| v.name == "%retaddr"), "{name}: mid keeps its return address in a vreg");
+        assert!(
+            a.func().vregs.iter().any(|v| &*v.name == "%retaddr"),
+            "{name}: mid keeps its return address in a vreg"
+        );
     }
 }
 

@@ -132,7 +132,7 @@ pub fn split(f: &mut Function) -> Split {
 /// `RET` into `%retaddr$out`, which the `RET` reads; returns the two pinned twins. `None`
 /// when the function has no blocks or a `%retaddr` already.
 pub fn split_ret_addr(f: &mut Function) -> Option<(VRegId, VRegId)> {
-    if f.blocks.is_empty() || f.vregs.iter().any(|v| v.name == "%retaddr") {
+    if f.blocks.is_empty() || f.vregs.iter().any(|v| &*v.name == "%retaddr") {
         return None;
     }
     let mov = Opcode::named("MOV");
@@ -168,11 +168,11 @@ fn is_twin(f: &Function, v: VRegId, suffix: &str) -> bool {
 fn twin_of(f: &mut Function, v: VRegId, suffix: &str) -> VRegId {
     let (name, class, width, flags) = {
         let r = &f.vregs[v.index()];
-        (r.name.clone(), r.class, r.width, r.flags)
+        (r.name.to_string(), r.class, r.width, r.flags)
     };
     let mut n = format!("{name}{suffix}");
     let mut k = 0;
-    while f.vregs.iter().any(|r| r.name == n) {
+    while f.vregs.iter().any(|r| *r.name == *n) {
         k += 1;
         n = format!("{name}{suffix}{k}");
     }
@@ -204,8 +204,8 @@ mod tests {
         let spec = f.abi.as_ref().expect("spec");
         let pin_in = spec.params[0].bind.expect("bound");
         let pin_out = spec.returns[0].bind.expect("bound");
-        assert_eq!(f.vregs[pin_in.index()].name, "%a$in");
-        assert_eq!(f.vregs[pin_out.index()].name, "%r$out");
+        assert_eq!(&*f.vregs[pin_in.index()].name, "%a$in");
+        assert_eq!(&*f.vregs[pin_out.index()].name, "%r$out");
         let insts = &f.blocks[0].insts;
         assert_eq!(insts.len(), 4, "entry copy, body, exit copy, RET");
         assert_eq!(insts[0].uses()[0], Operand::vreg(pin_in));

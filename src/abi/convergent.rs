@@ -95,7 +95,7 @@ pub fn check_convergent(m: &Module, func: usize) -> Vec<AbiCheck> {
             }
             let target = callee(&names, inst);
             let c = AbiCheck::new(&catalog::W7020, step::CONVERGENT, "call").msg(&catalog::W7020, &[]);
-            let name = target.map_or("an unknown function".to_string(), |t| m.functions[t].name.clone());
+            let name = target.map_or("an unknown function".to_string(), |t| m.functions[t].name.to_string());
             out.push(match (&region, target) {
                 (Some((start, _, _)), _) => c.detail(format!(
                     "call at {} to {name} lies in the convergent region opened at {}",

@@ -52,11 +52,11 @@ pub struct LoweredCall {
 pub fn lower_calls(m: &mut Module, results: &[Option<AbiResult>]) -> Vec<LoweredCall> {
     let mut names: BTreeMap<String, usize> = BTreeMap::new();
     for (i, f) in m.functions.iter().enumerate() {
-        names.entry(f.name.clone()).or_insert(i);
+        names.entry(f.name.to_string()).or_insert(i);
     }
     let mut out = Vec::new();
     for (fi, f) in m.functions.iter_mut().enumerate() {
-        let mut taken: BTreeSet<String> = f.vregs.iter().map(|v| v.name.clone()).collect();
+        let mut taken: BTreeSet<String> = f.vregs.iter().map(|v| v.name.to_string()).collect();
         let mut serial = 0usize;
         for b in 0..f.blocks.len() {
             let mut i = 0;

@@ -160,7 +160,7 @@ fn zero(file: RegFile) -> Operand {
 /// Rewrites `v`: its value is copied into a fresh R vreg after each def and restored
 /// into a fresh predicate before each instruction that reads it.
 fn rewrite(f: &mut Function, v: VRegId) -> BitSpill {
-    let name = f.vregs[v.index()].name.clone();
+    let name = f.vregs[v.index()].name.to_string();
     let origin = f.vregs[v.index()].origin;
     let gpr = f.add_vreg(format!("{name}$b"), RegClass::R, 1);
     f.vregs[gpr.index()].origin = origin;

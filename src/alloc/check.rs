@@ -387,7 +387,7 @@ pub(crate) struct Ctx<'a> {
 
 impl Ctx<'_> {
     pub fn named(&self, v: VRegId) -> Named {
-        Named { id: v, name: self.f.vregs.get(v.index()).map(|r| r.name.clone()).unwrap_or_default() }
+        Named { id: v, name: self.f.vregs.get(v.index()).map(|r| r.name.to_string()).unwrap_or_default() }
     }
 
     pub fn site(&self, block: usize, index: usize) -> Site {

@@ -149,7 +149,7 @@ fn fat_side(orig: &Function, config: &AllocConfig) -> Side {
         ok: fa.failure.is_none(),
         failure: fa.failure.clone(),
         registers: crate::alloc::stats::registers_used(&fa.func, &|v| fa.slot_of(v)),
-        spilled: spilled.iter().map(|v| orig.vreg(*v).name.clone()).collect(),
+        spilled: spilled.iter().map(|v| orig.vreg(*v).name.to_string()).collect(),
         store_bytes: st,
         load_bytes: ld,
         frame_bytes: fa.pool_local.frame(),
@@ -177,7 +177,7 @@ fn briggs_side(orig: &Function, config: &AllocConfig) -> Side {
         ok: s.ok,
         failure: s.failure.clone(),
         registers: s.registers,
-        spilled: spilled.iter().map(|v| orig.vreg(*v).name.clone()).collect(),
+        spilled: spilled.iter().map(|v| orig.vreg(*v).name.to_string()).collect(),
         store_bytes: s.spill_store_bytes,
         load_bytes: s.spill_load_bytes,
         frame_bytes: s.frame_bytes,
@@ -205,7 +205,7 @@ pub fn compare(func: &Function, config: &AllocConfig) -> AllocDiff {
     };
     let (verdict, answer) = judge(&fat, &bri);
     AllocDiff {
-        function: func.name.clone(),
+        function: func.name.to_string(),
         budget: config.gpr_budget,
         fatpoint: fat,
         briggs: bri,

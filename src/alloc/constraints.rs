@@ -504,7 +504,7 @@ mod tests {
             r_peak: None,
         };
         let k = build(f, &ranges, &input);
-        let name = |v: VRegId| f.vreg(v).name.clone();
+        let name = |v: VRegId| f.vreg(v).name.to_string();
         (0..f.vregs.len())
             .map(VRegId::new)
             .filter(|&v| !k.rotation_of(v).is_empty())

@@ -198,7 +198,7 @@ impl AllocEvent {
 
     /// One line that explains the event.
     pub fn describe(&self, f: &Function) -> String {
-        let name = |v: &VRegId| f.vregs.get(v.index()).map(|r| r.name.as_str()).unwrap_or("?").to_string();
+        let name = |v: &VRegId| f.vregs.get(v.index()).map(|r| r.name.as_ref()).unwrap_or("?").to_string();
         let names = |vs: &[VRegId]| {
             let mut s: Vec<String> = vs.iter().take(8).map(name).collect();
             if vs.len() > 8 {

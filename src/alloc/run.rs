@@ -290,8 +290,8 @@ impl AllocRun {
     /// Names of the spilled vregs, in the allocator's order.
     pub fn spilled_names(&self) -> Vec<String> {
         match self {
-            AllocRun::FatPoint(a) => a.spills.iter().map(|s| a.func.vreg(s.vreg).name.clone()).collect(),
-            AllocRun::Briggs(b) => b.spilled().iter().map(|v| b.original().vreg(*v).name.clone()).collect(),
+            AllocRun::FatPoint(a) => a.spills.iter().map(|s| a.func.vreg(s.vreg).name.to_string()).collect(),
+            AllocRun::Briggs(b) => b.spilled().iter().map(|v| b.original().vreg(*v).name.to_string()).collect(),
         }
     }
 

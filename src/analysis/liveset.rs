@@ -120,7 +120,7 @@ impl LiveSet {
 
     /// The members' names, ascending by id: `{%r0, %rd1}`.
     pub fn names(&self, f: &Function) -> String {
-        let names: Vec<&str> = self.iter().filter_map(|v| f.vregs.get(v.index())).map(|r| r.name.as_str()).collect();
+        let names: Vec<&str> = self.iter().filter_map(|v| f.vregs.get(v.index())).map(|r| r.name.as_ref()).collect();
         format!("{{{}}}", names.join(", "))
     }
 

@@ -39,7 +39,7 @@ impl UninitWarning {
         self.regs
             .iter()
             .map(|&(v, p)| {
-                let name = f.vregs.get(v.index()).map_or("?", |r| r.name.as_str());
+                let name = f.vregs.get(v.index()).map_or("?", |r| r.name.as_ref());
                 match layout.locate(p) {
                     Some((b, i)) => format!("{name} first read at [{p}] ({}+{i})", f.blocks[b].label),
                     None => format!("{name} first read at [{p}]"),
@@ -161,7 +161,7 @@ pub fn find(f: &Function, cfg: &Cfg, live: &Liveness, defined_at_entry: &[VRegId
         return None;
     }
     let message = format!("Found {} potentially uninitialized register(s) in function {}", regs.len(), f.name);
-    Some(UninitWarning { function: f.name.clone(), regs, message })
+    Some(UninitWarning { function: f.name.to_string(), regs, message })
 }
 
 /// Clears the bits of the components `inst` always defines.

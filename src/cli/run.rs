@@ -168,7 +168,7 @@ fn run_machine(m: &mut Machine, ids: &[usize], events: bool, out: &mut Out) {
         let fid = id(ev.func);
         if let EventKind::Alloc(crate::alloc::AllocEvent::AttemptEnd(e)) = &ev.kind {
             let crate::alloc::event::AttemptEnd { class, attempt, used, target, success, line, .. } = &**e;
-            let f = ev.func.and_then(|i| m.module.functions.get(i)).map(|f| f.name.clone());
+            let f = ev.func.and_then(|i| m.module.functions.get(i)).map(|f| f.name.to_string());
             out.attempts.push((
                 fid,
                 serde_json::json!({"function": f, "class": class.name(), "attempt": attempt,
@@ -223,7 +223,7 @@ fn run_machine(m: &mut Machine, ids: &[usize], events: bool, out: &mut Out) {
     }
     if out.json {
         for (i, r) in m.funcs.iter().enumerate() {
-            let name = m.module.functions.get(i).map(|f| f.name.clone()).unwrap_or_default();
+            let name = m.module.functions.get(i).map(|f| f.name.to_string()).unwrap_or_default();
             let v = match &r.stats {
                 Some(s) => serde_json::json!({"name": name, "registers": s.registers, "barriers": s.barriers,
                     "stack_frame": s.stack_frame, "spill_stores": s.spill_stores, "spill_loads": s.spill_loads,

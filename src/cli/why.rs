@@ -213,11 +213,11 @@ fn report(
             // full (each revisits two moments of the run); the rest by name, so a kernel
             // with hundreds of spills still answers quickly.
             for s in a.spills.iter().take(FULL_SPILLS) {
-                answers.extend(ask(WhyCmd::Spill(a.func.vreg(s.vreg).name.clone()), fi));
+                answers.extend(ask(WhyCmd::Spill(a.func.vreg(s.vreg).name.to_string()), fi));
             }
             if a.spills.len() > FULL_SPILLS {
                 let rest: Vec<String> =
-                    a.spills[FULL_SPILLS..].iter().map(|s| a.func.vreg(s.vreg).name.clone()).collect();
+                    a.spills[FULL_SPILLS..].iter().map(|s| a.func.vreg(s.vreg).name.to_string()).collect();
                 answers.push(if args.json {
                     format!("{}\n", serde_json::json!({"why": "spill", "also_spilled": rest}))
                 } else {

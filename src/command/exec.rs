@@ -168,7 +168,7 @@ impl Session {
         match f.vreg_by_name(name) {
             Some(v) => Ok((fi, v)),
             None => {
-                let hint = crate::util::closest(name, f.vregs.iter().map(|v| v.name.as_str()))
+                let hint = crate::util::closest(name, f.vregs.iter().map(|v| v.name.as_ref()))
                     .map(|s| format!(" (did you mean {s}?)"))
                     .unwrap_or_default();
                 Err(format!("no vreg {name} in function {}{hint}", f.name))
@@ -404,7 +404,7 @@ impl Session {
                 };
                 let d = self.dbg.as_ref().expect("loaded");
                 let nodes = query::constraints_of(d.machine(), fi, v);
-                let name = query::func_ir(d.machine(), fi).vreg(v).name.clone();
+                let name = query::func_ir(d.machine(), fi).vreg(v).name.to_string();
                 Ok(render::constraints(&name, &nodes))
             }
             Command::Hist => {
@@ -680,7 +680,7 @@ impl Session {
         if m.functions.iter().any(|f| f.vreg_by_name(name).is_some()) {
             return Ok(());
         }
-        let hint = crate::util::closest(name, m.functions.iter().flat_map(|f| f.vregs.iter().map(|v| v.name.as_str())))
+        let hint = crate::util::closest(name, m.functions.iter().flat_map(|f| f.vregs.iter().map(|v| v.name.as_ref())))
             .map(|s| format!(" (did you mean {s}?)"))
             .unwrap_or_default();
         Err(format!("no vreg {name} in any function{hint}"))

@@ -50,7 +50,7 @@ pub fn neighbours(s: &Session, named: Option<(usize, VRegId)>) -> Result<Output,
     let (fi, v) = target(s, named)?;
     let d = dbg(s)?;
     let b = machine(d, fi)?;
-    let name = b.func().vregs.get(v.index()).map_or("?", |r| r.name.as_str()).to_string();
+    let name = b.func().vregs.get(v.index()).map_or("?", |r| r.name.as_ref()).to_string();
     let view = bv::neighbours(b, v).ok_or(format!("{name} is not a node of the current graph"))?;
     Ok(render::neighbours(&view))
 }
@@ -78,7 +78,7 @@ pub fn iterations(s: &Session) -> Result<Output, String> {
 /// Both allocators on function `fi` with the budget and configuration the pipeline
 /// derives for it (`command::alloc_diff`).
 pub fn diff_allocators(d: &Debugger, fi: usize) -> Result<Output, String> {
-    let name = d.machine().module.functions[fi].name.clone();
+    let name = d.machine().module.functions[fi].name.to_string();
     let diffs = super::alloc_diff::compare_module((*d.loaded()).clone(), d.opts.clone())?;
     let mine: Vec<_> = diffs.into_iter().filter(|x| x.function == name).collect();
     if mine.is_empty() {

@@ -78,7 +78,7 @@ pub fn event_json(n: usize, e: &Event, m: &Machine) -> Value {
         "event": n,
         "stage": e.stage().name(),
         "kind": e.kind_name(),
-        "function": e.func.and_then(|i| m.module.functions.get(i)).map(|f| f.name.clone()),
+        "function": e.func.and_then(|i| m.module.functions.get(i)).map(|f| f.name.to_string()),
         "text": m.describe(e),
     });
     if let crate::engine::EventKind::Briggs(b) = &e.kind {
@@ -633,7 +633,7 @@ pub fn diff_attempts(d: &Debugger, fi: usize, class: RegClass, a: u32, b: u32) -
         .iter()
         .zip(&rb.assignment)
         .filter(|(x, y)| x.1 != y.1)
-        .map(|(x, _)| f.vreg(x.0).name.clone())
+        .map(|(x, _)| f.vreg(x.0).name.to_string())
         .collect();
     Ok(out(
         text,

@@ -261,7 +261,7 @@ pub fn allocator_diffs(diffs: &[crate::alloc::compare::AllocDiff]) -> Output {
 pub fn event_detail(ev: &BriggsEvent, func: Option<usize>, m: &crate::engine::Machine) -> Value {
     let f = func.filter(|&i| i < m.module.functions.len()).map(|i| crate::engine::query::func_ir(m, i));
     let name = |v: &crate::ir::VRegId| {
-        f.and_then(|f| f.vregs.get(v.index())).map_or_else(|| format!("vreg#{}", v.0), |r| r.name.clone())
+        f.and_then(|f| f.vregs.get(v.index())).map_or_else(|| format!("vreg#{}", v.0), |r| r.name.to_string())
     };
     let names = |vs: &[crate::ir::VRegId]| vs.iter().map(name).collect::<Vec<_>>();
     match ev {

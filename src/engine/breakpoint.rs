@@ -157,7 +157,7 @@ impl Breakpoint {
             ev.func
                 .and_then(|f| module.functions.get(f))
                 .and_then(|f| f.vregs.get(id.index()))
-                .map(|v| v.name.clone())
+                .map(|v| v.name.to_string())
                 .unwrap_or_default()
         };
         match (&self.kind, &ev.kind) {

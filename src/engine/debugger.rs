@@ -864,7 +864,7 @@ fn summary(m: &Machine, label: &str) -> RunSummary {
         let (assigns, spilled) =
             r.alloc.as_ref().map(|a| (a.assignment_lines(), a.spilled_names())).unwrap_or_default();
         let stats = r.stats.as_ref().map(|s| s.lines(&m.module.sm.to_string(), false)).unwrap_or_default();
-        functions.push(FunctionSummary { name: f.name.clone(), assignments: assigns, spilled, stats });
+        functions.push(FunctionSummary { name: f.name.to_string(), assignments: assigns, spilled, stats });
     }
     RunSummary { label: label.to_string(), functions }
 }

@@ -671,7 +671,7 @@ pub fn exit_live(m: &Module, fi: usize) -> Vec<VRegId> {
 pub fn stats_of(m: &Module, fi: usize, alloc: Option<&AllocRun>) -> FunctionStats {
     let f = &m.functions[fi];
     let mut s = FunctionStats {
-        name: f.name.clone(),
+        name: f.name.to_string(),
         kind: f.kind,
         registers: 0,
         barriers: crate::alloc::stats::barriers_used(f),
@@ -805,7 +805,7 @@ mod tests {
     /// Every function's events, by name, in order (events of no function left out: the
     /// lowering summary counts the whole module's calls).
     fn events(m: Module, out: &mut BTreeMap<String, Vec<String>>) {
-        let names: Vec<String> = m.functions.iter().map(|f| f.name.clone()).collect();
+        let names: Vec<String> = m.functions.iter().map(|f| f.name.to_string()).collect();
         let opts = RunOptions { imported: true, batch: true, ..RunOptions::default() };
         let mut mach = Machine::new(m, opts);
         while let Some(ev) = mach.step() {

@@ -96,7 +96,7 @@ pub fn ir_lines(m: &Machine, fi: usize, range: std::ops::Range<u32>) -> Vec<IrLi
             seen.push(v);
             if let Some(s) = slot_of(v) {
                 let vr = f.vreg(v);
-                assigned.push((vr.name.clone(), reg_name(vr.file(), s, vr.width)));
+                assigned.push((vr.name.to_string(), reg_name(vr.file(), s, vr.width)));
             }
         };
         inst.for_each_def(|r| note(r.vreg));
@@ -126,7 +126,7 @@ pub fn assignments(m: &Machine, fi: usize) -> Vec<(String, RegClass, String)> {
         .filter_map(|i| {
             let v = VRegId::new(i);
             let vr = f.vreg(v);
-            slot_of(v).map(|s| (vr.name.clone(), vr.class, reg_name(vr.file(), s, vr.width)))
+            slot_of(v).map(|s| (vr.name.to_string(), vr.class, reg_name(vr.file(), s, vr.width)))
         })
         .collect()
 }
@@ -158,7 +158,7 @@ pub fn live_at(m: &Machine, fi: usize, point: u32) -> Option<LiveView> {
     if point >= f.layout().len() {
         return None;
     }
-    let names = |s: &crate::analysis::LiveSet| s.iter().map(|v| f.vreg(v).name.clone()).collect::<Vec<_>>();
+    let names = |s: &crate::analysis::LiveSet| s.iter().map(|v| f.vreg(v).name.to_string()).collect::<Vec<_>>();
     let before = l.live_before(f, point);
     let after = l.live_after(f, point);
     let pressure = crate::analysis::liveness::LIVENESS_FILES
@@ -174,7 +174,7 @@ pub fn live_at(m: &Machine, fi: usize, point: u32) -> Option<LiveView> {
         let lines = crate::engine::query_source::def_lines(m, f);
         for v in before.iter() {
             if let Some(Some(u)) = lines.get(v.index()) {
-                defined.push((f.vreg(v).name.clone(), src.label_of(*u)));
+                defined.push((f.vreg(v).name.to_string(), src.label_of(*u)));
             }
         }
     }
@@ -209,7 +209,7 @@ pub struct NodeView {
 
 fn node_view(f: &Function, n: &Node, file: RegFile) -> NodeView {
     let target = match n.target {
-        Target::VReg(v) => f.vregs.get(v.index()).map(|x| x.name.clone()).unwrap_or_default(),
+        Target::VReg(v) => f.vregs.get(v.index()).map(|x| x.name.to_string()).unwrap_or_default(),
         Target::Phys(r) => format!("{}{}", file.prefix(), r),
     };
     NodeView {
@@ -288,7 +288,7 @@ pub fn histogram(m: &Machine) -> Option<HistView> {
     let blocked =
         (0..h.primary.len()).map(|s| h.blocked[s] != crate::alloc::fatpoint::Block::Free || !h.start_ok[s]).collect();
     Some(HistView {
-        vreg: vr.name.clone(),
+        vreg: vr.name.to_string(),
         width: vr.width,
         primary: h.primary.clone(),
         secondary: h.secondary.clone(),
@@ -360,7 +360,7 @@ pub fn vreg_info(d: &Debugger, fi: usize, v: VRegId) -> Option<VregInfo> {
         }
     }
     Some(VregInfo {
-        name: vr.name.clone(),
+        name: vr.name.to_string(),
         class: vr.class.name().to_string(),
         width: vr.width,
         flags,
@@ -409,7 +409,7 @@ pub fn status(d: &Debugger) -> StatusView {
     use crate::alloc::AllocEvent as A;
     let m = d.machine();
     let fi = current_func(d);
-    let func = m.module.functions.get(fi).map(|f| f.name.clone()).unwrap_or_default();
+    let func = m.module.functions.get(fi).map(|f| f.name.to_string()).unwrap_or_default();
     let ev = d.current();
     let (mut class, mut attempt, mut spill) = (None, None, None);
     if let Some(EventKind::Alloc(a)) = ev.map(|e| &e.kind) {
@@ -499,7 +499,7 @@ pub fn abi_view(d: &Debugger, fi: usize) -> Option<AbiView> {
         _ => None,
     };
     Some(AbiView {
-        function: m.module.functions[fi].name.clone(),
+        function: m.module.functions[fi].name.to_string(),
         applies: res.engaged,
         checks: visible
             .iter()

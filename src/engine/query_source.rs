@@ -141,7 +141,7 @@ pub fn source_table(m: &Machine, fi: usize) -> SourceTable {
         let vr = f.vreg(v);
         match alloc.and_then(|a| a.slot_of(v)) {
             Some(s) => format!("{}→{}", vr.name, vr.file().reg_name(s, vr.width)),
-            None => vr.name.clone(),
+            None => vr.name.to_string(),
         }
     };
     // What a point holds: the values live into it and those it defines or keeps live
@@ -167,13 +167,13 @@ pub fn source_table(m: &Machine, fi: usize) -> SourceTable {
                 if let Some(Some(key)) = defs.get(v.index())
                     && let Some(row) = rows.get_mut(key)
                 {
-                    row.keeps.push(f.vreg(v).name.clone());
+                    row.keeps.push(f.vreg(v).name.to_string());
                 }
             }
         }
     }
     SourceTable {
-        function: f.name.clone(),
+        function: f.name.to_string(),
         files: src.files.clone(),
         rows: rows.into_values().collect(),
         peak: fpeak,
@@ -212,7 +212,7 @@ pub fn stands_for(m: &Machine, f: &Function, v: VRegId) -> Option<String> {
         insts().find(|i| defines(i)).or_else(|| insts().find(|i| reads(i))).and_then(|i| i.origin)
     };
     if let Some(stem) = vr.name.strip_suffix("$32")
-        && f.vregs.iter().any(|x| x.name == stem)
+        && f.vregs.iter().any(|x| &*x.name == stem)
     {
         return Some(format!(
             "the 32-bit form of PTX register {stem} (narrowed: used only as a shared/local address), defined at {}",
@@ -225,7 +225,7 @@ pub fn stands_for(m: &Machine, f: &Function, v: VRegId) -> Option<String> {
         if let Some((stem, k)) = vr.name.rsplit_once(tag)
             && !k.is_empty()
             && k.bytes().all(|b| b.is_ascii_digit())
-            && f.vregs.iter().any(|x| x.name == stem)
+            && f.vregs.iter().any(|x| &*x.name == stem)
         {
             return Some(format!("{what} {stem}, at {}", at(first_ref().or(vr.origin))));
         }
@@ -270,8 +270,8 @@ pub fn stands_for(m: &Machine, f: &Function, v: VRegId) -> Option<String> {
         if inst.op.mnemonic() == "MOV" {
             let mut note = |r: crate::ir::RegRef| {
                 let n = &f.vreg(r.vreg).name;
-                if r.vreg != v && !elems.contains(n) {
-                    elems.push(n.clone());
+                if r.vreg != v && !elems.iter().any(|e| **e == **n) {
+                    elems.push(n.to_string());
                 }
             };
             inst.for_each_def(&mut note);

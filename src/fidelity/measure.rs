@@ -153,7 +153,7 @@ fn func_runs(m: &Machine) -> Vec<FuncRun> {
         }
         let s = stats.as_ref();
         funcs.push(FuncRun {
-            name: f.name.clone(),
+            name: f.name.to_string(),
             kind: f.kind,
             registers: s.map_or(0, |s| s.registers),
             spill_stores: s.map_or(0, |s| s.spill_stores),

@@ -291,7 +291,7 @@ fn operand(rng: &mut Rng, f: &Function, labels: &[String], m: &Module) -> Operan
 fn sym(rng: &mut Rng, labels: &[String], m: &Module) -> String {
     match rng.below(3) {
         0 if !labels.is_empty() => rng.pick(labels).clone(),
-        1 if !m.globals.is_empty() => rng.pick(&m.globals).name.clone(),
+        1 if !m.globals.is_empty() => rng.pick(&m.globals).name.to_string(),
         _ => rng.pick(&["foo", "c", "$L__x", "vprintf", "R2P", "BB"]).to_string(),
     }
 }

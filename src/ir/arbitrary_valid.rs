@@ -316,7 +316,7 @@ fn inst(rng: &mut Rng, f: &Function, regs: &Regs, names: &[String], k: usize, m:
         9 => ("S2R", "", vec![r(rng)], vec![Operand::Special("SR_TID.X".into())]),
         10 => ("LDC", "", vec![r(rng)], vec![Operand::CBank { bank: 0, offset: 0x160 + 4 * rng.below(64) as u32 }]),
         11 if !m.globals.is_empty() => {
-            let g = rng.pick(&m.globals).name.clone();
+            let g = rng.pick(&m.globals).name.to_string();
             let base = r(rng);
             ("LDS", "", vec![r(rng)], vec![mem(rng, base, Some(&g))])
         }

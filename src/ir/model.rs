@@ -16,6 +16,7 @@ use crate::ir::sm::Sm;
 
 /// Interned instruction modifiers ([`Inst::mods`]).
 pub mod mods;
+pub mod names;
 pub use mods::Mods;
 
 /// A whole Ori IR file: one target, its compile options, knobs and functions.
@@ -225,7 +226,7 @@ impl Function {
     /// Looks a vreg up by its name (`%r12`). Linear; callers that need many lookups
     /// build their own index.
     pub fn vreg_by_name(&self, name: &str) -> Option<VRegId> {
-        self.vregs.iter().position(|v| v.name == name).map(VRegId::new)
+        self.vregs.iter().position(|v| &*v.name == name).map(VRegId::new)
     }
 
     pub fn block_by_label(&self, label: &str) -> Option<usize> {
@@ -379,7 +380,8 @@ pub mod vflags {
 /// A virtual register.
 #[derive(Clone, Debug, PartialEq)]
 pub struct VReg {
-    pub name: String,
+    /// Shared with the vregs of the same name in other functions (`names`).
+    pub name: std::sync::Arc<str>,
     pub class: RegClass,
     /// Width in 32-bit registers: 1, 2 (pair), 4 (quad), 8 or 16 (large vector).
     pub width: u8,
@@ -417,7 +419,7 @@ impl VReg {
     }
 
     pub fn new(name: String, class: RegClass, width: u8, decl: usize) -> VReg {
-        VReg { name, class, width, pin: None, alias: None, flags: 0, decl, origin: None }
+        VReg { name: names::intern(&name), class, width, pin: None, alias: None, flags: 0, decl, origin: None }
     }
     pub fn file(&self) -> RegFile {
         self.class.file()

@@ -230,7 +230,7 @@ fn range(file: RegFile, lo: u16, hi: u16) -> String {
 
 fn vreg_name(f: &Function, id: VRegId) -> String {
     match f.vregs.get(id.index()) {
-        Some(v) => v.name.clone(),
+        Some(v) => v.name.to_string(),
         None => format!("%?{}", id.0),
     }
 }

@@ -429,7 +429,7 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
         }
     }
     let names: Vec<String> =
-        (0..n).filter(|&i| touched[i]).take(6).map(|i| g.vreg(VRegId::new(i)).name.clone()).collect();
+        (0..n).filter(|&i| touched[i]).take(6).map(|i| g.vreg(VRegId::new(i)).name.to_string()).collect();
     let summary = format!(
         "{folded} use(s) of constants and parameters folded into their instructions ({}…), {addressed} constant add(s) carried into address offsets, {removed} defining instruction(s) removed",
         names.join(", ")

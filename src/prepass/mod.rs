@@ -129,7 +129,7 @@ pub(crate) struct FreshVregs {
 impl FreshVregs {
     pub(crate) fn new(f: &Function, prefix: &'static str) -> FreshVregs {
         crate::work::add(f.vregs.len() as u64);
-        let taken = f.vregs.iter().filter(|v| v.name.starts_with(prefix)).map(|v| v.name.clone()).collect();
+        let taken = f.vregs.iter().filter(|v| v.name.starts_with(prefix)).map(|v| v.name.to_string()).collect();
         FreshVregs { prefix, taken, next: 0 }
     }
 
@@ -151,7 +151,7 @@ impl FreshVregs {
 /// The names of the first six of `vs` in `f`, then "and N more": how a pass summary
 /// names the vregs it changed.
 pub(crate) fn name_list(f: &Function, vs: &[crate::ir::VRegId]) -> String {
-    let mut s = vs.iter().take(6).map(|&v| f.vreg(v).name.as_str()).collect::<Vec<_>>().join(", ");
+    let mut s = vs.iter().take(6).map(|&v| f.vreg(v).name.as_ref()).collect::<Vec<_>>().join(", ");
     if vs.len() > 6 {
         s.push_str(&format!(" and {} more", vs.len() - 6));
     }

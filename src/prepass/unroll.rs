@@ -285,7 +285,7 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
     }
     let live = crate::analysis::liveness::compute(f, &crate::analysis::cfg::build(f, 1.0), &[]);
     let mut g = f.clone();
-    let mut taken: std::collections::HashSet<String> = f.vregs.iter().map(|v| v.name.clone()).collect();
+    let mut taken: std::collections::HashSet<String> = f.vregs.iter().map(|v| v.name.to_string()).collect();
     let mut made = 0usize;
     for &b in &loops {
         let body = &f.blocks[b].insts[..f.blocks[b].insts.len() - 1];
@@ -395,7 +395,7 @@ mod tests {
         assert!(g.vreg_by_name("%f1$u4").is_none());
         let body = &g.blocks.iter().find(|b| b.label.contains("LOOP")).expect("loop").insts;
         let last_ld = body.iter().rposition(|i| i.op.mnemonic() == "LDG").expect("a load");
-        assert_eq!(body[last_ld].defs()[0].as_vreg().map(|r| g.vreg(r.vreg).name.clone()), Some("%f1".into()));
+        assert_eq!(body[last_ld].defs()[0].as_vreg().map(|r| g.vreg(r.vreg).name.to_string()), Some("%f1".into()));
     }
 
     /// A vector store's operand is assembled from its components (four `MOV`s into a
@@ -415,7 +415,7 @@ mod tests {
             .iter()
             .filter(|i| i.op.mnemonic() == "STG")
             .filter_map(|i| i.uses().iter().find_map(|o| o.as_vreg()))
-            .map(|r| g.vreg(r.vreg).name.clone())
+            .map(|r| g.vreg(r.vreg).name.to_string())
             .collect();
         assert_eq!(stored.len(), 4, "{summary}");
         let distinct: HashSet<&String> = stored.iter().collect();

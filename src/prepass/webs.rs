@@ -340,11 +340,11 @@ mod tests {
         let text = names(&f);
         assert!(summary.contains("%rd0 (2)"), "{summary}\n{text}");
         assert!(text.contains("%rd0$w1.lo = MOV %r2") && text.contains("%rd0$w1.hi = MOV %r3"), "{text}");
-        let w1 = f.vregs.iter().find(|v| v.name == "%rd0$w1").expect("the new web");
+        let w1 = f.vregs.iter().find(|v| &*v.name == "%rd0$w1").expect("the new web");
         assert_ne!(w1.flags & crate::ir::model::vflags::ASSEMBLED, 0, "assembled");
         let cfg = crate::analysis::cfg::build(&f, 1.0);
         let live = liveness::compute(&f, &cfg, &[]);
-        let id = VRegId::new(f.vregs.iter().position(|v| v.name == "%rd0$w1").expect("web"));
+        let id = VRegId::new(f.vregs.iter().position(|v| &*v.name == "%rd0$w1").expect("web"));
         assert!(!live.files().iter().any(|fl| fl.ids(BlockSet::LiveIn, 0).contains(&id)), "not live at the entry");
         // A half written under a guard, or read before the other half, starts nothing.
         let (_, summary) = split(

@@ -369,7 +369,7 @@ pub(crate) fn figures(module: &Module, opts: &RunOptions) -> Result<Figures, Str
     Ok(m.funcs
         .iter()
         .filter_map(|r| r.stats.as_ref())
-        .map(|s| (s.name.clone(), s.registers, s.spill_stores + s.spill_loads, s.error.is_some()))
+        .map(|s| (s.name.to_string(), s.registers, s.spill_stores + s.spill_loads, s.error.is_some()))
         .collect())
 }
 

@@ -70,7 +70,7 @@ fn vregs(s: &Session) -> Vec<String> {
     if d.machine().module.functions.is_empty() {
         return Vec::new();
     }
-    query::func_ir(d.machine(), fi).vregs.iter().map(|v| v.name.clone()).collect()
+    query::func_ir(d.machine(), fi).vregs.iter().map(|v| v.name.to_string()).collect()
 }
 
 fn breakpoints(s: &Session) -> Vec<String> {
@@ -78,7 +78,10 @@ fn breakpoints(s: &Session) -> Vec<String> {
 }
 
 fn functions(s: &Session) -> Vec<String> {
-    s.dbg.as_ref().map(|d| d.machine().module.functions.iter().map(|f| f.name.clone()).collect()).unwrap_or_default()
+    s.dbg
+        .as_ref()
+        .map(|d| d.machine().module.functions.iter().map(|f| f.name.to_string()).collect())
+        .unwrap_or_default()
 }
 
 fn state_offsets(s: &Session) -> Vec<String> {

@@ -198,14 +198,14 @@ pub fn render(radbg: &[Figures], ptxas: &[PtxasFigures]) -> Explanation {
             same += 1;
         }
         rows.push(vec![
-            f.name.clone(),
+            f.name.to_string(),
             pair(f.registers, p.and_then(|p| p.registers)),
             pair(f.stores, p.map(|p| p.spill_stores)),
             pair(f.loads, p.map(|p| p.spill_loads)),
             pair(f.frame, p.map(|p| p.stack_frame)),
         ]);
         fj.push(FunctionCompare {
-            function: f.name.clone(),
+            function: f.name.to_string(),
             radbg: RadbgFigures {
                 registers: f.registers,
                 spill_stores: f.stores,

@@ -40,7 +40,7 @@ fn decision(e: &Event) -> bool {
 /// The key two events must share to be "the same decision": function name, kind, and
 /// for assignments the vreg's name (so two versions of a file line up by name).
 fn same(a: &Side, x: &Event, b: &Side, y: &Event) -> bool {
-    let fname = |s: &Side, e: &Event| e.func.map(|i| s.m.module.functions[i].name.clone());
+    let fname = |s: &Side, e: &Event| e.func.map(|i| s.m.module.functions[i].name.to_string());
     if fname(a, x) != fname(b, y) {
         return false;
     }
@@ -115,10 +115,10 @@ impl Outcome {
                 } else {
                     slot_of(v).map_or(Placement::None, Placement::Reg)
                 };
-                (f.vreg(v).name.clone(), f.vreg(v).file(), p)
+                (f.vreg(v).name.to_string(), f.vreg(v).file(), p)
             })
             .collect();
-        let mut names: Vec<String> = spilled.iter().map(|&v| f.vreg(v).name.clone()).collect();
+        let mut names: Vec<String> = spilled.iter().map(|&v| f.vreg(v).name.to_string()).collect();
         names.sort();
         Outcome { assign, spilled: names, peak }
     }
@@ -236,7 +236,7 @@ pub fn compare(a: &Side, b: &Side) -> Explanation {
         }
         moved += changes.len() as i64;
         fj.push(FunctionDelta {
-            function: f.name.clone(),
+            function: f.name.to_string(),
             registers: [reg(a.m, fa), reg(b.m, fb)],
             peak: [pa, pb],
             changed: changes,

@@ -206,7 +206,7 @@ pub fn explain(cx: &Ctx, fi: usize, class: Option<RegClass>) -> Explanation {
                 })
                 .collect(),
             best: best.map(|b| b.number),
-            stuck: stuck.as_ref().map(|x| f.vreg(x.vreg).name.clone()),
+            stuck: stuck.as_ref().map(|x| f.vreg(x.vreg).name.to_string()),
         });
     }
     let attempts = a.records.iter().filter(|r| class.is_none_or(|c| c == r.class)).count();
@@ -238,7 +238,7 @@ fn holders(
         .filter_map(|&(u, s)| {
             let w = ranges.overlap(v, u);
             let vr = f.vreg(u);
-            (w > 0).then(|| (vr.name.clone(), reg_name(vr.file(), s.unwrap_or(0), vr.width), w))
+            (w > 0).then(|| (vr.name.to_string(), reg_name(vr.file(), s.unwrap_or(0), vr.width), w))
         })
         .collect();
     out.sort_by(|x, y| y.2.cmp(&x.2).then(x.0.cmp(&y.0)));

@@ -81,7 +81,7 @@ pub fn explain(cx: &Ctx, fi: usize, threads: u32, blocks: Option<u32>) -> Result
         ("maxrregcount".to_string(), fit_regs.map(|r| r as i64).unwrap_or(0)),
     ];
     let answer = LaunchAnswer {
-        function: f.name.clone(),
+        function: f.name.to_string(),
         threads,
         blocks_per_sm: b,
         fits: problem.is_none(),

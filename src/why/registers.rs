@@ -298,7 +298,7 @@ fn live_vreg(f: &Function, a: Option<&Placement>, layout: &crate::ir::Layout, v:
     let vr = f.vreg(v);
     let mut out = LiveVreg {
         vreg: v,
-        name: vr.name.clone(),
+        name: vr.name.to_string(),
         width: vr.width,
         length: 0,
         depth: 0,
@@ -491,7 +491,7 @@ pub fn report(cx: &Ctx, fi: usize) -> Report {
         };
     }
     Report {
-        function: m.module.functions[fi].name.clone(),
+        function: m.module.functions[fi].name.to_string(),
         files,
         breakdown,
         budget: r.budget.clone(),
@@ -512,8 +512,8 @@ pub fn by_source(cx: &Ctx, p: &FilePeak) -> Vec<((u32, u32), Vec<String>)> {
     for lv in &p.live {
         let Some(u) = lv.def.and_then(|(_, o)| o).and_then(|o| src.user_line(o)) else { continue };
         match groups.iter_mut().find(|(k, _)| *k == u) {
-            Some((_, vs)) => vs.push(lv.name.clone()),
-            None => groups.push((u, vec![lv.name.clone()])),
+            Some((_, vs)) => vs.push(lv.name.to_string()),
+            None => groups.push((u, vec![lv.name.to_string()])),
         }
     }
     groups.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
@@ -671,7 +671,7 @@ pub fn explain(cx: &Ctx, fi: usize) -> Explanation {
             vec![["vreg", "width", "range", "loop", "defined", "last use", "register"].map(String::from).to_vec()];
         for lv in p.live.iter().take(LIST) {
             rows.push(vec![
-                lv.name.clone(),
+                lv.name.to_string(),
                 lv.width.to_string(),
                 lv.length.to_string(),
                 lv.depth.to_string(),
@@ -824,7 +824,7 @@ pub fn explain(cx: &Ctx, fi: usize) -> Explanation {
                 .live
                 .iter()
                 .map(|lv| LiveAnswer {
-                    vreg: lv.name.clone(),
+                    vreg: lv.name.to_string(),
                     width: lv.width,
                     range: lv.length,
                     loop_depth: lv.depth,

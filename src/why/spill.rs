@@ -106,7 +106,7 @@ pub fn explain(cx: &Ctx, fi: usize, name: &str) -> Result<Explanation, String> {
     let n = cx.m.module.functions.len();
     let fi = std::iter::once(fi).chain(0..n).find(|&i| cx.func(i).vreg_by_name(name).is_some()).ok_or_else(|| {
         let f = cx.func(fi);
-        let hint = crate::util::closest(name, f.vregs.iter().map(|v| v.name.as_str()))
+        let hint = crate::util::closest(name, f.vregs.iter().map(|v| v.name.as_ref()))
             .map(|s| format!(" (did you mean {s}?)"))
             .unwrap_or_default();
         format!("no vreg {name} in any function{hint}")
@@ -268,7 +268,8 @@ pub fn explain(cx: &Ctx, fi: usize, name: &str) -> Result<Explanation, String> {
                 ));
                 let alt = g.queue.iter().find(|q| !g.chosen.contains(&q.vreg));
                 if let Some(q) = alt {
-                    let an = c.machine().cur.as_ref().map(|x| x.func().vreg(q.vreg).name.clone()).unwrap_or_default();
+                    let an =
+                        c.machine().cur.as_ref().map(|x| x.func().vreg(q.vreg).name.to_string()).unwrap_or_default();
                     t.push_str(&format!(
                         "  cheapest alternative the model saw: {an} (cost {:.2}, frees {})\n",
                         q.cost, q.interior

@@ -375,7 +375,7 @@ pub fn svg(rows: &[Row], axis: &Axis) -> String {
     );
     for fi in 0..nf {
         let oy = title_h + panel_h * fi as f64;
-        let fname = rows.first().and_then(|r| r.funcs.get(fi)).map(|f| f.name.clone()).unwrap_or_default();
+        let fname = rows.first().and_then(|r| r.funcs.get(fi)).map(|f| f.name.to_string()).unwrap_or_default();
         let regs: Vec<f64> = rows.iter().map(|r| r.funcs.get(fi).map_or(0.0, |f| f.registers as f64)).collect();
         let spill: Vec<f64> =
             rows.iter().map(|r| r.funcs.get(fi).map_or(0.0, |f| (f.stores + f.loads) as f64)).collect();

@@ -34,7 +34,7 @@ pub fn figures(m: &Machine) -> Vec<Figures> {
             let s = m.funcs[i].stats.as_ref();
             let regs = s.map(|s| s.registers).unwrap_or(0);
             Figures {
-                name: f.name.clone(),
+                name: f.name.to_string(),
                 registers: regs,
                 stores: s.map(|s| s.spill_stores).unwrap_or(0),
                 loads: s.map(|s| s.spill_loads).unwrap_or(0),
@@ -100,7 +100,7 @@ pub fn delta(label: &str, before: &[Figures], after: &[Figures]) -> Explanation 
     let mut fj = Vec::new();
     for (x, y) in before.iter().zip(after) {
         rows.push(vec![
-            x.name.clone(),
+            x.name.to_string(),
             format!("{}{}", arrow(x.registers, y.registers), if y.failed { " FAILED" } else { "" }),
             if (x.stores, x.loads) == (y.stores, y.loads) {
                 format!("{}/{}", x.stores, x.loads)
@@ -112,7 +112,7 @@ pub fn delta(label: &str, before: &[Figures], after: &[Figures]) -> Explanation 
             arrow(x.attempts, y.attempts),
         ]);
         fj.push(FiguresDelta {
-            function: x.name.clone(),
+            function: x.name.to_string(),
             registers: [x.registers, y.registers],
             spill_stores: [x.stores, y.stores],
             spill_loads: [x.loads, y.loads],

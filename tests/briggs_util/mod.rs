@@ -118,7 +118,7 @@ pub fn summary(a: &BriggsAlloc) -> String {
     }
     let orig = a.original();
     if !a.spilled().is_empty() {
-        let names: Vec<String> = a.spilled().iter().map(|v| orig.vreg(*v).name.clone()).collect();
+        let names: Vec<String> = a.spilled().iter().map(|v| orig.vreg(*v).name.to_string()).collect();
         out.push_str(&format!("spilled: {}\n", names.join(" ")));
     }
     if s.coalesced > 0 {

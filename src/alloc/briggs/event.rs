@@ -76,7 +76,7 @@ pub struct SpillCode {
 }
 
 fn name(f: &Function, v: VRegId) -> String {
-    f.vregs.get(v.index()).map(|r| r.name.clone()).unwrap_or_else(|| format!("vreg#{}", v.0))
+    f.vregs.get(v.index()).map(|r| r.name.to_string()).unwrap_or_else(|| format!("vreg#{}", v.0))
 }
 
 fn names(f: &Function, vs: &[VRegId]) -> String {

@@ -9,7 +9,7 @@ use crate::alloc::briggs::{BriggsAlloc, BriggsEvent, MoveState, NodeInfo};
 use crate::ir::{Function, RegFile, VRegId};
 
 fn name(f: &Function, v: VRegId) -> String {
-    f.vregs.get(v.index()).map(|r| r.name.clone()).unwrap_or_else(|| format!("vreg#{}", v.0))
+    f.vregs.get(v.index()).map(|r| r.name.to_string()).unwrap_or_else(|| format!("vreg#{}", v.0))
 }
 
 fn reg_of(f: &Function, v: VRegId, colour: Option<u16>) -> Option<String> {
@@ -188,7 +188,7 @@ pub fn colours(current: Option<&BriggsEvent>, b: &BriggsAlloc, v: VRegId) -> Opt
         })
         .collect();
     Some(ColourView {
-        vreg: r.name.clone(),
+        vreg: r.name.to_string(),
         file: r.file(),
         width,
         k: info.map_or(mask.window.count(), |i| i.k),
@@ -246,7 +246,7 @@ pub fn graph(built: Option<BriggsEvent>, b: &BriggsAlloc) -> GraphView {
     let w = b.worklists();
     let now = b.graph_now();
     GraphView {
-        function: b.original().name.clone(),
+        function: b.original().name.to_string(),
         iteration: b.iteration(),
         current: b.current_node().map(|v| name(f, v)),
         built,
@@ -303,7 +303,7 @@ pub fn vreg(b: &BriggsAlloc, v: VRegId, history: Vec<String>) -> Option<BriggsVr
     let r = f.vregs.get(v.index())?;
     let node = b.node_info(v);
     Some(BriggsVregView {
-        name: r.name.clone(),
+        name: r.name.to_string(),
         class: r.class.name().to_string(),
         width: r.width,
         node_name: node.as_ref().filter(|n| n.node != v).map(|n| name(f, n.node)),

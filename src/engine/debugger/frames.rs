@@ -95,7 +95,7 @@ pub fn frames(d: &Debugger) -> Vec<Frame> {
         while opened > 1 && trace.get(opened - 2).is_some_and(|e| e.func == ev.func) {
             opened -= 1;
         }
-        let name = module.functions.get(fi).map(|f| f.name.clone()).unwrap_or_default();
+        let name = module.functions.get(fi).map(|f| f.name.to_string()).unwrap_or_default();
         out.push(Frame { kind: FrameKind::Function, what: name, opened });
     }
     out

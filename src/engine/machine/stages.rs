@@ -315,7 +315,7 @@ pub fn lowering(m: &mut Machine) -> Option<Event> {
     let before = m.module.clone();
     let module = Arc::make_mut(&mut m.module);
     let names: std::collections::BTreeMap<String, usize> =
-        module.functions.iter().enumerate().map(|(i, f)| (f.name.clone(), i)).collect();
+        module.functions.iter().enumerate().map(|(i, f)| (f.name.to_string(), i)).collect();
     let engaged: Vec<bool> = results.iter().map(|r| r.as_ref().is_some_and(|r| r.engaged)).collect();
     // The bindings' registers belong to the convention only at the boundary
     // (`abi::bindings`): pin short twins, not the body's vregs.
@@ -440,7 +440,7 @@ pub fn abi_config(m: &Machine, fi: usize, c: &mut AllocConfig) {
                     clobbers.dedup();
                 }
             }
-            c.clobbers.push((m.module.functions[gi].name.clone(), clobbers));
+            c.clobbers.push((m.module.functions[gi].name.to_string(), clobbers));
         }
     }
     // Calls to functions outside the module follow the default convention: R16–R31

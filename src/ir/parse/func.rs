@@ -461,7 +461,7 @@ fn resolve_in<'a>(
     if left > 0
         && name.len() <= 32
         && vregs.len() <= 4096
-        && let Some(s) = crate::util::closest(name, vregs.iter().map(|v| v.name.as_str()))
+        && let Some(s) = crate::util::closest(name, vregs.iter().map(|v| v.name.as_ref()))
     {
         e = e.help(format!("did you mean {s}?"));
     }

@@ -181,7 +181,7 @@ pub(super) fn lower_module_with<'a>(
     }
     for f in &ms.proto_stubs {
         map.functions.push(FunctionSpans::default());
-        stubs.push(f.name.clone());
+        stubs.push(f.name.to_string());
     }
     module.functions.append(&mut ms.proto_stubs);
     // One call graph for both: the launch bounds callees inherit, then the order.

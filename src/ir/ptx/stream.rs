@@ -320,7 +320,7 @@ impl Plan<'_> {
                 return None;
             }
             let own = m.globals.split_off(vars);
-            hoisted.push(own.iter().map(|g| g.name.clone()).collect());
+            hoisted.push(own.iter().map(|g| g.name.to_string()).collect());
             globals.extend(own);
             // Held for the whole load and then by the debugger: without the lowering's
             // spare capacity (`Function::shrink_to_fit`), while the group is in cache.

@@ -340,7 +340,7 @@ impl<'m> FnV<'m, '_> {
             HashMap::with_capacity_and_hasher(f.vregs.len(), Default::default());
         for (k, v) in f.vregs.iter().enumerate() {
             let span = self.vreg_span(k);
-            if let Some(&prev) = first.get(v.name.as_str()) {
+            if let Some(&prev) = first.get(v.name.as_ref()) {
                 let prev_decl = f.vregs[prev].decl;
                 let shown = f.decls.get(prev_decl).map_or(String::new(), decl_text);
                 self.err(span, format!("register {} is declared twice", v.name))
@@ -457,8 +457,8 @@ impl<'m> FnV<'m, '_> {
                 let least = *cycle.iter().min().unwrap_or(&cur);
                 let at = cycle.iter().position(|&p| p == least).unwrap_or(0);
                 let mut names: Vec<String> =
-                    cycle[at..].iter().chain(&cycle[..at]).map(|&p| f.vregs[p].name.clone()).collect();
-                names.push(f.vregs[least].name.clone());
+                    cycle[at..].iter().chain(&cycle[..at]).map(|&p| f.vregs[p].name.to_string()).collect();
+                names.push(f.vregs[least].name.to_string());
                 let span = self.attr_span(least, "alias").or(self.vreg_span(least));
                 self.err(span, format!("alias cycle: {}", names.join(" -> ")));
             }

@@ -173,7 +173,7 @@ impl App {
         }
         let d = self.session.dbg.as_ref()?;
         let (fi, v) = query::current_vreg(d.machine())?;
-        Some(query::func_ir(d.machine(), fi).vregs.get(v.index())?.name.clone())
+        Some(query::func_ir(d.machine(), fi).vregs.get(v.index())?.name.to_string())
     }
 
     fn focus(&mut self, p: PaneId) {

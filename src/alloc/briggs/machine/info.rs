@@ -61,7 +61,7 @@ impl BriggsAlloc {
         let sc = self.spill.as_deref();
         let k = self.k_list();
         BriggsStats {
-            function: self.original.name.clone(),
+            function: self.original.name.to_string(),
             ok: self.failure.is_none(),
             failure: self.failure.clone(),
             k,

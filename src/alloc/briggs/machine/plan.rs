@@ -176,13 +176,13 @@ impl BriggsAlloc {
 
     fn fail_message(&self, v: u32, of: Option<VRegId>) -> String {
         let f = &self.func;
-        let name = f.vregs.get(v as usize).map_or("?", |r| r.name.as_str());
+        let name = f.vregs.get(v as usize).map_or("?", |r| r.name.as_ref());
         let file = f.vregs.get(v as usize).map_or(RegFile::R, |r| r.file());
         let k = self.windows.get(file.index()).map_or(0, |w| w.k);
         let what = match of {
             Some(o) => format!(
                 "the eager spill code of {} cannot shrink further",
-                f.vregs.get(o.index()).map_or("?", |r| r.name.as_str())
+                f.vregs.get(o.index()).map_or("?", |r| r.name.as_ref())
             ),
             None => "it cannot be spilled".to_string(),
         };
@@ -217,7 +217,7 @@ impl BriggsAlloc {
                 && g.precolour[root] != Some(p)
             {
                 let f = &self.func;
-                let name = |i: usize| f.vregs.get(i).map_or("?", |r| r.name.as_str());
+                let name = |i: usize| f.vregs.get(i).map_or("?", |r| r.name.as_ref());
                 let file = f.vregs[v].file().prefix();
                 return Some(format!(
                     "Briggs allocation failed: {} is pinned to {file}{p} but its alias root {} is pinned to {}",
@@ -242,7 +242,7 @@ impl BriggsAlloc {
                     && (p as u32) < q as u32 + g.width[ti].max(1) as u32
                 {
                     let f = &self.func;
-                    let name = |i: usize| f.vregs.get(i).map_or("?", |r| r.name.as_str());
+                    let name = |i: usize| f.vregs.get(i).map_or("?", |r| r.name.as_ref());
                     let pre = g.file[v].prefix();
                     return Some(format!(
                         "Briggs allocation failed: {} (pinned to {pre}{p}) and {} (pinned to {pre}{q}) are live at once",
@@ -260,7 +260,7 @@ impl BriggsAlloc {
             let file = g.file[v];
             let width = g.width[v].max(1);
             let budget = self.windows.get(file.index()).map_or(0, |w| w.budget);
-            let name = self.func.vregs.get(v).map_or("?", |r| r.name.as_str());
+            let name = self.func.vregs.get(v).map_or("?", |r| r.name.as_ref());
             let p0 = file.prefix();
             if p as u32 + width as u32 > budget {
                 Some(format!(

@@ -17,7 +17,7 @@ fn subject(app: &App) -> Option<(usize, Option<String>)> {
     let fi = app.func()?;
     let v = crate::command::exec::event_vreg(d)
         .filter(|(f, _)| *f == fi)
-        .map(|(f, v)| crate::engine::query::func_ir(d.machine(), f).vreg(v).name.clone());
+        .map(|(f, v)| crate::engine::query::func_ir(d.machine(), f).vreg(v).name.to_string());
     Some((fi, v))
 }
 
