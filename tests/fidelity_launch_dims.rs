@@ -60,12 +60,11 @@ fn fold_leaves_only_the_launch_dimension_a_multiply_cannot_take() {
 
 #[test]
 fn ptxas_reads_launch_dimensions_from_the_bank() {
-    let (Some(ptxas), Some(nvdisasm)) = (common::ptxas::ptxas(), common::ptxas::nvdisasm()) else {
-        eprintln!("ptxas 13.0.88 or nvdisasm not found: the bank reads are not re-measured");
+    let Some(common::ptxas::SassTools { ptxas, nvdisasm, dir }) =
+        common::ptxas::sass_tools("launch-dims", "the bank reads")
+    else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("radbg-launch-dims-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
     let mut wrong = Vec::new();
     for sm in ["sm_80", "sm_90"] {
         let sass = common::ptxas::sass_for(&ptxas, &nvdisasm, &dir, &format!("k_{sm}"), &kernel(sm), sm);

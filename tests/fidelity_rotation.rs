@@ -95,12 +95,11 @@ fn radbg_rotates_store_data_as_ptxas_does() {
 
 #[test]
 fn the_recorded_ptxas_registers_are_ptxas_s() {
-    let (Some(ptxas), Some(nvdisasm)) = (common::ptxas::ptxas(), common::ptxas::nvdisasm()) else {
-        eprintln!("ptxas 13.0.88 or nvdisasm not found: the recorded registers are not re-measured");
+    let Some(common::ptxas::SassTools { ptxas, nvdisasm, dir }) =
+        common::ptxas::sass_tools("rotation", "the recorded registers")
+    else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("radbg-rotation-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
     let mut wrong = Vec::new();
     for (i, (what, text, want, data, _)) in cases().into_iter().enumerate() {
         let ptx = dir.join(format!("k{i}.ptx"));

@@ -82,12 +82,11 @@ fn a_fetch_writes_one_register_or_pair_per_group_of_components_read() {
 
 #[test]
 fn ptxas_masks_the_fetches_and_reads_the_handle_from_the_bank() {
-    let (Some(ptxas), Some(nvdisasm)) = (common::ptxas::ptxas(), common::ptxas::nvdisasm()) else {
-        eprintln!("ptxas 13.0.88 or nvdisasm not found: the fetch forms are not re-measured");
+    let Some(common::ptxas::SassTools { ptxas, nvdisasm, dir }) =
+        common::ptxas::sass_tools("texture", "the fetch forms")
+    else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("radbg-texture-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
     let sass = common::ptxas::sass_for(&ptxas, &nvdisasm, &dir, "k_sm_80", &kernel("sm_80"), "sm_80");
     let _ = std::fs::remove_dir_all(&dir);
     let tex: Vec<String> = sass

@@ -104,12 +104,11 @@ fn unrolling_raises_the_count_toward_ptxas() {
 
 #[test]
 fn the_recorded_ptxas_copies_are_ptxas_s() {
-    let (Some(ptxas), Some(nvdisasm)) = (common::ptxas::ptxas(), common::ptxas::nvdisasm()) else {
-        eprintln!("ptxas 13.0.88 or nvdisasm not found: the recorded copies are not re-measured");
+    let Some(common::ptxas::SassTools { ptxas, nvdisasm, dir }) =
+        common::ptxas::sass_tools("unroll", "the recorded copies")
+    else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("radbg-unroll-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
     let mut wrong = Vec::new();
     for (i, (what, text, want, _)) in cases().into_iter().enumerate() {
         let stg = common::ptxas::sass(&ptxas, &nvdisasm, &dir, &format!("k{i}"), &text).matches("STG").count();

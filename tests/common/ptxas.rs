@@ -46,6 +46,28 @@ pub fn nvdisasm() -> Option<PathBuf> {
     Command::new("nvdisasm").arg("--version").output().ok().filter(|o| o.status.success()).map(|_| "nvdisasm".into())
 }
 
+/// ptxas and nvdisasm with a fresh scratch directory, for a test that re-measures what
+/// ptxas does; `None` (saying what is not re-measured) when either tool is absent.
+#[allow(dead_code)] // not every test binary that includes `common` disassembles
+pub struct SassTools {
+    pub ptxas: PathBuf,
+    pub nvdisasm: PathBuf,
+    pub dir: PathBuf,
+}
+
+/// [`SassTools`] in `radbg-TAG-PID` under the temp directory; `unmeasured` names what the
+/// test then skips ("the bank reads").
+#[allow(dead_code)]
+pub fn sass_tools(tag: &str, unmeasured: &str) -> Option<SassTools> {
+    let (Some(ptxas), Some(nvdisasm)) = (ptxas(), nvdisasm()) else {
+        eprintln!("ptxas 13.0.88 or nvdisasm not found: {unmeasured} are not re-measured");
+        return None;
+    };
+    let dir = std::env::temp_dir().join(format!("radbg-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    Some(SassTools { ptxas, nvdisasm, dir })
+}
+
 /// The SASS ptxas (sm_80) makes of `text`, disassembled by nvdisasm (`-c`); the PTX and
 /// the cubin are written into `dir` as `NAME.ptx` and `NAME.cubin`.
 pub fn sass(ptxas: &Path, nvdisasm: &Path, dir: &Path, name: &str, text: &str) -> String {
