@@ -129,8 +129,12 @@ pub fn replay_script(bytes: &[u8]) {
             let r = e.render(line);
             assert!(r.lines().all(|l| l.chars().count() <= 2 * crate::util::MAX_SHOWN + 16), "unbounded error: {r}");
         }
+        // Commands that write files (`export`, `reduce into FILE`) stay out: mutated, they
+        // wrote files with garbled names wherever the mutated path pointed.
+        let writes = line.contains("export")
+            || parsed.as_ref().is_ok_and(|cs| cs.iter().any(|c| matches!(c, crate::command::Command::Reduce(_))));
         let n = parsed.map_or(1, |c| c.len());
-        if line.contains("export") || commands + n > SCRIPT_MAX_COMMANDS {
+        if writes || commands + n > SCRIPT_MAX_COMMANDS {
             continue;
         }
         commands += n;
@@ -166,5 +170,22 @@ mod tests {
         assert_eq!(declared_registers(b".reg .R %r<4000000000>"), 0);
         assert_eq!(declared_registers(b"%r<16>, %q<4>"), 20);
         parse_and_check(input.as_bytes());
+    }
+
+    /// A mutated session replays no command that writes a file: `reduce` (whose
+    /// mutated paths left garbled files in the temporary directory) and `export`.
+    #[test]
+    fn the_script_harness_writes_no_files() {
+        let dir = std::env::temp_dir().join(format!("radbg-fuzz-writes-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let (reduced, exported) = (dir.join("r.ori"), dir.join("e.json"));
+        let script = format!(
+            "continue\nreduce into {} registers > 0\nexport trace {}\nwhere\n",
+            reduced.display(),
+            exported.display()
+        );
+        replay_script(format!("\u{1}{script}").as_bytes());
+        assert!(!reduced.exists() && !exported.exists());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
