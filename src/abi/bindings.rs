@@ -60,7 +60,7 @@ pub fn split(f: &mut Function) -> Split {
             continue;
         };
         let twin = twin_of(f, v, "$in");
-        entry.push(Inst::new(mov.clone(), vec![Operand::vreg(v)], vec![Operand::vreg(twin)]));
+        entry.push(Inst::new(mov, vec![Operand::vreg(v)], vec![Operand::vreg(twin)]));
         p.bind = Some(twin);
         out.params.push((v, twin));
     }
@@ -103,7 +103,7 @@ pub fn split(f: &mut Function) -> Split {
                     .returns
                     .iter()
                     .map(|&(v, t)| {
-                        let mut c = Inst::new(mov.clone(), vec![Operand::vreg(t)], vec![Operand::vreg(v)]);
+                        let mut c = Inst::new(mov, vec![Operand::vreg(t)], vec![Operand::vreg(v)]);
                         c.guard = guard;
                         c.origin = origin;
                         c
@@ -139,7 +139,7 @@ pub fn split_ret_addr(f: &mut Function) -> Option<(VRegId, VRegId)> {
     let body = f.add_vreg("%retaddr", RegClass::R, 2);
     let pin_in = f.add_vreg("%retaddr$in", RegClass::R, 2);
     let pin_out = f.add_vreg("%retaddr$out", RegClass::R, 2);
-    let mut first = Inst::new(mov.clone(), vec![Operand::vreg(body)], vec![Operand::vreg(pin_in)]);
+    let mut first = Inst::new(mov, vec![Operand::vreg(body)], vec![Operand::vreg(pin_in)]);
     first.origin = f.blocks[0].insts.first().and_then(|i| i.origin);
     f.blocks[0].insts.insert(0, first);
     for b in &mut f.blocks {
@@ -149,8 +149,9 @@ pub fn split_ret_addr(f: &mut Function) -> Option<(VRegId, VRegId)> {
                 i += 1;
                 continue;
             }
-            b.insts[i].operands.push(Operand::vreg(pin_out));
-            let mut c = Inst::new(mov.clone(), vec![Operand::vreg(pin_out)], vec![Operand::vreg(body)]);
+            let ops = &mut b.insts[i].operands;
+            *ops = std::mem::take(ops).into_iter().chain([Operand::vreg(pin_out)]).collect();
+            let mut c = Inst::new(mov, vec![Operand::vreg(pin_out)], vec![Operand::vreg(body)]);
             c.guard = b.insts[i].guard;
             c.origin = b.insts[i].origin;
             b.insts.insert(i, c);

@@ -194,7 +194,7 @@ impl Site<'_> {
                     for (j, reg) in p.regs().enumerate() {
                         let src = self.part(arg, j, k);
                         let id = self.fresh('p', k, j, reg);
-                        let mut m = Inst::new(mov.clone(), vec![Operand::vreg(id)], vec![src]);
+                        let mut m = Inst::new(mov, vec![Operand::vreg(id)], vec![src]);
                         m.origin = call.origin;
                         pre.push(m);
                         new_args.push(Operand::vreg(id));
@@ -232,7 +232,7 @@ impl Site<'_> {
                             continue;
                         }
                         let dst = if j == 0 && w == 1 { *r } else { RegRef { vreg: r.vreg, comp: Some(j as u8) } };
-                        let mut m = Inst::new(mov.clone(), vec![Operand::Reg(Reg::V(dst))], vec![Operand::vreg(id)]);
+                        let mut m = Inst::new(mov, vec![Operand::Reg(Reg::V(dst))], vec![Operand::vreg(id)]);
                         m.guard = call.guard;
                         m.origin = call.origin;
                         post.push(m);
@@ -268,7 +268,7 @@ impl Site<'_> {
         let mut operands = new_defs;
         operands.extend(call.operands[nd..=sym_at].iter().cloned());
         operands.extend(new_args);
-        new_call.operands = operands;
+        new_call.operands = operands.into();
         new_call.mods = format!("{}.{LOWERED_MOD}", call.mods).into();
         (pre, new_call, post)
     }

@@ -176,7 +176,7 @@ fn rewrite(f: &mut Function, v: VRegId) -> BitSpill {
                 let t = f.add_vreg(format!("{name}$u{restores}"), RegClass::P, 1);
                 f.vregs[t.index()].origin = inst.origin;
                 let mut r = Inst::new(
-                    isetp.clone(),
+                    isetp,
                     vec![Operand::vreg(t)],
                     vec![Operand::vreg(gpr), zero(RegFile::R), zero(RegFile::P)],
                 );
@@ -195,7 +195,7 @@ fn rewrite(f: &mut Function, v: VRegId) -> BitSpill {
             let (guard, origin) = (inst.guard, inst.origin);
             out.push(inst);
             if writes {
-                let mut s = Inst::new(p2r.clone(), vec![Operand::vreg(gpr)], vec![Operand::vreg(v)]);
+                let mut s = Inst::new(p2r, vec![Operand::vreg(gpr)], vec![Operand::vreg(v)]);
                 s.guard = guard;
                 s.origin = origin;
                 out.push(s);

@@ -272,8 +272,8 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
                 let rec = &mut recs[i];
                 let width = f.vregs[rec.vreg.index()].width;
                 let op = match rec.mem {
-                    SpillMem::Local => ops.2.clone(),
-                    SpillMem::Shared => ops.3.clone(),
+                    SpillMem::Local => ops.2,
+                    SpillMem::Shared => ops.3,
                 };
                 let mut st = Inst::new(
                     op,
@@ -312,11 +312,11 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
 /// instruction at `origin`. `loads` are the LDL and LDS opcodes.
 fn reload(rec: &SpilledVreg, loads: (&Opcode, &Opcode), dest: VRegId, width: u8, origin: Option<u32>) -> Inst {
     let op = match rec.mem {
-        SpillMem::Local => loads.0.clone(),
-        SpillMem::Shared => loads.1.clone(),
+        SpillMem::Local => loads.0,
+        SpillMem::Shared => loads.1,
     };
     let slot = MemRef { base: None, index: None, sym: None, offset: rec.offset as i64 };
-    let mut ld = Inst::new(op, vec![Operand::vreg(dest)], vec![Operand::Mem(Box::new(slot))]);
+    let mut ld = Inst::new(*op, vec![Operand::vreg(dest)], vec![Operand::Mem(Box::new(slot))]);
     ld.mods = width_mod(width).into();
     ld.origin = origin;
     ld

@@ -298,16 +298,16 @@ fn sym(rng: &mut Rng, labels: &[String], m: &Module) -> String {
 
 fn inst(rng: &mut Rng, f: &Function, labels: &[String], m: &Module, origin: &mut Option<u32>) -> Inst {
     let op = if rng.chance(90) {
-        Opcode::Known(rng.below(OPCODES.len() as u64) as u16)
+        Opcode::known(rng.below(OPCODES.len() as u64) as u16)
     } else {
-        Opcode::Unknown(rng.pick(&["FROB", "XYZ_2", "QQ9"]).to_string().into())
+        Opcode::unknown(rng.pick::<&str>(&["FROB", "XYZ_2", "QQ9"]))
     };
     let nmods = rng.below(3);
     let mods: String =
         (0..nmods).map(|_| format!(".{}", rng.pick(&["WIDE", "U32", "64", "E", "GE", "AND", "x_1", "lo"]))).collect();
     let ndefs = rng.below(3) as usize;
     let nuses = rng.below(4) as usize;
-    let operands: Vec<Operand> = (0..ndefs + nuses).map(|_| operand(rng, f, labels, m)).collect();
+    let operands: Box<[Operand]> = (0..ndefs + nuses).map(|_| operand(rng, f, labels, m)).collect();
     let guard = rng.chance(20).then(|| Guard { reg: reg(rng, f), negated: rng.chance(50) });
     Inst { guard, op, mods: mods.into(), operands, ndefs: ndefs as u8, origin: next_origin(rng, origin) }
 }

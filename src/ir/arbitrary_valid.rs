@@ -161,7 +161,7 @@ fn function(
         if let Some(op) = end {
             let mut i = Inst::new(Opcode::named(op), vec![], vec![]);
             if op == "BRA" {
-                i.operands.push(Operand::Sym(rng.pick(&labels).clone().into()));
+                i.operands = Box::new([Operand::Sym(rng.pick(&labels).clone().into())]);
                 i.guard = rng
                     .chance(70)
                     .then(|| Guard { reg: Reg::V(RegRef::whole(*rng.pick(&regs.preds))), negated: rng.chance(50) });

@@ -10,6 +10,11 @@
 //! `0x7C` test, CALL-lowering numbers not reused). Numbers nobody names are `None`.
 //! Behaviour never depends on a number, only on the properties below.
 
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use crate::ir::Atom;
+
 /// Property bits of an opcode.
 pub mod props {
     /// Writes memory.
@@ -186,20 +191,52 @@ pub static OPCODES: &[OpInfo] = &[
 /// Index of the entry used for mnemonics not in the table.
 pub const UNKNOWN_INFO: OpInfo = op("?", None, UNKNOWN, "opcode radbg does not know");
 
-/// An opcode: an entry of [`OPCODES`] or a mnemonic radbg does not know.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Opcode {
-    Known(u16),
-    Unknown(Box<str>),
+/// An opcode: an entry of [`OPCODES`] or a mnemonic radbg does not know, as one
+/// 32-bit number: below `OPCODES.len()` the entry's index, above it an index into the
+/// process's table of unknown mnemonics (each interned once, as [`crate::ir::Atom`]s
+/// are). Four bytes rather than the 16 of an enum holding a `Box<str>`: an
+/// instruction is 64 bytes instead of 72 (issue 25, the IR of a many-entry file).
+/// Ordered as the enum it replaces was: every known opcode by its index, then the
+/// unknown ones by name.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Opcode(u32);
+
+/// The unknown mnemonics seen so far, by number (less `OPCODES.len()`), and their numbers.
+type UnknownTable = (Vec<Atom>, HashMap<Atom, u32>);
+
+fn unknown_table() -> &'static Mutex<UnknownTable> {
+    static TABLE: OnceLock<Mutex<UnknownTable>> = OnceLock::new();
+    TABLE.get_or_init(|| Mutex::new((Vec::new(), HashMap::new())))
 }
 
 impl Opcode {
     /// Looks a mnemonic up (case-sensitive, upper case); unknown ones are kept by name.
     pub fn from_mnemonic(name: &str) -> Opcode {
         match lookup(name) {
-            Some(i) => Opcode::Known(i as u16),
-            None => Opcode::Unknown(name.into()),
+            Some(i) => Opcode::known(i as u16),
+            None => Opcode::unknown(name),
         }
+    }
+
+    /// Entry `i` of [`OPCODES`].
+    pub fn known(i: u16) -> Opcode {
+        debug_assert!(usize::from(i) < OPCODES.len(), "opcode {i} not in the table");
+        Opcode(u32::from(i))
+    }
+
+    /// A mnemonic radbg does not know (looked up by [`Opcode::from_mnemonic`] first where
+    /// it may be known).
+    pub fn unknown(name: &str) -> Opcode {
+        let name = Atom::new(name);
+        // A poisoned lock still holds a consistent table: entries are inserted whole.
+        let mut t = unknown_table().lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(&k) = t.1.get(&name) {
+            return Opcode(k);
+        }
+        let k = u32::try_from(OPCODES.len() + t.0.len()).expect("fewer than 2^32 mnemonics");
+        t.0.push(name);
+        t.1.insert(name, k);
+        Opcode(k)
     }
 
     /// The opcode for a mnemonic that must be in the table.
@@ -207,26 +244,55 @@ impl Opcode {
     /// # Panics
     /// If the name is not in [`OPCODES`] (a programming error, caught by tests).
     pub fn named(name: &str) -> Opcode {
-        Opcode::Known(lookup(name).unwrap_or_else(|| panic!("opcode {name} not in table")) as u16)
+        Opcode::known(lookup(name).unwrap_or_else(|| panic!("opcode {name} not in table")) as u16)
     }
 
     pub fn info(&self) -> &'static OpInfo {
         static UNKNOWN: OpInfo = UNKNOWN_INFO;
-        match self {
-            Opcode::Known(i) => &OPCODES[*i as usize],
-            Opcode::Unknown(_) => &UNKNOWN,
-        }
+        OPCODES.get(self.0 as usize).unwrap_or(&UNKNOWN)
     }
 
-    pub fn mnemonic(&self) -> &str {
-        match self {
-            Opcode::Known(i) => OPCODES[*i as usize].name,
-            Opcode::Unknown(s) => s,
+    pub fn mnemonic(&self) -> &'static str {
+        match OPCODES.get(self.0 as usize) {
+            Some(o) => o.name,
+            None => {
+                let t = unknown_table().lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                t.0[self.0 as usize - OPCODES.len()].as_str()
+            }
         }
     }
 
     pub fn is_known(&self) -> bool {
-        matches!(self, Opcode::Known(_))
+        (self.0 as usize) < OPCODES.len()
+    }
+}
+
+impl PartialOrd for Opcode {
+    fn partial_cmp(&self, other: &Opcode) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Opcode {
+    fn cmp(&self, other: &Opcode) -> std::cmp::Ordering {
+        match (self.is_known(), other.is_known()) {
+            (true, true) => self.0.cmp(&other.0),
+            (false, false) => self.mnemonic().cmp(other.mnemonic()),
+            (true, false) => std::cmp::Ordering::Less,
+            (false, true) => std::cmp::Ordering::Greater,
+        }
+    }
+}
+
+/// Printed as the enum it replaces was (`Known(12)`, `Unknown("FROB")`), so traces and
+/// transcripts that show an opcode are unchanged.
+impl std::fmt::Debug for Opcode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.is_known() {
+            f.debug_tuple("Known").field(&self.0).finish()
+        } else {
+            f.debug_tuple("Unknown").field(&self.mnemonic()).finish()
+        }
     }
 }
 

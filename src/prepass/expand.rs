@@ -248,7 +248,7 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
                     let mut sel = i;
                     sel.op = Opcode::from_mnemonic("MOV");
                     sel.mods = "".into();
-                    sel.operands = vec![dst, Operand::vreg(tmp)];
+                    sel.operands = Box::new([dst, Operand::vreg(tmp)]);
                     sel.ndefs = 1;
                     out.push(op);
                     out.push(sel);

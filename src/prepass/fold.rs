@@ -294,8 +294,7 @@ fn fold_offsets(g: &mut Function, defs: &[u32]) -> (Vec<Option<(VRegId, i64)>>, 
                         })
                         .collect();
                     if ops.len() == 2 {
-                        inst.operands.truncate(nd);
-                        inst.operands.extend(ops);
+                        inst.operands = inst.operands[..nd].iter().cloned().chain(ops).collect();
                     }
                 } else {
                     gone[d.index()] = Some((r, 0));

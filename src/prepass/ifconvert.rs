@@ -59,30 +59,30 @@ fn predicable(inst: &Inst) -> bool {
 
 /// How many operands name each symbol (branch targets and any other symbol use),
 /// counted once: a join merges only when nothing else names it.
-fn symbol_uses(f: &Function) -> BTreeMap<Box<str>, usize> {
+fn symbol_uses(f: &Function) -> BTreeMap<crate::ir::Atom, usize> {
     let mut uses = BTreeMap::new();
     for o in f.blocks.iter().flat_map(|b| &b.insts).flat_map(|i| &i.operands) {
         if let Operand::Sym(s) = o {
-            *uses.entry(s.clone()).or_insert(0) += 1;
+            *uses.entry(*s).or_insert(0) += 1;
         }
     }
     uses
 }
 
-fn named(uses: &BTreeMap<Box<str>, usize>, label: &str) -> bool {
+fn named(uses: &BTreeMap<crate::ir::Atom, usize>, label: &str) -> bool {
     uses.get(label).is_some_and(|&n| n > 0)
 }
 
 /// The guarded branch ending block `b`, with its target, when `b` heads a convertible
 /// triangle.
-fn triangle(f: &Function, uses: &BTreeMap<Box<str>, usize>, b: usize) -> Option<Guard> {
+fn triangle(f: &Function, uses: &BTreeMap<crate::ir::Atom, usize>, b: usize) -> Option<Guard> {
     let (head, body, join) = (f.blocks.get(b)?, f.blocks.get(b + 1)?, f.blocks.get(b + 2)?);
     let br = head.insts.last()?;
     if !br.info().is(props::BRANCH) || br.op.mnemonic() != "BRA" || br.guard_is_always() {
         return None;
     }
     let guard = br.guard?;
-    let [Operand::Sym(target)] = br.operands.as_slice() else { return None };
+    let [Operand::Sym(target)] = &*br.operands else { return None };
     if **target != *join.label || body.insts.is_empty() || body.insts.len() > MAX_BODY {
         return None;
     }

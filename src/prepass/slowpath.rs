@@ -188,7 +188,7 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
     // text against every routine's (issue 25: 27 M instructions of a scale-kernel run
     // that calls no routine). An unknown opcode is asked in full.
     let ops: Vec<Opcode> = ROUTINES.iter().map(|r| Opcode::from_mnemonic(r.mnemonic)).collect();
-    let may_call = |i: &Inst| i.ndefs == 1 && (matches!(i.op, Opcode::Unknown(_)) || ops.contains(&i.op));
+    let may_call = |i: &Inst| i.ndefs == 1 && (!i.op.is_known() || ops.contains(&i.op));
     if !f.blocks.iter().flat_map(|b| &b.insts).any(|i| may_call(i) && routine(i).is_some()) {
         return (None, "no operation that ptxas calls a subroutine for".to_string());
     }
@@ -243,7 +243,9 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
             words += k as usize;
             let inst = &mut g.blocks[bi].insts[ii];
             let at = inst.ndefs as usize;
-            inst.operands.splice(at..at, defs);
+            let mut ops = std::mem::take(&mut inst.operands).into_vec();
+            ops.splice(at..at, defs);
+            inst.operands = ops.into();
             inst.ndefs += k;
             match calls.iter_mut().find(|c| c.0 == rt.name) {
                 Some(c) => c.1 += 1,

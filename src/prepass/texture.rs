@@ -158,7 +158,9 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
             }
             let fi = &mut g.blocks[b].insts[i];
             let nd = new_defs.len() as u8;
-            fi.operands.splice(0..1, new_defs);
+            let mut ops = std::mem::take(&mut fi.operands).into_vec();
+            ops.splice(0..1, new_defs);
+            fi.operands = ops.into();
             fi.ndefs = nd;
             for e in &extracts[v] {
                 match map.iter().find(|(c, _)| *c == e.comp) {

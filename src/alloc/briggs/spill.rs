@@ -604,11 +604,8 @@ pub fn generate(
                             let (shared, off, _) = slot_of[eu].expect("a slot for a reloaded vreg");
                             t = new_temp(&mut f, vreg, "rl", counters[eu], inst.origin);
                             let w = orig.vregs[vreg.index()].width;
-                            let mut ld = Inst::new(
-                                if shared { op_lds.clone() } else { op_ldl.clone() },
-                                vec![Operand::vreg(t)],
-                                vec![mem(off)],
-                            );
+                            let mut ld =
+                                Inst::new(if shared { op_lds } else { op_ldl }, vec![Operand::vreg(t)], vec![mem(off)]);
                             ld.mods = width_mod(w).into();
                             ld.origin = inst.origin;
                             new_insts.push(ld);
@@ -657,11 +654,8 @@ pub fn generate(
                 }
                 // Into the vreg the instruction names (alias members were renamed to
                 // the spilled vreg above, so it is the vreg the slot belongs to).
-                let mut ld = Inst::new(
-                    if shared { op_lds.clone() } else { op_ldl.clone() },
-                    vec![Operand::vreg(r.vreg)],
-                    vec![mem(off)],
-                );
+                let mut ld =
+                    Inst::new(if shared { op_lds } else { op_ldl }, vec![Operand::vreg(r.vreg)], vec![mem(off)]);
                 ld.mods = width_mod(f.vregs[r.vreg.index()].width).into();
                 ld.origin = origin;
                 new_insts.push(ld);
@@ -684,11 +678,8 @@ pub fn generate(
                     Some(c) => (off + 4 * c as u32, ".SPILL"),
                     None => (off, width_mod(w)),
                 };
-                let mut st = Inst::new(
-                    if shared { op_sts.clone() } else { op_stl.clone() },
-                    vec![],
-                    vec![mem(offset), Operand::Reg(Reg::V(r))],
-                );
+                let mut st =
+                    Inst::new(if shared { op_sts } else { op_stl }, vec![], vec![mem(offset), Operand::Reg(Reg::V(r))]);
                 st.mods = m.into();
                 st.origin = origin;
                 new_insts.push(st);

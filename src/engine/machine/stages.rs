@@ -67,7 +67,12 @@ pub fn prepass_step(m: &mut Machine) -> Option<Event> {
         }
         let (g, summary) = run_pass(&m.module, pass, &m.module.functions[fi]);
         match g {
-            Some(g) => {
+            Some(mut g) => {
+                // A pass that adds vregs grows the vectors by doubling; the module keeps
+                // every function, so the spare room is dropped (10 MB of the 50 MB
+                // many-entry file's run, issue 25). The instructions are left as built.
+                g.vregs.shrink_to_fit();
+                g.decls.shrink_to_fit();
                 if m.opts.record_stages {
                     let f = m.module.clone();
                     stage_record(m, fi).changed(pass.name, &f.functions[fi], &g, &summary);

@@ -46,8 +46,7 @@ impl<'a> P<'a> {
                         first_operand,
                     });
                     // Exactly sized: the scratch vector keeps its capacity for the next line.
-                    let mut operands = Vec::with_capacity(scratch.len());
-                    operands.append(&mut scratch);
+                    let operands: Box<[Operand]> = scratch.drain(..).collect();
                     let inst = Inst { guard, op, mods: mods.into(), operands, ndefs, origin: self.loc };
                     fs.f.blocks.last_mut().expect("checked above").insts.push(inst);
                 }
@@ -352,8 +351,8 @@ fn opcode(name: &str) -> Opcode {
     let table =
         TABLE.get_or_init(|| crate::ir::opcode::OPCODES.iter().enumerate().map(|(k, o)| (o.name, k as u16)).collect());
     match table.get(name) {
-        Some(&k) => Opcode::Known(k),
-        None => Opcode::Unknown(name.into()),
+        Some(&k) => Opcode::known(k),
+        None => Opcode::unknown(name),
     }
 }
 

@@ -97,14 +97,15 @@ impl<'a> Fx<'a, '_> {
             return;
         }
         let op = match self.opcodes.get(mnemonic) {
-            Some(op) => op.clone(),
+            Some(op) => *op,
             None => {
                 let op = crate::ir::opcode::Opcode::from_mnemonic(mnemonic);
-                self.opcodes.insert(mnemonic.to_string(), op.clone());
+                self.opcodes.insert(mnemonic.to_string(), op);
                 op
             }
         };
-        let inst = Inst { guard: None, op, mods: mods.into(), operands, ndefs: ndefs as u8, origin: None };
+        let inst =
+            Inst { guard: None, op, mods: mods.into(), operands: operands.into(), ndefs: ndefs as u8, origin: None };
         self.finish(inst, guard, around);
     }
 

@@ -530,6 +530,13 @@ impl<'a> Fx<'a, '_> {
             v.extend(uses);
             v
         };
-        Inst { guard: None, op: Opcode::from_mnemonic(mnemonic), mods: mods.into(), operands, ndefs, origin: None }
+        Inst {
+            guard: None,
+            op: Opcode::from_mnemonic(mnemonic),
+            mods: mods.into(),
+            operands: operands.into(),
+            ndefs,
+            origin: None,
+        }
     }
 }

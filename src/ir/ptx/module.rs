@@ -403,7 +403,7 @@ impl Fx<'_, '_> {
                     continue;
                 }
                 let mut ops = Vec::with_capacity(i.operands.len());
-                for op in i.operands.drain(..) {
+                for op in std::mem::take(&mut i.operands) {
                     match op {
                         Operand::Reg(Reg::V(RegRef { vreg, comp: None })) => match written.get(&vreg.0) {
                             Some(&m) if m != WHOLE && m != 0 => {
@@ -418,7 +418,7 @@ impl Fx<'_, '_> {
                         other => ops.push(other),
                     }
                 }
-                i.operands = ops;
+                i.operands = ops.into();
             }
         }
     }
