@@ -46,7 +46,13 @@ impl<'a> Fx<'a, '_> {
         let ty = ops::last_type(&mods);
         let bits = ty.map(|t| t.bits).unwrap_or(32);
         let n = vec_len(&mods);
-        let binding = self.param_addr(&i.ops[1]).and_then(|(name, off)| self.lookup(name).map(|b| (b, off)));
+        // `[%rd4+-88]` with `%rd4` a kernel parameter's address plus a constant reads the
+        // bank as `[k_param_0+112]` does (`super::paramptr`).
+        let addr = self.param_addr(&i.ops[1]).map(|(name, off)| match self.param_ptrs.get(name) {
+            Some(&(param, base)) => (param, base.saturating_add(off)),
+            None => (name, off),
+        });
+        let binding = addr.and_then(|(name, off)| self.lookup(name).map(|b| (b, off)));
         match binding {
             Some((Binding::Kernel { offset, .. }, off)) => {
                 let base = u64::from(abi::kernel_param_base(self.ms.sm.version));

@@ -126,6 +126,9 @@ pub(super) struct Fx<'a, 'm> {
     /// The generic path's lowering of each (opcode, modifier text) seen
     /// (`inst::Shape`).
     pub shapes: NameMap<(&'a str, &'a str), std::rc::Rc<super::inst::Shape<'a>>>,
+    /// Registers holding a kernel parameter's address plus a constant
+    /// (`super::paramptr`): a parameter load through one reads the bank.
+    pub param_ptrs: NameMap<&'a str, (&'a str, i64)>,
 }
 
 impl<'a, 'm> Fx<'a, 'm> {

@@ -31,6 +31,7 @@ mod module;
 mod names;
 mod operand;
 pub mod ops;
+mod paramptr;
 pub mod parse;
 mod stmt;
 pub mod stream;

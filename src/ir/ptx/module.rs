@@ -340,6 +340,7 @@ fn lower_function<'a>(
         cur: InstSpans::default(),
         opcodes: NameMap::default(),
         shapes: NameMap::default(),
+        param_ptrs: NameMap::default(),
     };
     // Labels first: branches may jump forward.
     let (mut labels, mut targets) = (Vec::new(), Vec::new());
@@ -353,6 +354,10 @@ fn lower_function<'a>(
         fx.labels.insert(l, n);
     }
     fx.params_and_abi(fd);
+    if fd.kind == AstKind::Entry {
+        let ptrs = super::paramptr::param_pointers(body, |p| matches!(fx.lookup(p), Some(Binding::Kernel { .. })));
+        fx.param_ptrs = ptrs;
+    }
     // The entry block: generated when the body starts with a branch target.
     if let Some(Stmt::Label(l, _)) = first_code(body)
         && targets.contains(l)
