@@ -16,6 +16,20 @@
 //! - `debug`: in process, on the scale kernel: run to the end, `step`, `reverse-step`,
 //!   `live` and a knob re-run (`set knob 684=…`).
 //!
+//! Twelfth round (stop 32: interned operand symbols, a 4-byte opcode, boxed operands, no
+//! spare register slots after the prepasses, the trace's packed bytes grown by an eighth;
+//! 2 cores, load average 1.3–1.6; `cargo bench --bench scale -- scale debug sweep`, one run):
+//!
+//! | shape | before (eleventh round) | after |
+//! |---|---|---|
+//! | scale kernel beside ptxas, default | 0.39 s / 83 MB vs 11.24 s (28.7×) | 0.39 s / **74 MB** vs 11.71 s / 414 MB (30.3×) |
+//! | scale kernel beside ptxas, 64 | 0.36 s / 83 MB vs 8.19 s (22.8×) | 0.32 s / **73 MB** vs 7.29 s / 418 MB (22.9×) |
+//! | scale kernel beside ptxas, 32 | 0.57 s / 119 MB vs 15.65 s (27.3×) | 0.58 s / **111 MB** vs 14.93 s / 491 MB (25.9×) |
+//! | debugger on it: run to the end / knob re-run | 425 ms / 215 ms | 392 ms / 183 ms |
+//! | sweep of 16 budgets | 2.10 s / 297 MB | 2.11 s / **267 MB** |
+//! | REPL `continue`, 5 MB, 614 entries | 1.38 s / 85 MB | 1.11 s / **67 MB** |
+//! | REPL `continue`, 50 MB, 6,136 entries | 14.9 s / 658 MB | 13.6 s / **576 MB** (goal ≤ 500 MB: not met) |
+//!
 //! Eleventh round (issue 25, branches dbg11 and perf11; measured on the merged tree with the
 //! machine quiet, 2 cores, load average 1.2–1.7; `cargo bench --bench scale -- scale debug
 //! sweep`, one run each):
