@@ -83,6 +83,13 @@ fn an_address_register_defined_twice_or_under_a_guard_stays_an_address() {
     // A nested block that declares registers: a name may mean two registers.
     let scoped = kernel("sm_80", true, "{\n.reg .b64 %t<2>;\nmov.b64 %t1, 0;\n}\n");
     assert!(ir(&scoped, false).iter().any(|s| s.contains("LDC.PARAM")), "{:#?}", ir(&scoped, false));
+    // An address outside the parameter (here below it) is not one of its words.
+    let outside = kernel("sm_80", true, "").replace("[%rd2+-24]", "[%rd2+-40]");
+    let loads = field_loads(&ir(&outside, false));
+    assert!(
+        loads.iter().any(|s| s.contains("LDC.PARAM")) && loads.iter().filter(|s| s.contains("c[0x0]")).count() == 2,
+        "{loads:#?}"
+    );
     // An add of a register is not a constant offset.
     let varying = kernel("sm_80", true, "").replace("add.s64 %rd2, %rd1, 32;", "add.s64 %rd2, %rd1, %rd15;");
     assert!(ir(&varying, false).iter().any(|s| s.contains("LDC.PARAM")));

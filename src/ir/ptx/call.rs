@@ -47,10 +47,18 @@ impl<'a> Fx<'a, '_> {
         let bits = ty.map(|t| t.bits).unwrap_or(32);
         let n = vec_len(&mods);
         // `[%rd4+-88]` with `%rd4` a kernel parameter's address plus a constant reads the
-        // bank as `[k_param_0+112]` does (`super::paramptr`).
-        let addr = self.param_addr(&i.ops[1]).map(|(name, off)| match self.param_ptrs.get(name) {
-            Some(&(param, base)) => (param, base.saturating_add(off)),
-            None => (name, off),
+        // bank as `[k_param_0+112]` does (`super::paramptr`) — when the word is inside the
+        // parameter; an address outside it stays a load through the register.
+        let addr = self.param_addr(&i.ops[1]).map(|(name, off)| {
+            if let Some(&(param, base)) = self.param_ptrs.get(name)
+                && let Some(at) = base.checked_add(off)
+                && let Some(Binding::Kernel { bytes, .. }) = self.lookup(param)
+                && u64::try_from(at).is_ok_and(|at| at < bytes)
+            {
+                (param, at)
+            } else {
+                (name, off)
+            }
         });
         let binding = addr.and_then(|(name, off)| self.lookup(name).map(|b| (b, off)));
         match binding {
