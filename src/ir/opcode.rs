@@ -194,8 +194,8 @@ pub const UNKNOWN_INFO: OpInfo = op("?", None, UNKNOWN, "opcode radbg does not k
 /// An opcode: an entry of [`OPCODES`] or a mnemonic radbg does not know, as one
 /// 32-bit number: below `OPCODES.len()` the entry's index, above it an index into the
 /// process's table of unknown mnemonics (each interned once, as [`crate::ir::Atom`]s
-/// are). Four bytes rather than the 16 of an enum holding a `Box<str>`: an
-/// instruction is 64 bytes instead of 72 (issue 25, the IR of a many-entry file).
+/// are). Four bytes rather than the 16 of an enum holding a `Box<str>`: 8 bytes off
+/// every instruction (issue 25, the IR of a many-entry file).
 /// Ordered as the enum it replaces was: every known opcode by its index, then the
 /// unknown ones by name.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -336,6 +336,17 @@ mod tests {
         assert_eq!(narrow, vec![22, 50, 77, 83, 297, 352]);
         let wide: Vec<u16> = (0..400).filter(|&o| prealloc_eligible_wide(o)).collect();
         assert_eq!(wide, vec![22, 50, 51, 77, 83, 110, 111, 112, 113, 114, 279, 289, 297, 352]);
+    }
+
+    #[test]
+    fn orders_and_prints_as_the_enum_it_replaced() {
+        // Interned in the other order than their names sort: the order is by name.
+        let (z, a) = (Opcode::from_mnemonic("ZZ_UNSEEN"), Opcode::from_mnemonic("AA_UNSEEN"));
+        let (first, last) = (Opcode::known(0), Opcode::known(OPCODES.len() as u16 - 1));
+        assert!(first < last && last < a && a < z, "{first:?} {last:?} {a:?} {z:?}");
+        assert_eq!(Opcode::from_mnemonic("ZZ_UNSEEN"), z);
+        assert_eq!(format!("{a:?}"), "Unknown(\"AA_UNSEEN\")");
+        assert_eq!(format!("{first:?}"), "Known(0)");
     }
 
     #[test]
