@@ -73,8 +73,9 @@ pub fn load_path(path: &std::path::Path) -> Result<Loaded, String> {
 pub fn load_path_named(path: &std::path::Path, name: &str) -> Result<Loaded, String> {
     let name = name.to_string();
     let bytes = read_input(path, &name)?;
-    let file = SourceFile::from_bytes(name.clone(), &bytes).map_err(|e| e.render())?;
-    let loaded = if is_ptx(path, &bytes) { import_ptx(&file)? } else { load_ori(&file)? };
+    let ptx = is_ptx(path, &bytes);
+    let file = SourceFile::from_vec(name.clone(), bytes).map_err(|e| e.render())?;
+    let loaded = if ptx { import_ptx(&file)? } else { load_ori(&file)? };
     require_function(&loaded)?;
     Ok(loaded)
 }
@@ -89,7 +90,7 @@ pub fn load_command(path: &std::path::Path, name: &str) -> Result<Loaded, String
         return Err(format!("cannot load {name}: not an Ori IR (.ori) or PTX (.ptx) file"));
     }
     let bytes = read_input(path, name)?;
-    let file = match SourceFile::from_bytes(name, &bytes) {
+    let file = match SourceFile::from_vec(name, bytes) {
         Ok(f) => f,
         Err(e) => return Err(e.diag.render(&e.file)),
     };
@@ -155,6 +156,9 @@ pub fn read_input(path: &std::path::Path, name: &str) -> Result<Vec<u8>, String>
             return Err(too_big());
         }
         let f = std::fs::File::open(path).map_err(|e| format!("cannot read {name}: {e}"))?;
+        // The size and one byte to see the end: no doubling slack (a 50 MB file was
+        // read into 64 MB).
+        buf.reserve_exact(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
         f.take(max.saturating_add(1)).read_to_end(&mut buf).map_err(|e| format!("cannot read {name}: {e}"))?;
     }
     if buf.len() as u64 > max {
@@ -203,12 +207,12 @@ fn finish(file: &SourceFile, m: Module, diags: Vec<Diagnostic>, imported: bool) 
 /// file's syntax tree held beside its IR — issue 25, loading the 50 MB file of 6,138
 /// entries peaked at 1.3 GB); `None` when the file is not split or a group has anything
 /// to report (the whole import then reports it).
-fn import_split(text: &str) -> Option<(crate::ir::ptx::stream::Reimport, Module)> {
+fn import_split(text: &std::sync::Arc<String>) -> Option<(crate::ir::ptx::stream::Reimport, Module)> {
     // One function (the scale kernel): no split, and no second parse.
     if text.matches(".entry").count() + text.matches(".func").count() < 2 {
         return None;
     }
-    crate::ir::ptx::stream::Reimport::load(text.to_string())
+    crate::ir::ptx::stream::Reimport::load(text.clone())
 }
 
 /// Imports PTX (the importer validates the Ori IR it produces); a file of several call

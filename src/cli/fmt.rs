@@ -30,7 +30,7 @@ pub fn run(args: &Args) -> ExitCode {
     }
     let text = crate::ir::print::print_module(&m);
     if args.check {
-        if text != file.text {
+        if text != *file.text {
             eprintln!("{}: not in canonical form (run radbg fmt {} to see it)", file.name, file.name);
             return ExitCode::FAILURE;
         }

@@ -466,7 +466,7 @@ fn debug(cli: &Cli) -> ExitCode {
 pub fn load(path: &Path) -> Result<SourceFile, String> {
     let name = path.display().to_string();
     let bytes = crate::load::read_input(path, &name).map_err(|e| format!("radbg: {e}"))?;
-    SourceFile::from_bytes(if name == "-" { "<stdin>".to_string() } else { name }, &bytes).map_err(|e| e.render())
+    SourceFile::from_vec(if name == "-" { "<stdin>".to_string() } else { name }, bytes).map_err(|e| e.render())
 }
 
 #[cfg(test)]

@@ -97,7 +97,15 @@ pub struct Debugger {
     /// How many times going back inside the prepasses rebuilt the functions it touched
     /// instead of replaying from the start (`rewind_prepasses`; for tests).
     prepass_rewinds: usize,
+    /// The function whose allocation's first event was the last one recorded, and that
+    /// event's index: its events are elided from the trace when it ends ([`Debugger::elide`]).
+    alloc_open: Option<(usize, usize)>,
 }
+
+/// A finished allocation of at most this many events has its per-vreg events dropped
+/// from the trace and replayed when read (`Trace::elide`): a replay is then a few
+/// milliseconds, inside the step budget; a longer one keeps them.
+pub const ELIDE_MAX_EVENTS: usize = 1 << 15;
 
 /// What a whole run produced, for diffs between runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -168,6 +176,7 @@ impl Debugger {
             previous: None,
             last_temporary: None,
             prepass_rewinds: 0,
+            alloc_open: None,
         }
     }
 
@@ -303,6 +312,7 @@ impl Debugger {
             );
         } else {
             self.trace.push(ev.clone());
+            self.elide(&ev);
         }
         self.now = Some(ev);
         self.cursor += 1;
@@ -332,6 +342,49 @@ impl Debugger {
         true
     }
 
+    /// Notes where a function's allocation starts (its first event, recorded right after
+    /// its budget event) and, at its end (the check or statistics event), drops its
+    /// packed events from the trace, to be replayed from its recipe when read (issue 25:
+    /// the per-vreg events of every finished function were most of the trace).
+    fn elide(&mut self, ev: &Event) {
+        let at = self.trace.len() - 1;
+        let Some(fi) = ev.func else { return };
+        match &ev.kind {
+            EventKind::Alloc(_) | EventKind::Briggs(_) => {
+                let after_budget = at
+                    .checked_sub(1)
+                    .and_then(|i| self.trace.get(i))
+                    .is_some_and(|p| p.func == Some(fi) && matches!(p.kind, EventKind::Budget { .. }));
+                if after_budget {
+                    self.alloc_open = Some((fi, at));
+                }
+            }
+            EventKind::Check { .. } | EventKind::Stats { .. } => {
+                let Some((f, start)) = self.alloc_open.take() else { return };
+                let done = self.machine.funcs.get(fi).and_then(|r| r.alloc.as_ref()).filter(|a| a.has_recipe());
+                let (Some(done), true) = (done, f == fi && at - start <= ELIDE_MAX_EVENTS) else { return };
+                let recipe = done.compact();
+                let replay: crate::engine::trace::Replay = Arc::new(move || {
+                    let events = recipe.replay_events()?;
+                    Some(
+                        events
+                            .into_iter()
+                            .map(|e| Event {
+                                func: Some(fi),
+                                kind: match e {
+                                    crate::alloc::run::RunEvent::FatPoint(a) => EventKind::Alloc(a),
+                                    crate::alloc::run::RunEvent::Briggs(b) => EventKind::Briggs(b),
+                                },
+                            })
+                            .collect(),
+                    )
+                });
+                self.trace.elide(start, replay);
+            }
+            _ => self.alloc_open = None,
+        }
+    }
+
     /// Drops the checkpoints taken during other functions' allocations.
     fn hold_allocation_checkpoints(&mut self, fi: usize) {
         if self.dense_func == Some(fi) {
@@ -347,6 +400,7 @@ impl Debugger {
             return;
         }
         if target < self.cursor {
+            self.alloc_open = None;
             let i = self.checkpoints.partition_point(|c| c.0 <= target) - 1;
             let k = self.checkpoints[i].0;
             let m = self.restore(i);
@@ -804,6 +858,7 @@ impl Debugger {
             }
         }
         self.trace.truncate(self.cursor);
+        self.alloc_open = None;
         // Find the equivalent event.
         let old = old_event?;
         if old_cursor <= self.cursor {

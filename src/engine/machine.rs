@@ -62,6 +62,16 @@ pub struct FuncResult {
     pub final_live: Option<Arc<Liveness>>,
     /// What each prepass did to the R peak (with `RunOptions::record_stages`).
     pub stage_record: Option<crate::prepass::record::StageRecord>,
+    /// Set once the uninit stage has passed: `cfg`, `live` and `sweeps` are then dropped
+    /// (no later stage reads them; call lowering sets them again for a function it
+    /// changes), and a query for the pipeline's liveness computes it again
+    /// ([`Machine::pipeline_liveness`]). Issue 25: the debugger held every function's
+    /// CFG, liveness and sweep lists, 52 MB of the 50 MB many-entry file's run.
+    pub live_dropped: bool,
+    /// That liveness, computed on the first query (the function's IR does not change
+    /// between the uninit stage and lowering, which writes `live`, so the cell is shared
+    /// with the snapshots that share this result).
+    pub relive: std::sync::OnceLock<Arc<Liveness>>,
 }
 
 impl FuncResult {
@@ -299,8 +309,27 @@ impl Machine {
                 .get(fi)
                 .and_then(|r| r.final_live.as_deref())
                 .filter(|_| self.cur.is_none() || self.pos.func != fi),
-            _ => self.funcs.get(fi).and_then(|r| r.live.as_deref()),
+            _ => self.pipeline_liveness(fi),
         }
+    }
+
+    /// The pipeline's liveness of function `fi` (before allocation): as computed by its
+    /// liveness stage (or call lowering), or computed again once that was dropped
+    /// ([`FuncResult::live_dropped`]).
+    pub fn pipeline_liveness(&self, fi: usize) -> Option<&Liveness> {
+        let r = self.funcs.get(fi)?;
+        if let Some(l) = r.live.as_deref() {
+            return Some(l);
+        }
+        if !r.live_dropped {
+            return None;
+        }
+        let l = r.relive.get_or_init(|| {
+            let f = &self.module.functions[fi];
+            let c = cfg::build(f, cfg::loop_weight(&self.knobs));
+            Arc::new(liveness::compute(f, &c, &exit_live(&self.module, fi)))
+        });
+        Some(l)
     }
 
     /// The allocator state table (the fat-point state object by ptxas byte offset) at the
@@ -468,12 +497,11 @@ impl Machine {
                 }
                 Stage::Uninit => {
                     let ev = stages::uninit(self, fi);
-                    if self.opts.batch {
-                        // Nothing after this stage reads them in a batch run (lowering
-                        // recomputes what it changes; the allocator builds its own).
-                        self.funcs[fi].cfg = None;
-                        self.funcs[fi].live = None;
-                    }
+                    // Nothing after this stage reads them (lowering recomputes what it
+                    // changes; the allocator builds its own); a query computes the
+                    // liveness again (`pipeline_liveness`).
+                    let r = &mut self.funcs[fi];
+                    (r.cfg, r.live, r.sweeps, r.live_dropped) = (None, None, Vec::new(), true);
                     if fi + 1 < self.funcs.len() {
                         self.pos = Pos { stage: Stage::Cfg, func: fi + 1, sub: 0 };
                     } else {

@@ -11,10 +11,17 @@
 //! stays whole, so what is read back always equals what was pushed
 //! (`tests/engine_memory.rs` compares traces with the old debugger's).
 //!
+//! A finished function's packed events can be dropped and given back by running its
+//! allocation again ([`Trace::elide`]; the allocators are deterministic): on the 50 MB
+//! many-entry file they were 44 MB of the debugger's 590 MB. Only functions whose
+//! allocation is short are elided, so a read gives its event back in a few
+//! milliseconds; the last function run again is kept for sequential reads.
+//!
 //! Owns: the trace's storage and its read-only views ([`Events`], also over a plain slice
 //! of events for the side runs of `why` and `differ`). Must not know the machine.
 
 use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
 
 use crate::alloc::AllocEvent;
 use crate::alloc::event::Assign;
@@ -22,19 +29,49 @@ use crate::alloc::order::List;
 use crate::engine::event::{Event, EventKind};
 use crate::ir::{RegClass, VRegId};
 
-/// A slot with this bit set is a packed event at the byte offset below it; otherwise the
-/// index of a whole event.
+/// A slot with this bit set is a packed event at the byte offset below it (or, with
+/// [`ELIDED`] too, an elided one: the index of its run below it); otherwise the index of
+/// a whole event.
 const PACKED: u32 = 1 << 31;
+/// With [`PACKED`]: the event was dropped and comes back from its run's replay.
+const ELIDED: u32 = 1 << 30;
+
+/// Gives back the events of a dropped run, in order (`None` when it cannot: then the
+/// events read as absent, which a deterministic replay never causes).
+pub type Replay = Arc<dyn Fn() -> Option<Vec<Event>> + Send + Sync>;
+
+/// A run of events whose packed ones were dropped: the first event's index and how to
+/// get them all back.
+#[derive(Clone)]
+struct Elided {
+    start: usize,
+    replay: Replay,
+}
 
 const TAG_CONSTRAINTS: u8 = 1;
 const TAG_ASSIGN: u8 = 2;
 
 /// The events of a run, in order.
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub struct Trace {
     slots: Vec<u32>,
     whole: Vec<Event>,
     bytes: Vec<u8>,
+    elided: Vec<Elided>,
+    /// The elided run read last, and its events (reads go in order, mostly).
+    replayed: Mutex<Option<(usize, Arc<Vec<Event>>)>>,
+}
+
+impl Clone for Trace {
+    fn clone(&self) -> Trace {
+        Trace {
+            slots: self.slots.clone(),
+            whole: self.whole.clone(),
+            bytes: self.bytes.clone(),
+            elided: self.elided.clone(),
+            replayed: Mutex::new(None),
+        }
+    }
 }
 
 impl Trace {
@@ -64,7 +101,7 @@ impl Trace {
         // on the 5 MB many-entry file). A packed event is under 128 bytes.
         room(&mut self.bytes, 128);
         let at = self.bytes.len();
-        if at < PACKED as usize && pack(&ev, &mut self.bytes) {
+        if at < ELIDED as usize && pack(&ev, &mut self.bytes) {
             self.slots.push(PACKED | at as u32);
             return;
         }
@@ -85,9 +122,12 @@ impl Trace {
         }
         // The storage of the events kept ends where the first event dropped of each kind starts.
         let dropped = &self.slots[n..];
-        if let Some(&s) = dropped.iter().find(|&&s| s & PACKED != 0) {
+        if let Some(&s) = dropped.iter().find(|&&s| s & (PACKED | ELIDED) == PACKED) {
             self.bytes.truncate((s & !PACKED) as usize);
         }
+        // A run that starts among the events kept stays: its replay still gives them.
+        self.elided.retain(|e| e.start < n);
+        *self.replayed.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
         if let Some(&s) = dropped.iter().find(|&&s| s & PACKED == 0) {
             self.whole.truncate(s as usize);
         }
@@ -100,7 +140,46 @@ impl Trace {
         if s & PACKED == 0 {
             return self.whole.get(s as usize).map(Cow::Borrowed);
         }
+        if s & ELIDED != 0 {
+            return self.replayed((s & !(PACKED | ELIDED)) as usize, i).map(Cow::Owned);
+        }
         unpack(self.bytes.get((s & !PACKED) as usize..)?).map(Cow::Owned)
+    }
+
+    /// Event `i` of elided run `k`, replaying the run unless it was the last one read.
+    fn replayed(&self, k: usize, i: usize) -> Option<Event> {
+        let e = self.elided.get(k)?;
+        let mut cache = self.replayed.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let events = match &*cache {
+            Some((at, evs)) if *at == k => evs.clone(),
+            _ => {
+                let evs = Arc::new((e.replay)()?);
+                *cache = Some((k, evs.clone()));
+                evs
+            }
+        };
+        events.get(i.checked_sub(e.start)?).cloned()
+    }
+
+    /// Drops the packed events from `start` to the end, which `replay` gives back (all
+    /// the events from `start` on, in order): the caller's promise, kept by a
+    /// deterministic allocator. Their bytes must be the last ones held: the events
+    /// after them are whole.
+    pub fn elide(&mut self, start: usize, replay: Replay) {
+        let k = self.elided.len() as u32;
+        if k >= ELIDED {
+            return;
+        }
+        let mut from = None;
+        for s in self.slots.iter_mut().skip(start) {
+            if *s & (PACKED | ELIDED) == PACKED {
+                from.get_or_insert(*s & !PACKED);
+                *s = PACKED | ELIDED | k;
+            }
+        }
+        let Some(from) = from else { return };
+        self.bytes.truncate(from as usize);
+        self.elided.push(Elided { start, replay });
     }
 
     /// All events.
@@ -110,7 +189,10 @@ impl Trace {
 
     /// Bytes held (for tests that the trace stays compact).
     pub fn heap_bytes(&self) -> usize {
-        self.slots.capacity() * 4 + self.whole.capacity() * std::mem::size_of::<Event>() + self.bytes.capacity()
+        self.slots.capacity() * 4
+            + self.whole.capacity() * std::mem::size_of::<Event>()
+            + self.bytes.capacity()
+            + self.elided.capacity() * std::mem::size_of::<Elided>()
     }
 }
 
@@ -396,6 +478,45 @@ mod tests {
         let s = Events::from(&evs[..]);
         assert_eq!(s.slice(1..3).len(), 2);
         assert!(t.is_empty());
+    }
+
+    #[test]
+    fn an_elided_run_reads_back_from_its_replay_and_truncates() {
+        let run: Vec<Event> = (0..40).map(|k| assign(k, Some(k as u16), k)).collect();
+        let check = Event { func: Some(7), kind: EventKind::Check { errors: Vec::new() } };
+        let head = [Event { func: None, kind: EventKind::Done }, assign(99, None, 0)];
+        let mut t = Trace::new();
+        for e in head.iter().chain(&run).chain([&check]) {
+            t.push(e.clone());
+        }
+        let replays = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (r, n) = (run.clone(), replays.clone());
+        t.elide(
+            head.len(),
+            Arc::new(move || {
+                n.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                Some(r.clone())
+            }),
+        );
+        // Only the run's packed bytes went: the head's stay.
+        assert_eq!(t.bytes.len(), {
+            let mut b = Vec::new();
+            pack(&head[1], &mut b);
+            b.len()
+        });
+        let all: Vec<Event> = head.iter().chain(&run).chain([&check]).cloned().collect();
+        assert_eq!(t.events().to_vec(), all);
+        assert_eq!(replays.load(std::sync::atomic::Ordering::Relaxed), 1, "read in order: one replay");
+        // Cut inside the run: the events kept still come from it; new ones pack after.
+        t.truncate(head.len() + 10);
+        t.push(assign(500, Some(1), 1));
+        assert_eq!(t.get(head.len() + 9).as_deref(), Some(&run[9]));
+        assert_eq!(t.get(head.len() + 10).as_deref(), Some(&assign(500, Some(1), 1)));
+        assert_eq!(t.get(1).as_deref(), Some(&head[1]));
+        // Cut before it: the run is gone.
+        t.truncate(1);
+        assert!(t.elided.is_empty());
+        assert_eq!(t.events().to_vec(), head[..1]);
     }
 
     #[test]

@@ -49,7 +49,10 @@ pub const MAX_FILE_BYTES: usize = u32::MAX as usize - 1;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SourceFile {
     pub name: String,
-    pub text: String,
+    /// Shared, not copied, with what keeps the text after the load (the debugger's
+    /// `ir::ptx::stream::Reimport`): the 50 MB many-entry file's load held four copies of
+    /// its text at once (issue 25).
+    pub text: std::sync::Arc<String>,
     /// Byte offset of the first character of every line (the first is 0).
     line_starts: Vec<u32>,
 }
@@ -83,7 +86,20 @@ impl SourceFile {
         }
         let mut line_starts = vec![0u32];
         line_starts.extend(text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i as u32 + 1));
-        SourceFile { name: name.into(), text, line_starts }
+        SourceFile { name: name.into(), text: std::sync::Arc::new(text), line_starts }
+    }
+
+    /// Like [`SourceFile::from_bytes`], taking the bytes read: valid UTF-8 becomes the
+    /// text without a copy (a file's bytes, its text and the text a loader keeps were
+    /// three copies of a 50 MB file at the load's peak, issue 25).
+    pub fn from_vec(name: impl Into<String>, bytes: Vec<u8>) -> Result<SourceFile, Box<DecodeError>> {
+        if bytes.len() > MAX_FILE_BYTES {
+            return SourceFile::from_bytes(name, &bytes);
+        }
+        match String::from_utf8(bytes) {
+            Ok(text) => Ok(SourceFile::new(name, text)),
+            Err(e) => SourceFile::from_bytes(name, e.as_bytes()),
+        }
     }
 
     /// Decodes bytes read from a file: invalid UTF-8 and oversized files are errors

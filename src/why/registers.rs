@@ -445,7 +445,7 @@ pub fn report(cx: &Ctx, fi: usize) -> Report {
     let placed = cx.placement(fi);
     let a = placed.as_ref();
     let r = &m.funcs[fi];
-    let live = a.map(|a| &a.analysis.live).or(r.live.as_deref());
+    let live = a.map(|a| &a.analysis.live).or_else(|| m.pipeline_liveness(fi));
     let mut files = Vec::new();
     if let Some(live) = live {
         let present: Vec<RegFile> =

@@ -111,6 +111,20 @@ impl Finished {
         }
     }
 
+    /// The allocation's events, run again from the recipe (`None` for a held run
+    /// without one): what the debugger's trace gives back for a finished function
+    /// whose per-vreg events it dropped (`engine::trace`, issue 25).
+    pub fn replay_events(&self) -> Option<Vec<crate::alloc::run::RunEvent>> {
+        let Inner::Lazy { recipe, .. } = &*self.0 else { return None };
+        let f = recipe.module.functions[recipe.fi].clone();
+        let mut run = AllocRun::new(recipe.kind, f, recipe.config());
+        let mut out = Vec::new();
+        while let Some(ev) = run.step() {
+            out.push(ev);
+        }
+        Some(out)
+    }
+
     fn replay(r: &Recipe) -> AllocRun {
         let f = r.module.functions[r.fi].clone();
         let mut run = AllocRun::new(r.kind, f, r.config());

@@ -122,7 +122,7 @@ pub fn plan(src: &str) -> Option<Plan<'_>> {
 /// stages rewrite). The import is deterministic, so what comes back is what was loaded.
 #[derive(Clone)]
 pub struct Reimport {
-    text: std::sync::Arc<str>,
+    text: std::sync::Arc<String>,
     groups: std::sync::Arc<Groups>,
 }
 
@@ -146,7 +146,8 @@ impl std::fmt::Debug for Reimport {
 impl Reimport {
     /// A file's text and its module, when the file imports group by group
     /// ([`Plan::import_all`]); `None` when it does not (the caller imports it whole).
-    pub fn load(text: String) -> Option<(Reimport, Module)> {
+    pub fn load(text: impl Into<std::sync::Arc<String>>) -> Option<(Reimport, Module)> {
+        let text = text.into();
         let p = plan(&text).filter(|p| p.len() >= 2)?;
         let (module, hoisted) = p.import_all_hoisted()?;
         let ids = p.groups.iter().map(|g| g.1.clone()).collect();
@@ -164,7 +165,7 @@ impl Reimport {
         }
         let groups = Groups { hoisted, ids, bodies };
         drop(p);
-        Some((Reimport { text: text.into(), groups: std::sync::Arc::new(groups) }, module))
+        Some((Reimport { text, groups: std::sync::Arc::new(groups) }, module))
     }
 
     /// The whole module as loaded (`None` only if the text no longer imports, which a
