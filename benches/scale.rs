@@ -610,6 +610,34 @@ fn debug(huge: &Result<PathBuf, String>) {
     let t = [40, 60].iter().map(|v| exec(&mut s, &format!("set knob 684={v}"))).min().unwrap_or_default();
     println!("  knob re-run (set knob 684=…): {:.0} ms, best of 2 (budget 500 ms)", ms(t));
     drop(s);
+    // A file of many entries after a run to the end: every finished function's
+    // allocation events are dropped from the trace and replayed when read
+    // (`Trace::elide`), so a step back into one runs its allocation again.
+    println!("the debugger on the 5 MB file of separate entries (in process):");
+    match many_entries(5_000_000)
+        .and_then(|(t, _)| write_input("many_5MB.ptx", &t))
+        .and_then(|p| radbg::load::load_path(&p).map(|l| (p, l)))
+    {
+        Ok((p, loaded)) => {
+            let mut s = Session::new();
+            s.open_loaded(loaded, &p.display().to_string());
+            let t_run = exec(&mut s, "goto 100000000");
+            let total = s.dbg.as_ref().map_or(0, |d| d.cursor());
+            let mid = format!("goto {}", total / 2);
+            println!("  run to the end: {total} events in {:.0} ms", ms(t_run));
+            // A function's allocation is ~500 events here: 600 back lands in the one
+            // before, whose events are replayed (the worst a single step back meets).
+            println!(
+                "  at event {}: step {:.2} ms, reverse-step {:.2} ms, reverse-step 600 (into the function before) {:.2} ms, live {:.2} ms (budget 10 ms each)",
+                total / 2,
+                ms(best(&mut s, 10, &mid, "step")),
+                ms(best(&mut s, 10, &mid, "reverse-step")),
+                ms(best(&mut s, 10, &mid, "reverse-step 600")),
+                ms(best(&mut s, 10, &mid, "live"))
+            );
+        }
+        Err(e) => println!("  skipped: {e}"),
+    }
     // The REPL on the files of separate entries, `continue` to the end (a child under
     // /usr/bin/time): the debugger holds its allocation checkpoints for one function at
     // a time (issue 25). The loader's estimate for the debugger lets the 50 MB file open

@@ -65,9 +65,10 @@ fn the_trace_holds_a_fraction_of_an_event_per_step() {
     let per_event = d.trace_bytes() / n;
     let event = std::mem::size_of::<radbg::engine::Event>();
     assert!(n > 5000 && per_event * 3 <= event * 2, "{per_event} bytes, {n} events");
-    // The per-vreg events of the finished functions are dropped and replayed from their
-    // recipes when read (`Trace::elide`): 18 bytes an event here, 29 when they were held.
-    assert!(per_event <= 20, "{per_event} bytes an event: the finished functions' events are held");
+    // The allocation events of the finished functions are dropped and replayed from
+    // their recipes when read (`Trace::elide`): 9 bytes an event here, 29 when they were
+    // held (18 with only their packed bytes dropped).
+    assert!(per_event <= 12, "{per_event} bytes an event: the finished functions' events are held");
     // Read back in full, the packed trace is the run's events in order.
     let mut m = radbg::engine::Machine::new(
         radbg::ir::ptx::import_text(&many_entries(40)).module.expect("imports"),

@@ -105,7 +105,7 @@ pub struct Debugger {
 /// A finished allocation of at most this many events has its per-vreg events dropped
 /// from the trace and replayed when read (`Trace::elide`): a replay is then a few
 /// milliseconds, inside the step budget; a longer one keeps them.
-pub const ELIDE_MAX_EVENTS: usize = 1 << 15;
+pub const ELIDE_MAX_EVENTS: usize = 1 << 12;
 
 /// What a whole run produced, for diffs between runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -344,8 +344,8 @@ impl Debugger {
 
     /// Notes where a function's allocation starts (its first event, recorded right after
     /// its budget event) and, at its end (the check or statistics event), drops its
-    /// packed events from the trace, to be replayed from its recipe when read (issue 25:
-    /// the per-vreg events of every finished function were most of the trace).
+    /// events from the trace, to be replayed from its recipe when read (issue 25: the
+    /// per-vreg events of every finished function were most of the trace).
     fn elide(&mut self, ev: &Event) {
         let at = self.trace.len() - 1;
         let Some(fi) = ev.func else { return };
@@ -361,7 +361,14 @@ impl Debugger {
             }
             EventKind::Check { .. } | EventKind::Stats { .. } => {
                 let Some((f, start)) = self.alloc_open.take() else { return };
-                let done = self.machine.funcs.get(fi).and_then(|r| r.alloc.as_ref()).filter(|a| a.has_recipe());
+                // Only the fat-point allocator's: `Events::whole` gives the Briggs events
+                // held (`query::briggs_events`).
+                let done = self
+                    .machine
+                    .funcs
+                    .get(fi)
+                    .and_then(|r| r.alloc.as_ref())
+                    .filter(|a| a.has_recipe() && a.fatpoint().is_some());
                 let (Some(done), true) = (done, f == fi && at - start <= ELIDE_MAX_EVENTS) else { return };
                 let recipe = done.compact();
                 let replay: crate::engine::trace::Replay = Arc::new(move || {
@@ -379,7 +386,7 @@ impl Debugger {
                             .collect(),
                     )
                 });
-                self.trace.elide(start, replay);
+                self.trace.elide(start, at, replay);
             }
             _ => self.alloc_open = None,
         }

@@ -11,11 +11,11 @@
 //! stays whole, so what is read back always equals what was pushed
 //! (`tests/engine_memory.rs` compares traces with the old debugger's).
 //!
-//! A finished function's packed events can be dropped and given back by running its
+//! A finished function's allocation events can be dropped and given back by running its
 //! allocation again ([`Trace::elide`]; the allocators are deterministic): on the 50 MB
-//! many-entry file they were 44 MB of the debugger's 590 MB. Only functions whose
-//! allocation is short are elided, so a read gives its event back in a few
-//! milliseconds; the last function run again is kept for sequential reads.
+//! many-entry file their packed bytes were 44 MB and their slots 12 MB of the debugger's
+//! 590 MB. Only functions whose allocation is short are elided, so a read gives its
+//! event back in a few milliseconds; the last run replayed is kept for reads in order.
 //!
 //! Owns: the trace's storage and its read-only views ([`Events`], also over a plain slice
 //! of events for the side runs of `why` and `differ`). Must not know the machine.
@@ -29,34 +29,44 @@ use crate::alloc::order::List;
 use crate::engine::event::{Event, EventKind};
 use crate::ir::{RegClass, VRegId};
 
-/// A slot with this bit set is a packed event at the byte offset below it (or, with
-/// [`ELIDED`] too, an elided one: the index of its run below it); otherwise the index of
-/// a whole event.
+/// A slot with this bit set is a packed event at the byte offset below it; otherwise the
+/// index of a whole event.
 const PACKED: u32 = 1 << 31;
-/// With [`PACKED`]: the event was dropped and comes back from its run's replay.
-const ELIDED: u32 = 1 << 30;
+
+const TAG_CONSTRAINTS: u8 = 1;
+const TAG_ASSIGN: u8 = 2;
 
 /// Gives back the events of a dropped run, in order (`None` when it cannot: then the
 /// events read as absent, which a deterministic replay never causes).
 pub type Replay = Arc<dyn Fn() -> Option<Vec<Event>> + Send + Sync>;
 
-/// A run of events whose packed ones were dropped: the first event's index and how to
-/// get them all back.
+/// A run of events dropped from the trace: where it starts, how many events it has, how
+/// many were dropped before it (so the slots of the events after it are found), and how
+/// to get them back.
 #[derive(Clone)]
 struct Elided {
     start: usize,
+    len: usize,
+    before: usize,
     replay: Replay,
 }
 
-const TAG_CONSTRAINTS: u8 = 1;
-const TAG_ASSIGN: u8 = 2;
+/// Where event `i` is held.
+enum Loc {
+    /// Its slot.
+    Slot(usize),
+    /// In elided run `k`.
+    Run(usize),
+}
 
 /// The events of a run, in order.
 #[derive(Default)]
 pub struct Trace {
+    /// One per event held, in order: the events of elided runs have none.
     slots: Vec<u32>,
     whole: Vec<Event>,
     bytes: Vec<u8>,
+    /// Ascending by start, not overlapping.
     elided: Vec<Elided>,
     /// The elided run read last, and its events (reads go in order, mostly).
     replayed: Mutex<Option<(usize, Arc<Vec<Event>>)>>,
@@ -79,12 +89,26 @@ impl Trace {
         Trace::default()
     }
 
+    /// Events dropped in elided runs.
+    fn dropped(&self) -> usize {
+        self.elided.last().map_or(0, |e| e.before + e.len)
+    }
+
     pub fn len(&self) -> usize {
-        self.slots.len()
+        self.slots.len() + self.dropped()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.slots.is_empty()
+        self.len() == 0
+    }
+
+    fn locate(&self, i: usize) -> Loc {
+        let k = self.elided.partition_point(|e| e.start <= i);
+        match k.checked_sub(1).map(|k| (k, &self.elided[k])) {
+            Some((k, e)) if i < e.start + e.len => Loc::Run(k),
+            Some((_, e)) => Loc::Slot(i - e.before - e.len),
+            None => Loc::Slot(i),
+        }
     }
 
     /// Appends an event.
@@ -101,7 +125,7 @@ impl Trace {
         // on the 5 MB many-entry file). A packed event is under 128 bytes.
         room(&mut self.bytes, 128);
         let at = self.bytes.len();
-        if at < ELIDED as usize && pack(&ev, &mut self.bytes) {
+        if at < PACKED as usize && pack(&ev, &mut self.bytes) {
             self.slots.push(PACKED | at as u32);
             return;
         }
@@ -117,33 +141,44 @@ impl Trace {
 
     /// Keeps the first `n` events.
     pub fn truncate(&mut self, n: usize) {
-        if n >= self.slots.len() {
+        if n >= self.len() {
             return;
         }
+        // A run that starts among the events kept keeps those events.
+        self.elided.retain(|e| e.start < n);
+        if let Some(e) = self.elided.last_mut() {
+            e.len = e.len.min(n - e.start);
+        }
+        *self.replayed.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        let keep = n - self.dropped().min(n);
         // The storage of the events kept ends where the first event dropped of each kind starts.
-        let dropped = &self.slots[n..];
-        if let Some(&s) = dropped.iter().find(|&&s| s & (PACKED | ELIDED) == PACKED) {
+        let dropped = &self.slots[keep.min(self.slots.len())..];
+        if let Some(&s) = dropped.iter().find(|&&s| s & PACKED != 0) {
             self.bytes.truncate((s & !PACKED) as usize);
         }
-        // A run that starts among the events kept stays: its replay still gives them.
-        self.elided.retain(|e| e.start < n);
-        *self.replayed.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
         if let Some(&s) = dropped.iter().find(|&&s| s & PACKED == 0) {
             self.whole.truncate(s as usize);
         }
-        self.slots.truncate(n);
+        self.slots.truncate(keep);
     }
 
     /// Event `i`.
     pub fn get(&self, i: usize) -> Option<Cow<'_, Event>> {
-        let s = *self.slots.get(i)?;
+        let s = match self.locate(i) {
+            Loc::Run(k) => return self.replayed(k, i).map(Cow::Owned),
+            Loc::Slot(s) => *self.slots.get(s)?,
+        };
         if s & PACKED == 0 {
             return self.whole.get(s as usize).map(Cow::Borrowed);
         }
-        if s & ELIDED != 0 {
-            return self.replayed((s & !(PACKED | ELIDED)) as usize, i).map(Cow::Owned);
-        }
         unpack(self.bytes.get((s & !PACKED) as usize..)?).map(Cow::Owned)
+    }
+
+    /// The event `i` when it is held whole (not packed, not in an elided run).
+    fn get_whole(&self, i: usize) -> Option<&Event> {
+        let Loc::Slot(s) = self.locate(i) else { return None };
+        let s = *self.slots.get(s)?;
+        if s & PACKED == 0 { self.whole.get(s as usize) } else { None }
     }
 
     /// Event `i` of elided run `k`, replaying the run unless it was the last one read.
@@ -161,25 +196,40 @@ impl Trace {
         events.get(i.checked_sub(e.start)?).cloned()
     }
 
-    /// Drops the packed events from `start` to the end, which `replay` gives back (all
-    /// the events from `start` on, in order): the caller's promise, kept by a
-    /// deterministic allocator. Their bytes must be the last ones held: the events
-    /// after them are whole.
-    pub fn elide(&mut self, start: usize, replay: Replay) {
-        let k = self.elided.len() as u32;
-        if k >= ELIDED {
-            return;
+    /// Drops events `start..end`, which `replay` gives back (it returns at least those,
+    /// from `start` on, in order: the caller's promise, kept by a deterministic
+    /// allocator). They must follow every run dropped before, and the events after them
+    /// must be whole (then their bytes are the last ones held): otherwise nothing is
+    /// dropped and false comes back.
+    pub fn elide(&mut self, start: usize, end: usize, replay: Replay) -> bool {
+        let before = self.dropped();
+        if start < before || end <= start || end > self.len() {
+            return false;
         }
-        let mut from = None;
-        for s in self.slots.iter_mut().skip(start) {
-            if *s & (PACKED | ELIDED) == PACKED {
-                from.get_or_insert(*s & !PACKED);
-                *s = PACKED | ELIDED | k;
+        if self.elided.last().is_some_and(|e| e.start + e.len > start) {
+            return false;
+        }
+        let (s0, s1) = (start - before, end - before);
+        if self.slots[s1..].iter().any(|&s| s & PACKED != 0) {
+            return false;
+        }
+        let run = &self.slots[s0..s1];
+        if let Some(&s) = run.iter().find(|&&s| s & PACKED != 0) {
+            self.bytes.truncate((s & !PACKED) as usize);
+        }
+        // The run's whole events are consecutive in `whole`; the ones after the run
+        // move down.
+        let wholes: Vec<u32> = run.iter().copied().filter(|&s| s & PACKED == 0).collect();
+        if let (Some(&w0), n) = (wholes.first(), wholes.len()) {
+            self.whole.drain(w0 as usize..w0 as usize + n);
+            for s in &mut self.slots[s1..] {
+                *s -= n as u32;
             }
         }
-        let Some(from) = from else { return };
-        self.bytes.truncate(from as usize);
-        self.elided.push(Elided { start, replay });
+        self.slots.drain(s0..s1);
+        self.elided.push(Elided { start, len: end - start, before, replay });
+        *self.replayed.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        true
     }
 
     /// All events.
@@ -262,7 +312,8 @@ impl<'a> Events<'a> {
     }
 
     /// The events stored whole, with their index in this run: every event but the
-    /// packed per-vreg events of the fat-point allocator (`Constraints`, `Assign`),
+    /// packed per-vreg events of the fat-point allocator (`Constraints`, `Assign`) and
+    /// the events of elided runs (finished fat-point allocations: `Trace::elide`),
     /// borrowed for as long as the trace.
     pub fn whole(&self) -> impl DoubleEndedIterator<Item = (usize, &'a Event)> + use<'a> {
         let (t, r, s): (Option<&'a Trace>, std::ops::Range<usize>, &'a [Event]) = match self {
@@ -271,10 +322,7 @@ impl<'a> Events<'a> {
         };
         let start = r.start;
         r.filter_map(move |k| match t {
-            Some(t) => {
-                let slot = t.slots[k];
-                (slot & PACKED == 0).then(|| (k - start, &t.whole[slot as usize]))
-            }
+            Some(t) => t.get_whole(k).map(|e| (k - start, e)),
             None => Some((k, &s[k])),
         })
     }
@@ -482,36 +530,43 @@ mod tests {
 
     #[test]
     fn an_elided_run_reads_back_from_its_replay_and_truncates() {
-        let run: Vec<Event> = (0..40).map(|k| assign(k, Some(k as u16), k)).collect();
+        let start = Event { func: Some(7), kind: EventKind::Check { errors: vec!["start".into()] } };
+        let mut run: Vec<Event> = (0..40).map(|k| assign(k, Some(k as u16), k)).collect();
+        run.insert(20, start.clone());
         let check = Event { func: Some(7), kind: EventKind::Check { errors: Vec::new() } };
         let head = [Event { func: None, kind: EventKind::Done }, assign(99, None, 0)];
+        let all: Vec<Event> = head.iter().chain(&run).chain([&check]).cloned().collect();
         let mut t = Trace::new();
-        for e in head.iter().chain(&run).chain([&check]) {
+        for e in &all {
             t.push(e.clone());
         }
         let replays = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let (r, n) = (run.clone(), replays.clone());
-        t.elide(
-            head.len(),
-            Arc::new(move || {
-                n.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                Some(r.clone())
-            }),
-        );
-        // Only the run's packed bytes went: the head's stay.
-        assert_eq!(t.bytes.len(), {
-            let mut b = Vec::new();
-            pack(&head[1], &mut b);
-            b.len()
+        let replay: Replay = Arc::new(move || {
+            n.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Some(r.clone())
         });
-        let all: Vec<Event> = head.iter().chain(&run).chain([&check]).cloned().collect();
+        // Not at the end with packed events after it, nor overlapping: refused.
+        assert!(!t.elide(0, 1, replay.clone()));
+        assert!(t.elide(head.len(), head.len() + run.len(), replay.clone()));
+        assert!(!t.elide(head.len() + 1, head.len() + 2, replay));
+        // The run holds nothing: the head's bytes and the two whole events outside it stay.
+        let mut b = Vec::new();
+        pack(&head[1], &mut b);
+        assert_eq!((t.bytes.len(), t.whole.len(), t.slots.len()), (b.len(), 2, 3));
+        assert_eq!(t.len(), all.len());
         assert_eq!(t.events().to_vec(), all);
         assert_eq!(replays.load(std::sync::atomic::Ordering::Relaxed), 1, "read in order: one replay");
+        let wholes: Vec<usize> = t.events().whole().map(|(i, _)| i).collect();
+        assert_eq!(wholes, [0, all.len() - 1], "the run's whole event is not held");
         // Cut inside the run: the events kept still come from it; new ones pack after.
         t.truncate(head.len() + 10);
+        assert_eq!(t.len(), head.len() + 10);
         t.push(assign(500, Some(1), 1));
+        t.push(check.clone());
         assert_eq!(t.get(head.len() + 9).as_deref(), Some(&run[9]));
         assert_eq!(t.get(head.len() + 10).as_deref(), Some(&assign(500, Some(1), 1)));
+        assert_eq!(t.get(head.len() + 11).as_deref(), Some(&check));
         assert_eq!(t.get(1).as_deref(), Some(&head[1]));
         // Cut before it: the run is gone.
         t.truncate(1);
