@@ -16,6 +16,25 @@
 //! - `debug`: in process, on the scale kernel: run to the end, `step`, `reverse-step`,
 //!   `live` and a knob re-run (`set knob 684=…`).
 //!
+//! Thirteenth round (stop 33: the load reads the text once and shares it; the pipeline's
+//! CFG and liveness dropped after a function's uninit stage; a finished fat-point
+//! allocation's events dropped from the debugger's trace and replayed from its recipe;
+//! 2 cores, load average 0.1–0.8; `cargo bench --bench scale -- scale debug sweep`, one run):
+//!
+//! | shape | before (twelfth round) | after |
+//! |---|---|---|
+//! | scale kernel beside ptxas, default | 0.39 s / 74 MB vs 11.71 s (30.3×) | 0.44 s / 72 MB vs 12.04 s / 413 MB (27.4×) |
+//! | scale kernel beside ptxas, 64 | 0.32 s / 73 MB vs 7.29 s (22.9×) | 0.34 s / 71 MB vs 8.40 s / 418 MB (24.4×) |
+//! | scale kernel beside ptxas, 32 | 0.58 s / 111 MB vs 14.93 s (25.9×) | 0.59 s / 113 MB vs 16.60 s / 492 MB (28.3×) |
+//! | debugger on it: run to the end / knob re-run | 392 ms / 183 ms | 423 ms / 206 ms |
+//! | sweep of 16 budgets | 2.11 s / 267 MB | 2.36 s / 274 MB |
+//! | 5 MB file in process after a run to the end: step / reverse-step / 600 back | — | 0.00 / 0.01 / 0.10 ms |
+//! | REPL `continue`, 5 MB, 614 entries | 1.11 s / 67 MB | 1.16 s / **54 MB** |
+//! | REPL `continue`, 50 MB, 6,136 entries | 13.6 s / 576 MB | 15.5 s / **463 MB** (goal ≤ 20 s, ≤ 500 MB: met) |
+//!
+//! (`run` and `why` on the 50 MB file, by hand: 7.4 s / 90 MB and 8.5 s / 124 MB; ptxas
+//! 13.0.88 on it, niced beside other work: 245 s user, 3.2 GB.)
+//!
 //! Twelfth round (stop 32: interned operand symbols, a 4-byte opcode, boxed operands, no
 //! spare register slots after the prepasses, the trace's packed bytes grown by an eighth;
 //! 2 cores, load average 1.3–1.6; `cargo bench --bench scale -- scale debug sweep`, one run):
