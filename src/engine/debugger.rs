@@ -102,9 +102,10 @@ pub struct Debugger {
     alloc_open: Option<(usize, usize)>,
 }
 
-/// A finished allocation of at most this many events has its per-vreg events dropped
-/// from the trace and replayed when read (`Trace::elide`): a replay is then a few
-/// milliseconds, inside the step budget; a longer one keeps them.
+/// A finished fat-point allocation of at most this many events has its events dropped
+/// from the trace and replayed from its recipe when read (`Trace::elide`): a replay is
+/// then about a millisecond (0.1 ms for the ~500 events of a 5 MB many-entry file's
+/// functions), inside the 10 ms step budget; a longer one keeps them.
 pub const ELIDE_MAX_EVENTS: usize = 1 << 12;
 
 /// What a whole run produced, for diffs between runs.
@@ -345,7 +346,8 @@ impl Debugger {
     /// Notes where a function's allocation starts (its first event, recorded right after
     /// its budget event) and, at its end (the check or statistics event), drops its
     /// events from the trace, to be replayed from its recipe when read (issue 25: the
-    /// per-vreg events of every finished function were most of the trace).
+    /// per-vreg events of every finished function were most of the trace). Only for an
+    /// allocation recorded whole: after going back into one, `alloc_open` is cleared.
     fn elide(&mut self, ev: &Event) {
         let at = self.trace.len() - 1;
         let Some(fi) = ev.func else { return };
