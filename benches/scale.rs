@@ -613,19 +613,19 @@ fn debug(huge: &Result<PathBuf, String>) {
         }
         b
     };
+    // Runs to the end, then times each command at the middle event (best of 10).
+    let walk = |s: &mut Session, cmds: &[(&str, &str)]| {
+        let t_run = exec(s, "goto 100000000");
+        let total = s.dbg.as_ref().map_or(0, |d| d.cursor());
+        let mid = format!("goto {}", total / 2);
+        println!("  run to the end: {total} events in {:.0} ms", ms(t_run));
+        let times: Vec<String> =
+            cmds.iter().map(|(label, cmd)| format!("{label} {:.2} ms", ms(best(s, 10, &mid, cmd)))).collect();
+        println!("  at event {}: {} (budget 10 ms each)", total / 2, times.join(", "));
+    };
     let mut s = Session::new();
     s.open(loaded.module, &p.display().to_string(), loaded.imported);
-    let t_run = exec(&mut s, "goto 100000000");
-    let total = s.dbg.as_ref().map_or(0, |d| d.cursor());
-    let mid = format!("goto {}", total / 2);
-    println!("  run to the end: {total} events in {:.0} ms", ms(t_run));
-    println!(
-        "  at event {}: step {:.2} ms, reverse-step {:.2} ms, live {:.2} ms (budget 10 ms each)",
-        total / 2,
-        ms(best(&mut s, 10, &mid, "step")),
-        ms(best(&mut s, 10, &mid, "reverse-step")),
-        ms(best(&mut s, 10, &mid, "live"))
-    );
+    walk(&mut s, &[("step", "step"), ("reverse-step", "reverse-step"), ("live", "live")]);
     let t = [40, 60].iter().map(|v| exec(&mut s, &format!("set knob 684={v}"))).min().unwrap_or_default();
     println!("  knob re-run (set knob 684=…): {:.0} ms, best of 2 (budget 500 ms)", ms(t));
     drop(s);
@@ -640,19 +640,16 @@ fn debug(huge: &Result<PathBuf, String>) {
         Ok((p, loaded)) => {
             let mut s = Session::new();
             s.open_loaded(loaded, &p.display().to_string());
-            let t_run = exec(&mut s, "goto 100000000");
-            let total = s.dbg.as_ref().map_or(0, |d| d.cursor());
-            let mid = format!("goto {}", total / 2);
-            println!("  run to the end: {total} events in {:.0} ms", ms(t_run));
             // A function's allocation is ~500 events here: 600 back lands in the one
             // before, whose events are replayed (the worst a single step back meets).
-            println!(
-                "  at event {}: step {:.2} ms, reverse-step {:.2} ms, reverse-step 600 (into the function before) {:.2} ms, live {:.2} ms (budget 10 ms each)",
-                total / 2,
-                ms(best(&mut s, 10, &mid, "step")),
-                ms(best(&mut s, 10, &mid, "reverse-step")),
-                ms(best(&mut s, 10, &mid, "reverse-step 600")),
-                ms(best(&mut s, 10, &mid, "live"))
+            walk(
+                &mut s,
+                &[
+                    ("step", "step"),
+                    ("reverse-step", "reverse-step"),
+                    ("reverse-step 600 (into the function before)", "reverse-step 600"),
+                    ("live", "live"),
+                ],
             );
         }
         Err(e) => println!("  skipped: {e}"),
