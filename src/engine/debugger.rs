@@ -353,6 +353,9 @@ impl Debugger {
         let Some(fi) = ev.func else { return };
         match &ev.kind {
             EventKind::Alloc(_) | EventKind::Briggs(_) => {
+                if self.alloc_open.is_some_and(|(f, _)| f == fi) {
+                    return;
+                }
                 let after_budget = at
                     .checked_sub(1)
                     .and_then(|i| self.trace.get(i))
