@@ -219,8 +219,8 @@ impl Trace {
         }
         // The run's whole events are consecutive in `whole`; the ones after the run
         // move down.
-        let wholes: Vec<u32> = run.iter().copied().filter(|&s| s & PACKED == 0).collect();
-        if let (Some(&w0), n) = (wholes.first(), wholes.len()) {
+        let n = run.iter().filter(|&&s| s & PACKED == 0).count();
+        if let Some(&w0) = run.iter().find(|&&s| s & PACKED == 0) {
             self.whole.drain(w0 as usize..w0 as usize + n);
             for s in &mut self.slots[s1..] {
                 *s -= n as u32;

@@ -36,6 +36,11 @@ impl Recipe {
     fn config(&self) -> AllocConfig {
         AllocConfig { knobs: (*self.knobs).clone(), ..self.config.clone() }
     }
+
+    /// The allocation as it started, to run again.
+    fn start(&self) -> AllocRun {
+        AllocRun::new(self.kind, self.module.functions[self.fi].clone(), self.config())
+    }
 }
 
 enum Inner {
@@ -116,18 +121,12 @@ impl Finished {
     /// whose per-vreg events it dropped (`engine::trace`, issue 25).
     pub fn replay_events(&self) -> Option<Vec<crate::alloc::run::RunEvent>> {
         let Inner::Lazy { recipe, .. } = &*self.0 else { return None };
-        let f = recipe.module.functions[recipe.fi].clone();
-        let mut run = AllocRun::new(recipe.kind, f, recipe.config());
-        let mut out = Vec::new();
-        while let Some(ev) = run.step() {
-            out.push(ev);
-        }
-        Some(out)
+        let mut run = recipe.start();
+        Some(std::iter::from_fn(|| run.step()).collect())
     }
 
     fn replay(r: &Recipe) -> AllocRun {
-        let f = r.module.functions[r.fi].clone();
-        let mut run = AllocRun::new(r.kind, f, r.config());
+        let mut run = r.start();
         while run.step().is_some() {}
         run
     }
