@@ -29,6 +29,20 @@
 //! out for latency as far as its parallelism allows and the register target permits —
 //! ptxas's "schedule to the budget" (conv5x5: 32 at the default, 48/55 under 64).
 //!
+//! A stall is filled (issue 23, ARCHITECTURE.md, rule 8): when the best ready
+//! instruction waits more than [`FILL_WAIT`] cycles for a memory load, a one-word ALU
+//! result held back by the as-late-as-possible rule may issue now, if at most
+//! [`FILL_IN_FLIGHT`] global load is in flight (issued, its result not yet read) and the R
+//! pressure stays within the region's own peak in its given order and within the limit.
+//! Measured in nvdisasm listings of the development part: ptxas fills a global load's
+//! shadow with ALU work the load's consumers do not need (cudpp `scan4`: `tid >> 5`, the
+//! warp-scan address and a shared address from after two barriers issued under
+//! `LDG.E.128 R4`, ptxas peak 22 where radbg had 20), mostly 32-bit results. Hand-made
+//! kernels (ptxas 13.0.88, sm_80) show what limits it: behind one `LDG` ptxas issues six
+//! independent results before the load's reader, live-out ones included; behind two it
+//! issues two, behind eight none — the loads' readers go first (cub `merge_sort_i32`'s
+//! shared address waits behind its eight `LDG`s the same way).
+//!
 //! Instructions that are calls, PHIs, unknown opcodes or have physical-register operands
 //! keep their place (their order carries meaning this model does not see): they split a
 //! block into regions, and each region is scheduled on its own (`schedule::list_schedule`).
@@ -58,6 +72,14 @@ pub fn latency(inst: &Inst) -> u32 {
         _ => 4,
     }
 }
+
+/// A wait longer than this (cycles) is a memory load's (LDS 25, LDG 55), not an ALU
+/// op's, MUFU's, LDC's or S2R's: the stall the fill fills (module doc).
+pub const FILL_WAIT: u32 = 20;
+
+/// The global loads in flight (issued, no result read yet) under which a stall is still
+/// filled: one. Behind more, ptxas issues the loads' readers first (module doc).
+pub const FILL_IN_FLIGHT: usize = 1;
 
 /// Whether an instruction must keep its place: the scheduler works on the regions
 /// between such instructions (a call and the ABI moves around it, a PHI).
@@ -591,6 +613,47 @@ pub fn schedule_block_within(
     let mut glued: Timed<usize> = Timed::new();
     let mut fit: Buckets<(i64, i64, i64)> = Buckets::new();
     let mut over: Buckets<(i64, i64)> = Buckets::new();
+    // The stall fill's candidates (module doc): one-word ALU results held back by the
+    // as-late-as-possible rule, bucketed like `fit` and ordered by (earliest cycle,
+    // longest path, index).
+    let mut early: Buckets<(i64, i64, i64)> = Buckets::new();
+    let mut early_of = vec![usize::MAX; n];
+    // The global loads in flight: per vreg the issued instruction that last defined it,
+    // per instruction whether it is a global load none of whose results has been read.
+    let mut issued_def = vec![usize::MAX; regs.named.len()];
+    let mut unread = vec![false; n];
+    let mut in_flight = 0usize;
+    // The region's R peak in its given order: the fill does not raise the pressure above
+    // what the region reaches anyway.
+    let fill_cap = {
+        let (mut il, mut rem, mut c, mut peak) = (is_live.clone(), remaining.clone(), cur, 0i64);
+        for j in 0..n {
+            peak = peak.max(c[0] + delta(j, &il, &rem)[0].max(0));
+            let dj = defs.of(j);
+            for &v in uses.of(j) {
+                let v = v as usize;
+                let last = last_use(v, &rem);
+                rem[v] = rem[v].saturating_sub(1);
+                if last && !dj.contains(&(v as u32)) && il[v] {
+                    il[v] = false;
+                    add(&mut c, wid[v], -1);
+                }
+            }
+            for &v in dj {
+                let v = v as usize;
+                if rem[v] == 0 && !out[v] {
+                    if il[v] {
+                        il[v] = false;
+                        add(&mut c, wid[v], -1);
+                    }
+                } else if !il[v] {
+                    il[v] = true;
+                    add(&mut c, wid[v], 1);
+                }
+            }
+        }
+        peak
+    };
     // Per instruction: its entries' stamp (`Lazy`), and the fit and over buckets it is in.
     let mut stamps = vec![0u32; n];
     let mut slot_of = vec![(0usize, 0usize); n];
@@ -612,6 +675,11 @@ pub fn schedule_block_within(
             slot_of[j] = (a, b);
             fit.heaps[a].insert(ready_at(j, d, &earliest), (Reverse(dag.height[j]), j), stamps[j], cycle);
             over.heaps[b].insert(earliest[j], (Reverse(dag.height[j]), j), stamps[j], cycle);
+            if d[0] == 1 && lat[j] <= 4 {
+                let c = early.slot(fit_key(d));
+                early_of[j] = c;
+                early.heaps[c].insert(earliest[j], (Reverse(dag.height[j]), j), stamps[j], cycle);
+            }
         }};
     }
     macro_rules! leave {
@@ -620,6 +688,10 @@ pub fn schedule_block_within(
             let (a, b) = slot_of[j];
             fit.heaps[a].remove();
             over.heaps[b].remove();
+            if early_of[j] != usize::MAX {
+                early.heaps[early_of[j]].remove();
+                early_of[j] = usize::MAX;
+            }
             stamps[j] = stamps[j].wrapping_add(1);
         }};
     }
@@ -660,11 +732,32 @@ pub fn schedule_block_within(
             // Ready first, then one that frees registers before one that keeps the count
             // before one that adds, then the longest path to the end, then the original
             // order (module doc).
-            fitting
+            let best = fitting
                 .iter()
                 .filter_map(|&(b, i)| fit.heaps[i].best(cycle, &stamps).map(|(at, k)| (at, b.2, k)))
-                .min()
-                .map(|(_, _, (_, j))| j)
+                .min();
+            // A stall on a memory load: a held-back ALU result fills it (module doc), if
+            // the pressure after it (one word more) is within the region's peak and the
+            // limit and at most one global load is in flight.
+            let mut filler = None;
+            let r = cur[0] + 1;
+            let stalled = best.is_some_and(|(at, _, _)| at > cycle + FILL_WAIT);
+            if stalled && r <= fill_cap && in_flight <= FILL_IN_FLIGHT {
+                if r <= limit[0] {
+                    span.0 = span.0.max(r);
+                    let slots: Vec<usize> =
+                        early.nonempty().filter(|&(k, _)| cur[1] + k.1 <= limit[1]).map(|(_, i)| i).collect();
+                    filler = slots
+                        .into_iter()
+                        .filter_map(|i| early.heaps[i].best(cycle, &stamps))
+                        .filter(|&(at, _)| at <= cycle)
+                        .map(|(_, k)| k)
+                        .min();
+                } else {
+                    span.1 = span.1.min(r - 1);
+                }
+            }
+            filler.map(|(_, j)| j).or(best.map(|(_, _, (_, j))| j))
         } else {
             // Over a limit: whatever adds least (P first: it has 7 registers).
             let first = over.nonempty().next().map(|(_, i)| i);
@@ -681,6 +774,20 @@ pub fn schedule_block_within(
         ncands -= 1;
         cycle = cycle.max(earliest[pick]) + 1;
         order.push(pick);
+        for &v in up {
+            let w = issued_def[v as usize];
+            if w != usize::MAX && unread[w] {
+                unread[w] = false;
+                in_flight -= 1;
+            }
+        }
+        if lat[pick] >= 55 {
+            unread[pick] = true;
+            in_flight += 1;
+        }
+        for &v in dp {
+            issued_def[v as usize] = pick;
+        }
         touched.clear();
         touched.extend(up.iter().chain(dp).map(|&v| (v as usize, state(v as usize, &is_live, &remaining))));
         // Pressure: uses ending here leave, new defs enter (dead ones leave again).
@@ -917,6 +1024,39 @@ mod tests {
         let lat: Vec<u32> = insts.iter().map(latency).collect();
         let cpl = dag.height.iter().copied().max().unwrap_or(0);
         let alap: Vec<u32> = dag.height.iter().map(|&h| cpl - h).collect();
+        // Pressure: uses ending here leave, new defs enter (dead ones leave again).
+        let issue = |j: usize, is_live: &mut LiveSet, remaining: &mut BTreeMap<usize, u32>, cur: &mut [i64; 2]| {
+            for &v in &uses[j] {
+                let last = last_use(v, remaining);
+                if let Some(r) = remaining.get_mut(&v) {
+                    *r -= 1;
+                }
+                if last && !defs[j].contains(&v) && is_live.remove(VRegId::new(v)) {
+                    add(cur, width(f, v), -1);
+                }
+            }
+            for &v in &defs[j] {
+                let dead = remaining.get(&v).is_none_or(|&r| r == 0) && !live.live_out.contains(VRegId::new(v));
+                if dead {
+                    if is_live.remove(VRegId::new(v)) {
+                        add(cur, width(f, v), -1);
+                    }
+                } else if is_live.insert(VRegId::new(v)) {
+                    add(cur, width(f, v), 1);
+                }
+            }
+        };
+        // The stall fill's inputs (module doc), the plain way: the region's given-order R
+        // peak, and the global loads issued none of whose results has been read.
+        let fill_cap = {
+            let (mut il, mut rem, mut c, mut peak) = (is_live.clone(), remaining.clone(), cur, 0i64);
+            for j in 0..n {
+                peak = peak.max(c[0] + delta(j, &il, &rem)[0].max(0));
+                issue(j, &mut il, &mut rem, &mut c);
+            }
+            peak
+        };
+        let mut unread: Vec<usize> = Vec::new();
         let mut npred = dag.npred.clone();
         let mut earliest = vec![0u32; n];
         let mut cands: Vec<usize> = (0..n).filter(|&j| npred[j] == 0).collect();
@@ -925,6 +1065,9 @@ mod tests {
         while !cands.is_empty() {
             let scored: Vec<(usize, [i64; 2])> = cands.iter().map(|&j| (j, delta(j, &is_live, &remaining))).collect();
             let glued = cands.iter().copied().filter(|&j| coalesced[j] && earliest[j] <= cycle).min();
+            let ready = |j: usize, d: [i64; 2]| {
+                if d[0] > 0 && lat[j] <= 4 { earliest[j].max(alap[j]) } else { earliest[j] }
+            };
             let pick = if let Some(j) = glued {
                 Some(j)
             } else if scored.iter().any(|&(_, d)| fits(d, cur)) {
@@ -932,14 +1075,27 @@ mod tests {
                 // ready before its as-late-as-possible start (module doc) — then one that
                 // frees registers before one that keeps the count before one that adds, then
                 // the longest path to the end, then the original order.
-                scored
+                let best = scored
                     .iter()
                     .filter(|&&(_, d)| fits(d, cur))
-                    .min_by_key(|&&(j, d)| {
-                        let ready = if d[0] > 0 && lat[j] <= 4 { earliest[j].max(alap[j]) } else { earliest[j] };
-                        (ready.max(cycle), d[0].signum(), std::cmp::Reverse(dag.height[j]), j)
+                    .min_by_key(|&&(j, d)| (ready(j, d).max(cycle), d[0].signum(), std::cmp::Reverse(dag.height[j]), j))
+                    .copied();
+                // A stall on a memory load: a held-back one-word ALU result fills it.
+                let stalled = best.is_some_and(|(j, d)| ready(j, d) > cycle + FILL_WAIT);
+                let filler = scored
+                    .iter()
+                    .filter(|&&(j, d)| {
+                        stalled
+                            && cur[0] < fill_cap.min(limit[0])
+                            && unread.len() <= FILL_IN_FLIGHT
+                            && d[0] == 1
+                            && lat[j] <= 4
+                            && cur[1] + d[1].max(0) <= limit[1]
+                            && earliest[j] <= cycle
                     })
-                    .map(|x| x.0)
+                    .min_by_key(|&&(j, _)| (std::cmp::Reverse(dag.height[j]), j))
+                    .map(|x| x.0);
+                filler.or(best.map(|x| x.0))
             } else {
                 // Over a limit: whatever adds least (P first: it has 7 registers).
                 scored
@@ -951,26 +1107,15 @@ mod tests {
             cands.retain(|&c| c != pick);
             cycle = cycle.max(earliest[pick]) + 1;
             order.push(pick);
-            // Pressure: uses ending here leave, new defs enter (dead ones leave again).
-            for &v in &uses[pick] {
-                let last = last_use(v, &remaining);
-                if let Some(r) = remaining.get_mut(&v) {
-                    *r -= 1;
-                }
-                if last && !defs[pick].contains(&v) && is_live.remove(VRegId::new(v)) {
-                    add(&mut cur, width(f, v), -1);
-                }
+            // A load leaves the flight when one of its results is read (by the last def
+            // issued before this instruction).
+            let producer = |v: usize| order[..order.len() - 1].iter().rev().copied().find(|&w| defs[w].contains(&v));
+            let read: Vec<usize> = uses[pick].iter().filter_map(|&v| producer(v)).collect();
+            unread.retain(|w| !read.contains(w));
+            if lat[pick] >= 55 {
+                unread.push(pick);
             }
-            for &v in &defs[pick] {
-                let dead = remaining.get(&v).is_none_or(|&r| r == 0) && !live.live_out.contains(VRegId::new(v));
-                if dead {
-                    if is_live.remove(VRegId::new(v)) {
-                        add(&mut cur, width(f, v), -1);
-                    }
-                } else if is_live.insert(VRegId::new(v)) {
-                    add(&mut cur, width(f, v), 1);
-                }
-            }
+            issue(pick, &mut is_live, &mut remaining, &mut cur);
             for &(t, d) in &dag.succ[pick] {
                 earliest[t] = earliest[t].max(cycle - 1 + d);
                 npred[t] -= 1;
