@@ -76,7 +76,14 @@ fn a_fetch_writes_one_register_or_pair_per_group_of_components_read() {
             "{sm}:\n{}",
             lines.join("\n")
         );
-        assert!(!lines.iter().any(|l| l.contains("LDC.64")), "{sm}:\n{}", lines.join("\n"));
+        // (On sm_90 the store's address adds a parameter pair loaded by its own LDC.64,
+        // rule 9; the handle's word is not loaded.)
+        let handle = lines
+            .iter()
+            .find(|l| l.contains("TEX"))
+            .and_then(|l| l.split_whitespace().find(|w| w.starts_with("c[0x0][")));
+        let handle = handle.expect("a fetch").trim_end_matches(',');
+        assert!(!lines.iter().any(|l| l.contains("LDC") && l.contains(handle)), "{sm}:\n{}", lines.join("\n"));
     }
 }
 

@@ -22,6 +22,10 @@
 //!
 //! Constant adds feeding only addresses are carried into the addresses' offsets
 //! (`fold_offsets`, step 17 in ARCHITECTURE.md).
+//!
+//! sm_90 and later differ in one place (`hopper_addend`): no ALU instruction reads the
+//! bank there, and the addend of a wide product is a register pair its own `LDC.64`
+//! loads.
 
 use crate::ir::opcode::props;
 use crate::ir::{Function, Operand, Reg, VRegId};
@@ -72,6 +76,14 @@ fn launch_dimension(sr: &str) -> Option<Operand> {
         _ => return None,
     };
     Some(Operand::CBank { bank: 0, offset: first + 4 * word })
+}
+
+/// The vreg a whole-register operand names.
+fn whole(o: &Operand) -> Option<VRegId> {
+    match o {
+        Operand::Reg(Reg::V(r)) if r.comp.is_none() => Some(r.vreg),
+        _ => None,
+    }
 }
 
 fn is_const_operand(o: &Operand) -> bool {
@@ -125,10 +137,7 @@ fn fold_offsets(g: &mut Function, defs: &[u32]) -> (Vec<Option<(VRegId, i64)>>, 
                 .filter(|m| !m.is_empty())
                 .all(|m| matches!(m, "S64" | "U64" | "S32" | "U32" | "B64" | "B32" | "SUB"))
     };
-    let whole = |o: &Operand| match o {
-        Operand::Reg(Reg::V(r)) if r.comp.is_none() => Some(r.vreg),
-        _ => None,
-    };
+
     // Candidates: the pure adds of single-def vregs over whole registers and immediates.
     let mut cand = vec![false; n];
     let mut def_at: Vec<Option<(usize, usize)>> = vec![None; n];
@@ -316,21 +325,105 @@ fn fold_offsets(g: &mut Function, defs: &[u32]) -> (Vec<Option<(VRegId, i64)>>, 
     (gone, addressed)
 }
 
-fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
+/// sm_90's `IMAD.WIDE` addend (issue 23 rule 9, ARCHITECTURE.md): in the development
+/// part's SASS (ptxas 13.0.88, nvdisasm, 91 listings per architecture) no sm_90 ALU
+/// instruction names a constant-bank operand (sm_80: 54,186), and of 9,277 `IMAD.WIDE`
+/// on sm_90 none adds a constant-bank word and 29 a uniform pair — 9,233 add a register
+/// pair, which `LDC.64` loads (6,859 of them on sm_90, 10 on sm_80); sm_80 adds
+/// `c[0x0][..]` in 7,075 of its 12,594. The 64-bit adds with a shifted index (`LEA`,
+/// `LEA.HI.X`) read a uniform pair on sm_90 (`ULDC.64`): no register. So on sm_90 a
+/// kernel parameter that is the addend of a wide product keeps a register pair, loaded
+/// by its own `LDC.64` just before the add (a copy of the parameter's load), which
+/// `schedule` moves within the block like any load. sm_100 and sm_120 do the same on a
+/// hand-made kernel; sm_86 and sm_89 as sm_80 (`tests/fidelity_hopper_addend.rs`).
+/// Choice: one load per add, not one per parameter where NVVM converted it. ptxas keeps
+/// a pair across a loop when registers allow (bart's `cu_iwt3df_col`: two `LDC.64`
+/// before the loop) and loads again where they do not; one pair per parameter put 11
+/// development kernels at 32 into spills ptxas does not make. Returns how many adds now
+/// read such a pair.
+fn hopper_addend(
+    g: &mut Function,
+    value: &[Option<Operand>],
+    root: &[Option<(usize, usize)>],
+    wide: &[bool],
+    f: &Function,
+) -> usize {
+    let mut count = 0;
+    let mut fresh = crate::prepass::FreshVregs::new(g, "%ldc");
+    for bi in 0..g.blocks.len() {
+        let old = std::mem::take(&mut g.blocks[bi].insts);
+        let mut new = Vec::with_capacity(old.len());
+        for mut inst in old {
+            if adds_to_wide_product(g, &inst, wide) {
+                let nd = inst.ndefs as usize;
+                for k in nd..inst.operands.len() {
+                    let Some(v) = whole(&inst.operands[k]) else { continue };
+                    let (Some(Some(Operand::CBank { .. })), Some(Some((rb, ri)))) =
+                        (value.get(v.index()), root.get(v.index()).copied())
+                    else {
+                        continue;
+                    };
+                    let t = fresh.make(g, 2);
+                    let mut ldc = f.blocks[rb].insts[ri].clone();
+                    ldc.operands[0] = Operand::vreg(t);
+                    ldc.guard = inst.guard;
+                    ldc.origin = inst.origin;
+                    new.push(ldc);
+                    inst.operands[k] = Operand::vreg(t);
+                    count += 1;
+                    break;
+                }
+            }
+            new.push(inst);
+        }
+        g.blocks[bi].insts = new;
+    }
+    count
+}
+
+/// Whether `inst` is a 64-bit add of a wide multiply's result: the shape ptxas fuses
+/// into one `IMAD.WIDE` whose addend is the add's other source.
+fn adds_to_wide_product(f: &Function, inst: &crate::ir::Inst, wide: &[bool]) -> bool {
+    inst.op.mnemonic() == "IADD3"
+        && inst.ndefs == 1
+        && inst.defs().first().and_then(whole).is_some_and(|d| f.vregs[d.index()].width == 2)
+        && inst.uses().iter().any(|o| whole(o).is_some_and(|v| wide.get(v.index()) == Some(&true)))
+}
+
+fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
     let n = f.vregs.len();
     let mut defs = vec![0u32; n];
+    // Per vreg: defined (once, whole) by a wide multiply (`IMAD.MUL.WIDE`, `IMAD.WIDE`).
+    let mut wide = vec![false; n];
     for inst in f.blocks.iter().flat_map(|b| &b.insts) {
         inst.for_each_def(|r| {
             if let Some(d) = defs.get_mut(r.vreg.index()) {
                 *d += if r.comp.is_none() { 1 } else { 2 };
             }
         });
+        if inst.op.mnemonic() == "IMAD"
+            && inst.has_mod("WIDE")
+            && let Some(d) = inst.defs().first().and_then(whole)
+        {
+            wide[d.index()] = true;
+        }
     }
+    for (v, w) in wide.iter_mut().enumerate() {
+        *w &= defs[v] == 1;
+    }
+    // On sm_90 no ALU instruction reads the constant bank: a parameter reaches it through
+    // a uniform register (`ULDC`), or — as the addend of `IMAD.WIDE`, which takes only a
+    // register pair there — through a register pair (`LDC.64`) (`hopper_addend`).
+    let hopper = ctx.sm.version >= 90;
     // The constant operand each constant vreg stands for; two sweeps reach MOV chains
-    // whose links appear out of layout order.
+    // whose links appear out of layout order. `root`: the `LDC` a constant's chain starts
+    // from.
     let mut value: Vec<Option<Operand>> = vec![None; n];
+    let mut root: Vec<Option<(usize, usize)>> = vec![None; n];
     for _ in 0..2 {
-        for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        for (at, inst) in
+            f.blocks.iter().enumerate().flat_map(|(bi, b)| b.insts.iter().enumerate().map(move |(ii, i)| ((bi, ii), i)))
+        {
             let m = inst.op.mnemonic();
             if inst.ndefs != 1
                 || !inst.guard_is_always()
@@ -353,6 +446,11 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
             };
             if val.is_some() {
                 value[v] = val;
+                root[v] = match src {
+                    Operand::Reg(Reg::V(r)) => root[r.vreg.index()],
+                    _ if m == "LDC" => Some(at),
+                    _ => None,
+                };
             }
         }
     }
@@ -388,11 +486,15 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
             if inst.operands[nd..].iter().any(is_const_operand) {
                 continue;
             }
+            let addend = hopper && adds_to_wide_product(f, inst, &wide);
             // One fold per instruction: the first foldable source.
             for k in nd..inst.operands.len() {
                 if let Operand::Reg(Reg::V(r)) = &inst.operands[k]
                     && let Some(val) = value[r.vreg.index()].as_ref().and_then(|v| component(v, r.comp))
                 {
+                    if addend && r.comp.is_none() && matches!(val, Operand::CBank { .. }) {
+                        continue;
+                    }
                     touched[r.vreg.index()] = true;
                     inst.operands[k] = val;
                     folded += 1;
@@ -401,12 +503,13 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
             }
         }
     }
+    let pairs = if hopper { hopper_addend(&mut g, &value, &root, &wide, f) } else { 0 };
     let (offset_of, addressed) = fold_offsets(&mut g, &defs);
     // Constants and folded offsets without uses lose their defs (repeat: MOV chains die
     // link by link).
     let mut removed = 0usize;
     loop {
-        let mut used = vec![false; n];
+        let mut used = vec![false; g.vregs.len()];
         for inst in g.blocks.iter().flat_map(|b| &b.insts) {
             inst.for_each_use(|r| used[r.vreg.index()] = true);
         }
@@ -415,7 +518,8 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
             blk.insts.retain(|inst| {
                 let dead = matches!(inst.defs().first(), Some(Operand::Reg(Reg::V(d)))
                     if inst.ndefs == 1
-                        && (value[d.vreg.index()].is_some() || offset_of[d.vreg.index()].is_some())
+                        && (value.get(d.vreg.index()).is_some_and(Option::is_some)
+                            || offset_of.get(d.vreg.index()).is_some_and(Option::is_some))
                         && !used[d.vreg.index()]);
                 if dead {
                     removed += 1;
@@ -430,8 +534,13 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
     let names: Vec<String> =
         (0..n).filter(|&i| touched[i]).take(6).map(|i| g.vreg(VRegId::new(i)).name.to_string()).collect();
     let summary = format!(
-        "{folded} use(s) of constants and parameters folded into their instructions ({}…), {addressed} constant add(s) carried into address offsets, {removed} defining instruction(s) removed",
-        names.join(", ")
+        "{folded} use(s) of constants and parameters folded into their instructions ({}…), {addressed} constant add(s) carried into address offsets, {removed} defining instruction(s) removed{}",
+        names.join(", "),
+        if pairs > 0 {
+            format!(", {pairs} parameter(s) loaded into a register pair for IMAD.WIDE (sm_90)")
+        } else {
+            String::new()
+        }
     );
     (Some(g), summary)
 }
