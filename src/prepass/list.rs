@@ -1138,8 +1138,10 @@ mod tests {
                 for _ in 0..len {
                     let (a, b, c) = (rnd(10), rnd(10), rnd(10));
                     let (d, e, p) = (rnd(4), rnd(4), rnd(3));
-                    body.push_str(&match rnd(14) {
+                    body.push_str(&match rnd(16) {
                         0 | 1 => format!("%r{a} = LDG.E [%rd{d} + 0x{:x}]\n", 4 * b),
+                        14 => format!("STG.E [%rd{d} + 0x{:x}], %r{a}\n", 4 * b),
+                        15 => format!("%r{a} = LD.E [%rd{d}]\n"),
                         2 => format!("%r{a} = IADD3 %r{b}, %r{c}, RZ\n"),
                         3 => format!("%r{a} = LDS [%r{b}]\n"),
                         4 => format!("STS [%r{a}], %r{b}\n"),
