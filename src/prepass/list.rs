@@ -625,32 +625,36 @@ pub fn schedule_block_within(
     let mut in_flight = 0usize;
     // The region's R peak in its given order: the fill does not raise the pressure above
     // what the region reaches anyway.
+    // Issuing `j`: uses ending here leave, new defs enter (dead ones leave again).
+    let issue = |j: usize, il: &mut [bool], rem: &mut [u32], c: &mut [i64; 2]| {
+        let dj = defs.of(j);
+        for &v in uses.of(j) {
+            let v = v as usize;
+            let last = last_use(v, rem);
+            rem[v] = rem[v].saturating_sub(1);
+            if last && !dj.contains(&(v as u32)) && il[v] {
+                il[v] = false;
+                add(c, wid[v], -1);
+            }
+        }
+        for &v in dj {
+            let v = v as usize;
+            if rem[v] == 0 && !out[v] {
+                if il[v] {
+                    il[v] = false;
+                    add(c, wid[v], -1);
+                }
+            } else if !il[v] {
+                il[v] = true;
+                add(c, wid[v], 1);
+            }
+        }
+    };
     let fill_cap = {
         let (mut il, mut rem, mut c, mut peak) = (is_live.clone(), remaining.clone(), cur, 0i64);
         for j in 0..n {
             peak = peak.max(c[0] + delta(j, &il, &rem)[0].max(0));
-            let dj = defs.of(j);
-            for &v in uses.of(j) {
-                let v = v as usize;
-                let last = last_use(v, &rem);
-                rem[v] = rem[v].saturating_sub(1);
-                if last && !dj.contains(&(v as u32)) && il[v] {
-                    il[v] = false;
-                    add(&mut c, wid[v], -1);
-                }
-            }
-            for &v in dj {
-                let v = v as usize;
-                if rem[v] == 0 && !out[v] {
-                    if il[v] {
-                        il[v] = false;
-                        add(&mut c, wid[v], -1);
-                    }
-                } else if !il[v] {
-                    il[v] = true;
-                    add(&mut c, wid[v], 1);
-                }
-            }
+            issue(j, &mut il, &mut rem, &mut c);
         }
         peak
     };
@@ -790,29 +794,7 @@ pub fn schedule_block_within(
         }
         touched.clear();
         touched.extend(up.iter().chain(dp).map(|&v| (v as usize, state(v as usize, &is_live, &remaining))));
-        // Pressure: uses ending here leave, new defs enter (dead ones leave again).
-        for &v in up {
-            let v = v as usize;
-            let last = last_use(v, &remaining);
-            remaining[v] = remaining[v].saturating_sub(1);
-            if last && !dp.contains(&(v as u32)) && is_live[v] {
-                is_live[v] = false;
-                add(&mut cur, wid[v], -1);
-            }
-        }
-        for &v in dp {
-            let v = v as usize;
-            let dead = remaining[v] == 0 && !out[v];
-            if dead {
-                if is_live[v] {
-                    is_live[v] = false;
-                    add(&mut cur, wid[v], -1);
-                }
-            } else if !is_live[v] {
-                is_live[v] = true;
-                add(&mut cur, wid[v], 1);
-            }
-        }
+        issue(pick, &mut is_live, &mut remaining, &mut cur);
         // Ready instructions naming a vreg whose state changed get their delta anew.
         for &(v, was) in &touched {
             if state(v, &is_live, &remaining) == was {
