@@ -137,7 +137,6 @@ fn fold_offsets(g: &mut Function, defs: &[u32]) -> (Vec<Option<(VRegId, i64)>>, 
                 .filter(|m| !m.is_empty())
                 .all(|m| matches!(m, "S64" | "U64" | "S32" | "U32" | "B64" | "B32" | "SUB"))
     };
-
     // Candidates: the pure adds of single-def vregs over whole registers and immediates.
     let mut cand = vec![false; n];
     let mut def_at: Vec<Option<(usize, usize)>> = vec![None; n];
@@ -537,7 +536,7 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
         "{folded} use(s) of constants and parameters folded into their instructions ({}…), {addressed} constant add(s) carried into address offsets, {removed} defining instruction(s) removed{}",
         names.join(", "),
         if pairs > 0 {
-            format!(", {pairs} parameter(s) loaded into a register pair for IMAD.WIDE (sm_90)")
+            format!(", {pairs} parameter(s) loaded into a register pair for IMAD.WIDE (sm_90 and later)")
         } else {
             String::new()
         }

@@ -623,8 +623,6 @@ pub fn schedule_block_within(
     let mut issued_def = vec![usize::MAX; regs.named.len()];
     let mut unread = vec![false; n];
     let mut in_flight = 0usize;
-    // The region's R peak in its given order: the fill does not raise the pressure above
-    // what the region reaches anyway.
     // Issuing `j`: uses ending here leave, new defs enter (dead ones leave again).
     let issue = |j: usize, il: &mut [bool], rem: &mut [u32], c: &mut [i64; 2]| {
         let dj = defs.of(j);
@@ -650,6 +648,8 @@ pub fn schedule_block_within(
             }
         }
     };
+    // The region's R peak in its given order: the fill does not raise the pressure above
+    // what the region reaches anyway.
     let fill_cap = {
         let (mut il, mut rem, mut c, mut peak) = (is_live.clone(), remaining.clone(), cur, 0i64);
         for j in 0..n {
