@@ -192,6 +192,29 @@ pub fn prepass_cap(m: &Module, f: &Function) -> Option<u32> {
     bounded.then_some(b.gpr)
 }
 
+/// The budget the pre-allocation stages fill (`prepass::PassCtx::maxrregcount`): an
+/// explicit register budget — `--maxrregcount` (or `--device-function-maxrregcount`),
+/// `.maxnreg`, or launch bounds with `.minnctapersm` — as ptxas resolves it
+/// ([`resolve_as`] measured); `None` at the default and for `.maxntid`/`.reqntid` alone,
+/// which only cap ([`prepass_cap`]).
+///
+/// Measured (issue 23 rule 10, ARCHITECTURE.md): ptxas 13.0.88 compiles a kernel with
+/// `.maxntid 256` and `.minnctapersm k` exactly as the same kernel without them under
+/// `--maxrregcount` of the launch budget (tract's `mul_mat_q40_32_8_false`: 205, 128 +
+/// 44 B spill, 80 + 48 B at k = 1, 2, 3 and at 255, 128, 80; without either, 111; with
+/// `.maxntid 256` alone, 110); eight development kernels with `.minnctapersm` report
+/// their count at `--maxrregcount 255` (255, 255, 205, 255, 255, 160, 38, 48), not the
+/// default's (191, 189, 111, 187, 199, 134, 32, 48). `.maxnreg 255` and `.maxnreg 128`
+/// give 205 and 128 + 44 B the same way. Seed 000 says only that `.minnctapersm`
+/// "drives the occupancy target".
+pub fn stage_budget(m: &Module, f: &Function) -> Option<u32> {
+    let b = resolve_as(m, f, false, true);
+    let explicit =
+        matches!(b.source, BudgetSource::MaxRegCount | BudgetSource::DeviceFunctionMaxRegCount | BudgetSource::MaxNReg)
+            || (f.launch_bounded() && f.minnctapersm.is_some());
+    explicit.then_some(b.gpr)
+}
+
 /// Number of physical registers of a file that the allocator may use for a class
 /// (seed 000: 255 GPR, 63 UR, 7 P/UP; tensor per-arch, a knob in radbg).
 pub fn file_cap(file: RegFile, knobs: &Knobs) -> u32 {
@@ -330,6 +353,29 @@ mod tests {
         assert_eq!(resolve(&module(Some(128)), &f, false).gpr, 32);
         f.minnctapersm = None;
         assert_eq!(resolve(&module(Some(24)), &f, false).gpr, 64);
+    }
+
+    #[test]
+    fn explicit_budgets_are_filled_launch_bounds_alone_cap() {
+        let mut f = Function::new("k", FuncKind::Entry);
+        assert_eq!(stage_budget(&module(None), &f), None);
+        assert_eq!(stage_budget(&module(Some(64)), &f), Some(64));
+        // ptxas ignores a --maxrregcount above the cap: no budget then.
+        assert_eq!(stage_budget(&module(Some(300)), &f), None);
+        f.maxnreg = Some(255);
+        assert_eq!(stage_budget(&module(None), &f), Some(255));
+        f.maxnreg = None;
+        f.maxntid = Some(vec![256]);
+        assert_eq!(stage_budget(&module(Some(64)), &f), None, ".maxntid replaces --maxrregcount and only caps");
+        assert_eq!(prepass_cap(&module(None), &f), None, "256 threads allow every register");
+        // `.minnctapersm 1` at 256 threads allows all 255: still a budget the stages fill.
+        f.minnctapersm = Some(1);
+        assert_eq!(stage_budget(&module(None), &f), Some(255));
+        f.minnctapersm = Some(2);
+        assert_eq!(stage_budget(&module(Some(32)), &f), Some(128));
+        // Without launch bounds `.minnctapersm` is ignored.
+        f.maxntid = None;
+        assert_eq!(stage_budget(&module(None), &f), None);
     }
 
     #[test]

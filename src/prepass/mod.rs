@@ -44,7 +44,9 @@ use crate::ir::{Function, Module, Sm};
 pub struct PassCtx<'a> {
     pub module: &'a Module,
     pub sm: &'a Sm,
-    /// `--maxrregcount`, when given (and the function has no launch bounds).
+    /// The explicit budget the stages fill, when there is one: `--maxrregcount` for a
+    /// function without launch bounds, `.maxnreg`, or the launch budget of `.maxntid`
+    /// with `.minnctapersm` (`alloc::budget::stage_budget`, issue 23 rule 10).
     pub maxrregcount: Option<u32>,
     /// The budget launch bounds set: no target the stages aim at goes above it
     /// (`alloc::budget::prepass_cap`).

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::engine::Machine;
 use crate::ir::Module;
-use crate::prepass::{PASSES, PassCtx, sink};
+use crate::prepass::{PASSES, sink};
 
 /// One stage that changed the function or was switched off (the engine's record of it).
 pub use crate::prepass::record::StageStep as Step;
@@ -66,9 +66,7 @@ pub fn replay(m: &Machine, fi: usize) -> Option<Stages> {
             continue;
         }
         for j in 0..module.functions.len() {
-            let maxrregcount = module.functions[j].cli_maxrregcount(module.options.maxrregcount);
-            let cap = crate::alloc::budget::prepass_cap(&module, &module.functions[j]);
-            let ctx = PassCtx { module: &module, sm: &module.sm, maxrregcount, cap };
+            let ctx = crate::engine::stages::pass_ctx(&module, &module.functions[j]);
             let (g, summary) = (pass.run)(&module.functions[j], &ctx);
             let Some(g) = g.filter(|g| *g != module.functions[j]) else { continue };
             if j == fi {
@@ -83,9 +81,7 @@ pub fn replay(m: &Machine, fi: usize) -> Option<Stages> {
             module.functions[j] = g;
         }
     }
-    let maxrregcount = module.functions[fi].cli_maxrregcount(module.options.maxrregcount);
-    let cap = crate::alloc::budget::prepass_cap(&module, &module.functions[fi]);
-    let ctx = PassCtx { module: &module, sm: &module.sm, maxrregcount, cap };
+    let ctx = crate::engine::stages::pass_ctx(&module, &module.functions[fi]);
     let target = sink::target(&ctx);
     let (sm_version, budgeted) = (module.sm.version, ctx.maxrregcount.is_some());
     Some(Stages { imported_peak, steps, final_peak: cur, target, sm_version, budgeted })
@@ -94,9 +90,7 @@ pub fn replay(m: &Machine, fi: usize) -> Option<Stages> {
 /// [`replay`]'s answer from the engine's record of the passes.
 fn recorded(m: &Machine, fi: usize, rec: &crate::prepass::record::StageRecord) -> Stages {
     let src = &*m.source;
-    let maxrregcount = src.functions[fi].cli_maxrregcount(src.options.maxrregcount);
-    let cap = crate::alloc::budget::prepass_cap(src, &src.functions[fi]);
-    let ctx = PassCtx { module: src, sm: &src.sm, maxrregcount, cap };
+    let ctx = crate::engine::stages::pass_ctx(src, &src.functions[fi]);
     let steps = rec
         .steps
         .iter()

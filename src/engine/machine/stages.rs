@@ -89,18 +89,26 @@ pub fn prepass_step(m: &mut Machine) -> Option<Event> {
     }
 }
 
+/// What the pre-allocation stages know of `f`'s budget: the budget they fill
+/// (`alloc::budget::stage_budget`) and the cap no target goes above
+/// (`alloc::budget::prepass_cap`). Here, above both siblings, for the engine and `why`.
+pub fn pass_ctx<'a>(module: &'a crate::ir::Module, f: &Function) -> crate::prepass::PassCtx<'a> {
+    use crate::alloc::budget::{prepass_cap, stage_budget};
+    crate::prepass::PassCtx {
+        module,
+        sm: &module.sm,
+        maxrregcount: stage_budget(module, f),
+        cap: prepass_cap(module, f),
+    }
+}
+
 /// `pass` on `f`, a function of `module` (its current version): the new function, `None`
 /// when the pass leaves it as it is, and the event's summary. The passes read of the
 /// module only its target, options and module-scope variables, never another function
 /// (`why::stages::replay` relies on it too), so one function's passes can be replayed
 /// alone (`replay_passes`).
 fn run_pass(module: &crate::ir::Module, pass: &crate::prepass::Pass, f: &Function) -> (Option<Function>, String) {
-    let ctx = crate::prepass::PassCtx {
-        module,
-        sm: &module.sm,
-        maxrregcount: f.cli_maxrregcount(module.options.maxrregcount),
-        cap: crate::alloc::budget::prepass_cap(module, f),
-    };
+    let ctx = pass_ctx(module, f);
     let (g, summary) = (pass.run)(f, &ctx);
     // `None`: the pass left the function as it is (no copy to compare).
     (g.filter(|g| g != f), summary)
