@@ -64,3 +64,23 @@ fn maxntid_alone_only_caps() {
     // And a launch bound replaces --maxrregcount (rule 2): no fill either.
     assert_eq!(registers(".maxntid 256, 1, 1\n", Some(255)), registers("", None));
 }
+
+#[test]
+fn why_names_the_directive_whose_budget_the_schedule_fills() {
+    let dir = std::env::temp_dir().join(format!("radbg-min-ctas-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let why = |directives: &str| {
+        let file = dir.join("k.ptx");
+        std::fs::write(&file, kernel(directives)).expect("writes");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_radbg")).arg("why").arg(&file).output().expect("runs");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        text.lines().find(|l| l.trim_start().starts_with("schedule")).unwrap_or_default().to_string()
+    };
+    let filled = why(".maxntid 256, 1, 1\n.minnctapersm 1\n");
+    assert!(filled.contains("up to the budget 255 that .minnctapersm 1 at 256 threads per block sets"), "{filled}");
+    assert!(why(".maxnreg 255\n").contains("that .maxnreg 255 sets"));
+    let capped = why(".maxntid 256, 1, 1\n");
+    assert!(capped.contains("up to the target 32") && !capped.contains("budget"), "{capped}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -26,6 +26,23 @@ pub struct Stages {
     /// The SM and whether `--maxrregcount` set the target (`schedule`'s fallback target).
     pub sm_version: u32,
     pub budgeted: bool,
+    /// What set the budget the stages fill, in the input's words, when one does
+    /// (`alloc::budget::stage_budget`): `--maxrregcount 64`, `.maxnreg 128`, ….
+    pub filled: Option<String>,
+}
+
+/// [`Stages::filled`] for `f`, a function of `module`.
+fn filled_by(module: &crate::ir::Module, f: &crate::ir::Function) -> Option<String> {
+    use crate::alloc::budget::{BudgetSource as S, resolve_as, stage_budget};
+    let n = stage_budget(module, f)?;
+    Some(match resolve_as(module, f, false, true).source {
+        S::MaxNReg => format!(".maxnreg {n}"),
+        S::MaxRegCount | S::DeviceFunctionMaxRegCount => format!("--maxrregcount {n}"),
+        _ => match (f.minnctapersm, crate::alloc::budget::block_threads(f)) {
+            (Some(b), Some(t)) => format!(".minnctapersm {b} at {t} threads per block"),
+            _ => format!("a budget of {n}"),
+        },
+    })
 }
 
 /// The stages replayed for function `fi`; `None` on Ori IR input.
@@ -84,7 +101,8 @@ pub fn replay(m: &Machine, fi: usize) -> Option<Stages> {
     let ctx = crate::engine::stages::pass_ctx(&module, &module.functions[fi]);
     let target = sink::target(&ctx);
     let (sm_version, budgeted) = (module.sm.version, ctx.maxrregcount.is_some());
-    Some(Stages { imported_peak, steps, final_peak: cur, target, sm_version, budgeted })
+    let filled = filled_by(&module, &module.functions[fi]);
+    Some(Stages { imported_peak, steps, final_peak: cur, target, sm_version, budgeted, filled })
 }
 
 /// [`replay`]'s answer from the engine's record of the passes.
@@ -111,6 +129,7 @@ fn recorded(m: &Machine, fi: usize, rec: &crate::prepass::record::StageRecord) -
         target: sink::target(&ctx),
         sm_version: src.sm.version,
         budgeted: ctx.maxrregcount.is_some(),
+        filled: filled_by(src, &src.functions[fi]),
     }
 }
 
@@ -130,7 +149,12 @@ fn sentence(s: &Step, st: &Stages) -> String {
         "schedule" if s.peak >= s.before => {
             let need = s.before + crate::alloc::budget::REPORT_EXTRA + 1;
             let t = crate::prepass::schedule::occupancy_fallback(st.target, st.sm_version, st.budgeted, need);
-            if t == st.target {
+            if let (true, Some(what)) = (t == st.target, &st.filled) {
+                format!(
+                    "ptxas's scheduler issues loads early to hide their latency, up to the budget {t} that {what} \
+                     sets (ptxas fills an explicit budget; at the default it aims at occupancy)"
+                )
+            } else if t == st.target {
                 format!("ptxas's scheduler issues loads early to hide their latency, up to the target {t}")
             } else {
                 format!(
