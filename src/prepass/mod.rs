@@ -22,6 +22,7 @@
 pub mod components;
 pub mod expand;
 pub mod fold;
+pub mod fragments;
 pub mod ifconvert;
 pub mod list;
 pub mod narrow;
@@ -78,6 +79,7 @@ impl Pass {
 
 /// The passes, in pipeline order.
 pub const PASSES: &[Pass] = &[
+    fragments::PASS,
     components::PASS,
     webs::PASS,
     expand::PASS,

@@ -181,6 +181,7 @@ fn sentence(s: &Step, st: &Stages) -> String {
             .to_string(),
         "webs" => "a name PTX reuses for unrelated values becomes one value each, as in ptxas's own IR".to_string(),
         "components" => "ptxas builds a 64-bit value from its two 32-bit halves in place".to_string(),
+        "fragments" => "ptxas loads a tensor-core fragment straight into its register tuple and reads it in place at every MMA".to_string(),
         "ifconvert" => "ptxas turns short branches into predicated instructions".to_string(),
         "unroll" => "ptxas unrolls small counted loops four times (not those marked .pragma \"nounroll\"): \
                      the copies' values are live together once their loads are issued early"
