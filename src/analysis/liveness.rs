@@ -343,8 +343,10 @@ pub const NO_COMP: u8 = u8::MAX;
 /// Per vreg: the component whose def kills it, for vregs assembled from component defs
 /// (PTX's `mov.b64 %rd, {%r1, %r2}` and 64-bit constants lower to `.lo`/`.hi` defs, vector
 /// temporaries to `.0`..`.3` defs). A vreg qualifies when it carries `vflags::ASSEMBLED`
-/// (set by the `components` prepass on imported PTX only), has no whole-register def and
-/// each of its components is defined exactly once, all in one block: no older value of it
+/// (set by the `components` prepass on imported PTX only), has no whole-register def —
+/// other than the allocator's refill of itself, or an MMA's in-place update of a packed
+/// accumulator when no read of an unwritten component falls inside the assembly (issue 23
+/// rule 12) — and each of its components is defined exactly once, all in one block: no older value of it
 /// exists anywhere, so it is dead above the first of those defs in the block (the one
 /// that kills), live from there on. Without this rule such a vreg would be live from
 /// the function's entry, inflating pressure on every imported kernel (issue 13,
@@ -361,6 +363,14 @@ pub fn comp_kills(f: &Function) -> Vec<u8> {
     let mut seen = vec![0u32; n];
     let mut bad = vec![false; n];
     let mut first: Vec<(usize, u8)> = vec![(usize::MAX, NO_COMP); n];
+    // Vregs that a whole def updates in place after their assembly (`WGMMA`'s packed
+    // accumulator, issue 23 rule 12): assembled by component defs in one block that no
+    // read of an unwritten part interrupts, the first of which kills like a whole def.
+    let whole = in_place_wholes(f);
+    let full = |v: usize| {
+        let w = f.vregs[v].width as u32;
+        if w >= 32 { u32::MAX } else { (1u32 << w) - 1 }
+    };
     for (b, blk) in f.blocks.iter().enumerate() {
         for inst in &blk.insts {
             // The allocator's spill code may reload a spilled vreg into itself before a
@@ -368,13 +378,20 @@ pub fn comp_kills(f: &Function) -> Vec<u8> {
             // restores the same value, unguarded, so it kills on its own and is no other
             // value of the vreg.
             let refill = matches!(inst.op.mnemonic(), "LDL" | "LDS") && inst.has_mod("SPILL") && kills(inst);
+            inst.for_each_use(|r| {
+                let v = r.vreg.index();
+                let written = r.comp.is_some_and(|c| c < 32 && seen.get(v).is_some_and(|s| s & (1 << c) != 0));
+                if v < n && whole[v] && first[v].0 == b && seen[v] != full(v) && !written {
+                    bad[v] = true;
+                }
+            });
             inst.for_each_def(|r| {
                 let v = r.vreg.index();
                 if v >= n {
                     return;
                 }
                 match r.comp {
-                    None if refill => {}
+                    None if refill || whole[v] => {}
                     None => bad[v] = true,
                     Some(c) if c < 32 => {
                         if seen[v] & (1 << c) != 0 || (first[v].0 != usize::MAX && first[v].0 != b) {
@@ -398,6 +415,29 @@ pub fn comp_kills(f: &Function) -> Vec<u8> {
             if marked && !bad[v] && w >= 2 && seen[v] == all { first[v].1 } else { NO_COMP }
         })
         .collect()
+}
+
+/// Per vreg: whether an instruction defines it whole while reading it whole (an in-place
+/// update: the importer's `WGMMA` reads and writes its packed accumulator).
+fn in_place_wholes(f: &Function) -> Vec<bool> {
+    let mut out = vec![false; f.vregs.len()];
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        if !inst.op.mnemonic().contains("MMA") {
+            continue;
+        }
+        let mut read = Vec::new();
+        inst.for_each_use(|r| {
+            if r.comp.is_none() {
+                read.push(r.vreg);
+            }
+        });
+        inst.for_each_def(|r| {
+            if r.comp.is_none() && read.contains(&r.vreg) {
+                out[r.vreg.index()] = true;
+            }
+        });
+    }
+    out
 }
 
 /// Per vreg: whether a predicated (guarded) whole-register def of it kills — it has
