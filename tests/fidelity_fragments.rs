@@ -95,108 +95,38 @@ fn fragments_bring_the_count_toward_ptxas() {
     assert!(on >= 26, "not below ptxas: {on}");
 }
 
-/// A `wgmma.m64n64k16` loop with 32 f32 accumulators (hand-made, sm_90a). The importer
-/// packs the accumulator into two 16-wide temporaries that `WGMMA` updates in place;
-/// ptxas 13.0.88 reports 58 registers.
-const WGMMA: &str = concat!(
-    ".version 8.0\n",
-    ".target sm_90a\n",
-    ".address_size 64\n",
-    ".visible .entry k(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 n)\n",
-    "{\n",
-    ".reg .b32 %r<40>;\n",
-    ".reg .f32 %f<80>;\n",
-    ".reg .b64 %rd<20>;\n",
-    ".reg .pred %p<2>;\n",
-    "ld.param.u64 %rd1, [a];\n",
-    "ld.param.u64 %rd2, [b];\n",
-    "ld.param.u64 %rd3, [c];\n",
-    "ld.param.u32 %r1, [n];\n",
-    "mov.f32 %f1, 0f00000000;\n",
-    "mov.f32 %f2, 0f00000000;\n",
-    "mov.f32 %f3, 0f00000000;\n",
-    "mov.f32 %f4, 0f00000000;\n",
-    "mov.f32 %f5, 0f00000000;\n",
-    "mov.f32 %f6, 0f00000000;\n",
-    "mov.f32 %f7, 0f00000000;\n",
-    "mov.f32 %f8, 0f00000000;\n",
-    "mov.f32 %f9, 0f00000000;\n",
-    "mov.f32 %f10, 0f00000000;\n",
-    "mov.f32 %f11, 0f00000000;\n",
-    "mov.f32 %f12, 0f00000000;\n",
-    "mov.f32 %f13, 0f00000000;\n",
-    "mov.f32 %f14, 0f00000000;\n",
-    "mov.f32 %f15, 0f00000000;\n",
-    "mov.f32 %f16, 0f00000000;\n",
-    "mov.f32 %f17, 0f00000000;\n",
-    "mov.f32 %f18, 0f00000000;\n",
-    "mov.f32 %f19, 0f00000000;\n",
-    "mov.f32 %f20, 0f00000000;\n",
-    "mov.f32 %f21, 0f00000000;\n",
-    "mov.f32 %f22, 0f00000000;\n",
-    "mov.f32 %f23, 0f00000000;\n",
-    "mov.f32 %f24, 0f00000000;\n",
-    "mov.f32 %f25, 0f00000000;\n",
-    "mov.f32 %f26, 0f00000000;\n",
-    "mov.f32 %f27, 0f00000000;\n",
-    "mov.f32 %f28, 0f00000000;\n",
-    "mov.f32 %f29, 0f00000000;\n",
-    "mov.f32 %f30, 0f00000000;\n",
-    "mov.f32 %f31, 0f00000000;\n",
-    "mov.f32 %f32, 0f00000000;\n",
-    "mov.u32 %r3, 0;\n",
-    "$L_loop:\n",
-    "add.s64 %rd1, %rd1, 2;\n",
-    "add.s64 %rd2, %rd2, 2;\n",
-    "wgmma.fence.sync.aligned;\n",
-    "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8, %f9, %f10, %f11, %f12, %f13, %f14, %f15, %f16, %f17, %f18, %f19, %f20, %f21, %f22, %f23, %f24, %f25, %f26, %f27, %f28, %f29, %f30, %f31, %f32}, %rd1, %rd2, 1, 1, 1, 0, 0;\n",
-    "wgmma.commit_group.sync.aligned;\n",
-    "wgmma.wait_group.sync.aligned 0;\n",
-    "add.s32 %r3, %r3, 1;\n",
-    "setp.lt.u32 %p1, %r3, %r1;\n",
-    "@%p1 bra $L_loop;\n",
-    "mov.u32 %r4, %tid.x;\n",
-    "mul.wide.u32 %rd4, %r4, 128;\n",
-    "add.s64 %rd5, %rd3, %rd4;\n",
-    "st.global.f32 [%rd5+0], %f1;\n",
-    "st.global.f32 [%rd5+4], %f2;\n",
-    "st.global.f32 [%rd5+8], %f3;\n",
-    "st.global.f32 [%rd5+12], %f4;\n",
-    "st.global.f32 [%rd5+16], %f5;\n",
-    "st.global.f32 [%rd5+20], %f6;\n",
-    "st.global.f32 [%rd5+24], %f7;\n",
-    "st.global.f32 [%rd5+28], %f8;\n",
-    "st.global.f32 [%rd5+32], %f9;\n",
-    "st.global.f32 [%rd5+36], %f10;\n",
-    "st.global.f32 [%rd5+40], %f11;\n",
-    "st.global.f32 [%rd5+44], %f12;\n",
-    "st.global.f32 [%rd5+48], %f13;\n",
-    "st.global.f32 [%rd5+52], %f14;\n",
-    "st.global.f32 [%rd5+56], %f15;\n",
-    "st.global.f32 [%rd5+60], %f16;\n",
-    "st.global.f32 [%rd5+64], %f17;\n",
-    "st.global.f32 [%rd5+68], %f18;\n",
-    "st.global.f32 [%rd5+72], %f19;\n",
-    "st.global.f32 [%rd5+76], %f20;\n",
-    "st.global.f32 [%rd5+80], %f21;\n",
-    "st.global.f32 [%rd5+84], %f22;\n",
-    "st.global.f32 [%rd5+88], %f23;\n",
-    "st.global.f32 [%rd5+92], %f24;\n",
-    "st.global.f32 [%rd5+96], %f25;\n",
-    "st.global.f32 [%rd5+100], %f26;\n",
-    "st.global.f32 [%rd5+104], %f27;\n",
-    "st.global.f32 [%rd5+108], %f28;\n",
-    "st.global.f32 [%rd5+112], %f29;\n",
-    "st.global.f32 [%rd5+116], %f30;\n",
-    "st.global.f32 [%rd5+120], %f31;\n",
-    "st.global.f32 [%rd5+124], %f32;\n",
-    "ret;\n",
-    "}\n",
-);
+/// A `wgmma.m64n64k16` loop with 32 f32 accumulators (hand-made, sm_90a), zeroed before
+/// the loop and stored after it. The importer packs the accumulator into two 16-wide
+/// temporaries that `WGMMA` updates in place; ptxas 13.0.88 reports 58 registers.
+fn wgmma_kernel() -> String {
+    let acc: Vec<String> = (1..=32).map(|i| format!("%f{i}")).collect();
+    let mut s = String::from(
+        ".version 8.0\n.target sm_90a\n.address_size 64\n\
+         .visible .entry k(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 n)\n{\n\
+         .reg .b32 %r<40>;\n.reg .f32 %f<80>;\n.reg .b64 %rd<20>;\n.reg .pred %p<2>;\n\
+         ld.param.u64 %rd1, [a];\nld.param.u64 %rd2, [b];\nld.param.u64 %rd3, [c];\nld.param.u32 %r1, [n];\n",
+    );
+    for a in &acc {
+        s.push_str(&format!("mov.f32 {a}, 0f00000000;\n"));
+    }
+    s.push_str(&format!(
+        "mov.u32 %r3, 0;\n$L_loop:\nadd.s64 %rd1, %rd1, 2;\nadd.s64 %rd2, %rd2, 2;\nwgmma.fence.sync.aligned;\n\
+         wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{{}}}, %rd1, %rd2, 1, 1, 1, 0, 0;\n\
+         wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\nadd.s32 %r3, %r3, 1;\n\
+         setp.lt.u32 %p1, %r3, %r1;\n@%p1 bra $L_loop;\nmov.u32 %r4, %tid.x;\nmul.wide.u32 %rd4, %r4, 128;\n\
+         add.s64 %rd5, %rd3, %rd4;\n",
+        acc.join(", ")
+    ));
+    for (k, a) in acc.iter().enumerate() {
+        s.push_str(&format!("st.global.f32 [%rd5+{}], {a};\n", 4 * k));
+    }
+    s.push_str("ret;\n}\n");
+    s
+}
 
 #[test]
 fn a_packed_wgmma_accumulator_starts_where_it_is_packed() {
-    let run = run_file("wg.ptx", WGMMA, "sm_90a", None, &Settings::default()).expect("runs");
+    let run = run_file("wg.ptx", &wgmma_kernel(), "sm_90a", None, &Settings::default()).expect("runs");
     let f = &run.funcs[0];
     assert!(f.faults.is_empty(), "{:?}", f.faults);
     // Before rule 12 the temporaries were live around the whole loop beside the 32
