@@ -363,10 +363,11 @@ pub fn comp_kills(f: &Function) -> Vec<u8> {
     let mut seen = vec![0u32; n];
     let mut bad = vec![false; n];
     let mut first: Vec<(usize, u8)> = vec![(usize::MAX, NO_COMP); n];
-    // Vregs that a whole def updates in place after their assembly (`WGMMA`'s packed
-    // accumulator, issue 23 rule 12): assembled by component defs in one block that no
-    // read of an unwritten part interrupts, the first of which kills like a whole def.
-    let whole = in_place_wholes(f);
+    // Vregs an MMA updates in place after their assembly (`WGMMA`'s packed accumulator,
+    // issue 23 rule 12), and those read in a part not yet written inside their assembly:
+    // an in-place update does not disqualify a vreg that no such read interrupts.
+    let mut in_place = vec![false; n];
+    let mut interrupted = vec![false; n];
     let full = |v: usize| {
         let w = f.vregs[v].width as u32;
         if w >= 32 { u32::MAX } else { (1u32 << w) - 1 }
@@ -378,11 +379,12 @@ pub fn comp_kills(f: &Function) -> Vec<u8> {
             // restores the same value, unguarded, so it kills on its own and is no other
             // value of the vreg.
             let refill = matches!(inst.op.mnemonic(), "LDL" | "LDS") && inst.has_mod("SPILL") && kills(inst);
+            let mma = inst.op.mnemonic().contains("MMA");
             inst.for_each_use(|r| {
                 let v = r.vreg.index();
-                let written = r.comp.is_some_and(|c| c < 32 && seen.get(v).is_some_and(|s| s & (1 << c) != 0));
-                if v < n && whole[v] && first[v].0 == b && seen[v] != full(v) && !written {
-                    bad[v] = true;
+                if v < n && first[v].0 == b && seen[v] != full(v) {
+                    let written = r.comp.is_some_and(|c| c < 32 && seen[v] & (1 << c) != 0);
+                    interrupted[v] |= !written;
                 }
             });
             inst.for_each_def(|r| {
@@ -391,7 +393,8 @@ pub fn comp_kills(f: &Function) -> Vec<u8> {
                     return;
                 }
                 match r.comp {
-                    None if refill || whole[v] => {}
+                    None if refill => {}
+                    None if mma && reads_whole(inst, r.vreg) => in_place[v] = true,
                     None => bad[v] = true,
                     Some(c) if c < 32 => {
                         if seen[v] & (1 << c) != 0 || (first[v].0 != usize::MAX && first[v].0 != b) {
@@ -407,37 +410,23 @@ pub fn comp_kills(f: &Function) -> Vec<u8> {
             });
         }
     }
+    for v in 0..n {
+        bad[v] |= in_place[v] && interrupted[v];
+    }
     (0..n)
         .map(|v| {
-            let w = f.vregs[v].width as u32;
-            let all = if w >= 32 { u32::MAX } else { (1u32 << w) - 1 };
             let marked = f.vregs[v].flags & crate::ir::model::vflags::ASSEMBLED != 0;
-            if marked && !bad[v] && w >= 2 && seen[v] == all { first[v].1 } else { NO_COMP }
+            if marked && !bad[v] && f.vregs[v].width >= 2 && seen[v] == full(v) { first[v].1 } else { NO_COMP }
         })
         .collect()
 }
 
-/// Per vreg: whether an instruction defines it whole while reading it whole (an in-place
-/// update: the importer's `WGMMA` reads and writes its packed accumulator).
-fn in_place_wholes(f: &Function) -> Vec<bool> {
-    let mut out = vec![false; f.vregs.len()];
-    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
-        if !inst.op.mnemonic().contains("MMA") {
-            continue;
-        }
-        let mut read = Vec::new();
-        inst.for_each_use(|r| {
-            if r.comp.is_none() {
-                read.push(r.vreg);
-            }
-        });
-        inst.for_each_def(|r| {
-            if r.comp.is_none() && read.contains(&r.vreg) {
-                out[r.vreg.index()] = true;
-            }
-        });
-    }
-    out
+/// Whether `inst` reads `v` whole: an MMA that also defines it updates it in place (the
+/// importer's `WGMMA` reads and writes its packed accumulator).
+fn reads_whole(inst: &Inst, v: VRegId) -> bool {
+    let mut read = false;
+    inst.for_each_use(|r| read |= r.comp.is_none() && r.vreg == v);
+    read
 }
 
 /// Per vreg: whether a predicated (guarded) whole-register def of it kills — it has

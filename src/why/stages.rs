@@ -23,12 +23,18 @@ pub struct Stages {
     pub steps: Vec<Step>,
     pub final_peak: u32,
     pub target: u32,
-    /// The SM and whether `--maxrregcount` set the target (`schedule`'s fallback target).
+    /// The SM (`schedule`'s fallback target).
     pub sm_version: u32,
-    pub budgeted: bool,
     /// What set the budget the stages fill, in the input's words, when one does
     /// (`alloc::budget::stage_budget`): `--maxrregcount 64`, `.maxnreg 128`, ….
     pub filled: Option<String>,
+}
+
+impl Stages {
+    /// Whether an explicit budget set the target (`schedule`'s fallback target).
+    pub fn budgeted(&self) -> bool {
+        self.filled.is_some()
+    }
 }
 
 /// [`Stages::filled`] for `f`, a function of `module`.
@@ -100,9 +106,8 @@ pub fn replay(m: &Machine, fi: usize) -> Option<Stages> {
     }
     let ctx = crate::engine::stages::pass_ctx(&module, &module.functions[fi]);
     let target = sink::target(&ctx);
-    let (sm_version, budgeted) = (module.sm.version, ctx.maxrregcount.is_some());
     let filled = filled_by(&module, &module.functions[fi]);
-    Some(Stages { imported_peak, steps, final_peak: cur, target, sm_version, budgeted, filled })
+    Some(Stages { imported_peak, steps, final_peak: cur, target, sm_version: module.sm.version, filled })
 }
 
 /// [`replay`]'s answer from the engine's record of the passes.
@@ -128,7 +133,6 @@ fn recorded(m: &Machine, fi: usize, rec: &crate::prepass::record::StageRecord) -
         final_peak: rec.current(),
         target: sink::target(&ctx),
         sm_version: src.sm.version,
-        budgeted: ctx.maxrregcount.is_some(),
         filled: filled_by(src, &src.functions[fi]),
     }
 }
@@ -148,7 +152,7 @@ fn sentence(s: &Step, st: &Stages) -> String {
         },
         "schedule" if s.peak >= s.before => {
             let need = s.before + crate::alloc::budget::REPORT_EXTRA + 1;
-            let t = crate::prepass::schedule::occupancy_fallback(st.target, st.sm_version, st.budgeted, need);
+            let t = crate::prepass::schedule::occupancy_fallback(st.target, st.sm_version, st.budgeted(), need);
             if let (true, Some(what)) = (t == st.target, &st.filled) {
                 format!(
                     "ptxas's scheduler issues loads early to hide their latency, up to the budget {t} that {what} \
