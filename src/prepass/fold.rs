@@ -335,19 +335,19 @@ fn fold_offsets(g: &mut Function, defs: &[u32]) -> (Vec<Option<(VRegId, i64)>>, 
 /// by its own `LDC.64` just before the add (a copy of the parameter's load), which
 /// `schedule` moves within the block like any load. sm_100 and sm_120 do the same on a
 /// hand-made kernel; sm_86 and sm_89 as sm_80 (`tests/fidelity_hopper_addend.rs`).
-/// Choice: one load per add, not one per parameter where NVVM converted it. ptxas keeps
-/// a pair across a loop when registers allow (bart's `cu_iwt3df_col`: two `LDC.64`
-/// before the loop) and loads again where they do not; one pair per parameter put 11
-/// development kernels at 32 into spills ptxas does not make. Returns how many adds now
-/// read such a pair.
+/// Choice: one load per add, not one per parameter where NVVM converted it; one pair per
+/// parameter put 11 development kernels at 32 into spills ptxas does not make. Inside a
+/// loop ptxas keeps the pairs before it when registers allow (bart's `cu_iwt3df_col`:
+/// two `LDC.64` before the loop) — `hoist_pairs`, rule 13. Returns the pairs made, with
+/// the parameter each loads.
 fn hopper_addend(
     g: &mut Function,
     value: &[Option<Operand>],
     root: &[Option<(usize, usize)>],
     wide: &[bool],
     f: &Function,
-) -> usize {
-    let mut count = 0;
+) -> Vec<(VRegId, Operand)> {
+    let mut made = Vec::new();
     let mut fresh = crate::prepass::FreshVregs::new(g, "%ldc");
     for bi in 0..g.blocks.len() {
         let old = std::mem::take(&mut g.blocks[bi].insts);
@@ -369,7 +369,9 @@ fn hopper_addend(
                     ldc.origin = inst.origin;
                     new.push(ldc);
                     inst.operands[k] = Operand::vreg(t);
-                    count += 1;
+                    if let Some(Some(src)) = value.get(v.index()) {
+                        made.push((t, src.clone()));
+                    }
                     break;
                 }
             }
@@ -377,7 +379,165 @@ fn hopper_addend(
         }
         g.blocks[bi].insts = new;
     }
-    count
+    made
+}
+
+/// sm_90's products of kernel constants (issue 23 rule 13, ARCHITECTURE.md): with no
+/// constant-bank operand in its ALU instructions, ptxas multiplies two launch dimensions
+/// or parameters on the uniform datapath — a grid-stride loop's step `ntid × nctaid` is
+/// `ULDC UR4, c[0x0][0x0]; ULDC UR5, c[0x0][0xc]; UIMAD UR4, UR4, UR5, URZ` and the loop
+/// adds `IADD3 R0, R0, UR4, RZ` (hand-made kernels; dfdx's `fill_with_f32`, tract's
+/// `copy_nd1_f32` on sm_90), where radbg held it in an R register across the loop. On
+/// sm_80 the same step is recomputed in the loop from the bank (`MOV R9, c[0x0][0x0];
+/// IMAD R0, R9, c[0x0][0xc], R0`), not modelled. Seen otherwise once: a kernel that
+/// already holds `ntid` in R for `ctaid × ntid + tid` multiplied that register (`IMAD R13,
+/// R13, UR4, RZ`). Model: an `IMAD.MUL` whose every source is a kernel constant, whose
+/// result is read only by integer ALU instructions, is a UR vreg, and so is a constant
+/// vreg it reads that nothing else reads (the `ULDC`). Returns how many products moved.
+fn uniform_products(g: &mut Function, value: &[Option<Operand>]) -> usize {
+    let n = g.vregs.len();
+    let constant = |o: &Operand| match o {
+        Operand::CBank { .. } | Operand::Imm(_) => true,
+        Operand::Reg(Reg::V(r)) => {
+            r.comp.is_none() && value.get(r.vreg.index()).is_some_and(|v| matches!(v, Some(Operand::CBank { .. })))
+        }
+        _ => false,
+    };
+    // Per vreg: how many instructions read it, and whether each is an integer ALU one
+    // that can read a uniform register.
+    let mut readers = vec![0u32; n];
+    let mut alu_only = vec![true; n];
+    for inst in g.blocks.iter().flat_map(|b| &b.insts) {
+        let alu = matches!(inst.op.mnemonic(), "IADD3" | "IMAD" | "ISETP" | "LEA" | "SHF" | "LOP3" | "IMNMX")
+            && !inst.operands.iter().any(|o| matches!(o, Operand::Mem(_)));
+        let mut seen: Vec<usize> = Vec::new();
+        inst.for_each_use(|r| {
+            let v = r.vreg.index();
+            if !seen.contains(&v) {
+                seen.push(v);
+                readers[v] += 1;
+                alu_only[v] &= alu;
+            }
+        });
+    }
+    let mut products: Vec<VRegId> = Vec::new();
+    let mut feeds: Vec<VRegId> = Vec::new();
+    for inst in g.blocks.iter().flat_map(|b| &b.insts) {
+        if inst.op.mnemonic() != "IMAD" || !inst.has_mod("MUL") || inst.ndefs != 1 || !inst.guard_is_always() {
+            continue;
+        }
+        let Some(d) = inst.defs().first().and_then(whole) else { continue };
+        let vr = &g.vregs[d.index()];
+        if vr.width != 1 || vr.class != crate::ir::RegClass::R || vr.pin.is_some() || vr.alias.is_some() {
+            continue;
+        }
+        if readers[d.index()] == 0 || !alu_only[d.index()] || !inst.uses().iter().all(constant) {
+            continue;
+        }
+        products.push(d);
+        feeds.extend(inst.uses().iter().filter_map(whole).filter(|v| readers[v.index()] == 1));
+    }
+    for v in products.iter().chain(&feeds) {
+        g.vregs[v.index()].class = crate::ir::RegClass::UR;
+    }
+    products.len()
+}
+
+/// Where ptxas loads `hopper_addend`'s pairs when the add is inside a loop (issue 23
+/// rule 13, ARCHITECTURE.md). Hand-made sm_90 grid-stride loops (ptxas 13.0.88,
+/// nvdisasm; `tests/fidelity_loop_pairs.rs`) with n parameter bases read once per
+/// iteration (`IMAD.WIDE R14, R13, 0x4, R2`): for n = 1, 2, 4, 6 every `LDC.64` sits
+/// before the loop, one pair per parameter however many adds read it (14, 20, 28, 32
+/// registers); for n = 8 and 12, and for n = 4 with each base read twice, every one is
+/// inside the loop before its add (22–24, 32, 24). So the pairs leave the loop together
+/// or not at all, and they leave when the function still fits the register target the
+/// schedule aims at (`sink::target`: the budget, else full occupancy's count) — n = 6
+/// reaches 32 exactly, n = 8 would pass it. Model: per outermost loop with such loads
+/// and one predecessor outside it, the loads move to the end of that predecessor, one
+/// per parameter (the first load's vreg serves every add of the loop), kept when the
+/// peak R pressure + 3 (R1 and the report's 2) stays within the target. Known miss: the
+/// n = 4 loop reading each base twice fits by that test (radbg 30, ptxas 24 with the
+/// loads left in the loop) — ptxas seems to count the loads its schedule puts in flight,
+/// which `schedule` decides only later. Returns how many loops' loads moved.
+fn hoist_pairs(g: &mut Function, made: &[(VRegId, Operand)], ctx: &PassCtx) -> usize {
+    use crate::analysis::cfg;
+    if made.is_empty() {
+        return 0;
+    }
+    let c = cfg::build(g, 1.0);
+    let block_of = |g: &Function, t: VRegId| {
+        g.blocks.iter().position(|b| {
+            b.insts
+                .iter()
+                .any(|i| i.ndefs == 1 && i.defs().first().and_then(whole) == Some(t) && i.op.mnemonic() == "LDC")
+        })
+    };
+    // The outermost loop of each load, in the order the loads were made.
+    let mut groups: Vec<(usize, Vec<(VRegId, Operand)>)> = Vec::new();
+    for (t, src) in made {
+        let Some(b) = block_of(g, *t) else { continue };
+        let Some(mut l) = c.innermost_loop(b) else { continue };
+        while let Some(p) = c.loops[l].parent {
+            l = p;
+        }
+        match groups.iter_mut().find(|(gl, _)| *gl == l) {
+            Some((_, v)) => v.push((*t, src.clone())),
+            None => groups.push((l, vec![(*t, src.clone())])),
+        }
+    }
+    let t = crate::prepass::sink::target(ctx);
+    let mut moved = 0;
+    for (l, loads) in groups {
+        let lp = &c.loops[l];
+        let outside: Vec<usize> =
+            c.preds[lp.header].iter().copied().filter(|p| lp.blocks.binary_search(p).is_err()).collect();
+        let [pre] = outside[..] else { continue };
+        let mut h = g.clone();
+        // One vreg per parameter: the first load's.
+        let mut keep: Vec<(Operand, VRegId)> = Vec::new();
+        let mut rename = vec![None; h.vregs.len()];
+        for (v, src) in &loads {
+            match keep.iter().find(|(s, _)| s == src) {
+                Some(&(_, k)) => rename[v.index()] = Some(k),
+                None => keep.push((src.clone(), *v)),
+            }
+        }
+        let gone: Vec<VRegId> = loads.iter().map(|(v, _)| *v).collect();
+        let mut hoisted: Vec<crate::ir::Inst> = Vec::new();
+        for &b in &lp.blocks {
+            h.blocks[b].insts.retain(|i| {
+                let d = (i.ndefs == 1 && i.op.mnemonic() == "LDC").then(|| i.defs().first().and_then(whole)).flatten();
+                match d {
+                    Some(d) if gone.contains(&d) => {
+                        if keep.iter().any(|(_, k)| *k == d) {
+                            let mut i = i.clone();
+                            i.guard = None;
+                            hoisted.push(i);
+                        }
+                        false
+                    }
+                    _ => true,
+                }
+            });
+            for inst in &mut h.blocks[b].insts {
+                inst.for_each_use_mut(|r| {
+                    if let Some(Some(k)) = rename.get(r.vreg.index()) {
+                        r.vreg = *k;
+                    }
+                });
+            }
+        }
+        let insts = &mut h.blocks[pre].insts;
+        let at = insts.len()
+            - usize::from(insts.last().is_some_and(|i| i.info().is(props::BRANCH) || i.info().is(props::EXIT)));
+        insts.splice(at..at, hoisted);
+        let need = crate::prepass::sink::peak(&h) + crate::ir::regfile::REPORT_EXTRA + 1;
+        if crate::prepass::target_span::le(need.into(), t.into(), 0) {
+            *g = h;
+            moved += 1;
+        }
+    }
+    moved
 }
 
 /// Whether `inst` is a 64-bit add of a wide multiply's result: the shape ptxas fuses
@@ -502,7 +662,10 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
             }
         }
     }
-    let pairs = if hopper { hopper_addend(&mut g, &value, &root, &wide, f) } else { 0 };
+    let uniform = if hopper { uniform_products(&mut g, &value) } else { 0 };
+    let made = if hopper { hopper_addend(&mut g, &value, &root, &wide, f) } else { Vec::new() };
+    let pairs = made.len();
+    let hoisted = hoist_pairs(&mut g, &made, ctx);
     let (offset_of, addressed) = fold_offsets(&mut g, &defs);
     // Constants and folded offsets without uses lose their defs (repeat: MOV chains die
     // link by link).
@@ -533,10 +696,16 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
     let names: Vec<String> =
         (0..n).filter(|&i| touched[i]).take(6).map(|i| g.vreg(VRegId::new(i)).name.to_string()).collect();
     let summary = format!(
-        "{folded} use(s) of constants and parameters folded into their instructions ({}…), {addressed} constant add(s) carried into address offsets, {removed} defining instruction(s) removed{}",
+        "{folded} use(s) of constants and parameters folded into their instructions ({}…), {addressed} constant add(s) carried into address offsets, {removed} defining instruction(s) removed{}{}",
         names.join(", "),
+        if uniform > 0 {
+            format!(", {uniform} product(s) of kernel constants on the uniform datapath (sm_90 and later)")
+        } else {
+            String::new()
+        },
         if pairs > 0 {
-            format!(", {pairs} parameter(s) loaded into a register pair for IMAD.WIDE (sm_90 and later)")
+            let before = if hoisted > 0 { format!(", loaded before {hoisted} loop(s)") } else { String::new() };
+            format!(", {pairs} parameter(s) loaded into a register pair for IMAD.WIDE (sm_90 and later){before}")
         } else {
             String::new()
         }
