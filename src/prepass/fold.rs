@@ -339,14 +339,14 @@ fn fold_offsets(g: &mut Function, defs: &[u32]) -> (Vec<Option<(VRegId, i64)>>, 
 /// parameter put 11 development kernels at 32 into spills ptxas does not make. Inside a
 /// loop ptxas keeps the pairs before it when registers allow (bart's `cu_iwt3df_col`:
 /// two `LDC.64` before the loop) — `hoist_pairs`, rule 13. Returns the pairs made, with
-/// the parameter each loads.
+/// the block of each and the parameter it loads.
 fn hopper_addend(
     g: &mut Function,
     value: &[Option<Operand>],
     root: &[Option<(usize, usize)>],
     wide: &[bool],
     f: &Function,
-) -> Vec<(VRegId, Operand)> {
+) -> Vec<(VRegId, usize, Operand)> {
     let mut made = Vec::new();
     let mut fresh = crate::prepass::FreshVregs::new(g, "%ldc");
     for bi in 0..g.blocks.len() {
@@ -370,7 +370,7 @@ fn hopper_addend(
                     new.push(ldc);
                     inst.operands[k] = Operand::vreg(t);
                     if let Some(Some(src)) = value.get(v.index()) {
-                        made.push((t, src.clone()));
+                        made.push((t, bi, src.clone()));
                     }
                     break;
                 }
@@ -459,24 +459,16 @@ fn uniform_products(g: &mut Function, value: &[Option<Operand>]) -> usize {
 /// n = 4 loop reading each base twice fits by that test (radbg 30, ptxas 24 with the
 /// loads left in the loop) — ptxas seems to count the loads its schedule puts in flight,
 /// which `schedule` decides only later. Returns how many loops' loads moved.
-fn hoist_pairs(g: &mut Function, made: &[(VRegId, Operand)], ctx: &PassCtx) -> usize {
+fn hoist_pairs(g: &mut Function, made: &[(VRegId, usize, Operand)], ctx: &PassCtx) -> usize {
     use crate::analysis::cfg;
     if made.is_empty() {
         return 0;
     }
     let c = cfg::build(g, 1.0);
-    let block_of = |g: &Function, t: VRegId| {
-        g.blocks.iter().position(|b| {
-            b.insts
-                .iter()
-                .any(|i| i.ndefs == 1 && i.defs().first().and_then(whole) == Some(t) && i.op.mnemonic() == "LDC")
-        })
-    };
     // The outermost loop of each load, in the order the loads were made.
     let mut groups: Vec<(usize, Vec<(VRegId, Operand)>)> = Vec::new();
-    for (t, src) in made {
-        let Some(b) = block_of(g, *t) else { continue };
-        let Some(mut l) = c.innermost_loop(b) else { continue };
+    for (t, b, src) in made {
+        let Some(mut l) = c.innermost_loop(*b) else { continue };
         while let Some(p) = c.loops[l].parent {
             l = p;
         }
