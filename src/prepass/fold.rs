@@ -407,14 +407,16 @@ fn uniform_products(g: &mut Function, value: &[Option<Operand>]) -> usize {
     // that can read a uniform register.
     let mut readers = vec![0u32; n];
     let mut alu_only = vec![true; n];
-    for inst in g.blocks.iter().flat_map(|b| &b.insts) {
+    // The last instruction (numbered from 1) that counted each vreg: a vreg read twice
+    // by one instruction counts once, with no set per instruction.
+    let mut counted_at = vec![0usize; n];
+    for (at, inst) in g.blocks.iter().flat_map(|b| &b.insts).enumerate() {
         let alu = matches!(inst.op.mnemonic(), "IADD3" | "IMAD" | "ISETP" | "LEA" | "SHF" | "LOP3" | "IMNMX")
             && !inst.operands.iter().any(|o| matches!(o, Operand::Mem(_)));
-        let mut seen: Vec<usize> = Vec::new();
         inst.for_each_use(|r| {
             let v = r.vreg.index();
-            if !seen.contains(&v) {
-                seen.push(v);
+            if counted_at[v] != at + 1 {
+                counted_at[v] = at + 1;
                 readers[v] += 1;
                 alu_only[v] &= alu;
             }
