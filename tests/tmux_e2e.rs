@@ -260,7 +260,7 @@ fn source_pane_in_tmux() {
     // Back into the SPILL attempt: the pane follows the cursor.
     t.keys(&["z"]);
     t.keys(&["S"]);
-    t.wait_for(&["event 289", "line live spill", "float edge"]);
+    t.wait_for(&["event 290", "line live spill", "float edge"]);
     t.keys(&["q"]);
     t.wait_for(&["RADBG_EXIT=0"]);
 }

@@ -38,6 +38,7 @@ pub mod uniform;
 pub mod unroll;
 pub mod vectorize;
 pub mod webs;
+pub mod zext;
 
 use crate::ir::{Function, Module, Sm};
 
@@ -85,6 +86,7 @@ pub const PASSES: &[Pass] = &[
     expand::PASS,
     fold::PASS,
     narrow::PASS,
+    zext::PASS,
     vectorize::PASS,
     remat::PASS,
     ifconvert::PASS,

@@ -172,6 +172,7 @@ fn sentence(s: &Step, st: &Stages) -> String {
             format!("ptxas's scheduler reorders the block to bring the pressure toward the target {}", st.target)
         }
         "narrow" => "ptxas addresses shared memory with 32-bit registers".to_string(),
+        "zext" => "ptxas keeps a 64-bit value whose high word is known zero in one register and reads RZ for the high word".to_string(),
         "remat" => "ptxas computes cheap values (an add of a constant, a shift, a mask) where they are used, from registers live there anyway".to_string(),
         "vectorize" => "ptxas loads adjacent shared-memory words together (LDS.64, LDS.128): they arrive, and stay live, together".to_string(),
         "fold" => {
@@ -190,7 +191,8 @@ fn sentence(s: &Step, st: &Stages) -> String {
         "unroll" => "ptxas unrolls small counted loops four times (not those marked .pragma \"nounroll\"): \
                      the copies' values are live together once their loads are issued early"
             .to_string(),
-        _ => String::new(),
+        // A stage without a sentence of its own says what the pass list says of it.
+        name => crate::prepass::PASSES.iter().find(|p| p.name == name).map_or_else(String::new, |p| p.about.to_string()),
     }
 }
 
