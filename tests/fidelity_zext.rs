@@ -125,21 +125,3 @@ fn ptxas_holds_the_index_alone_and_reads_rz_for_its_high_word() {
         sass.lines().any(|l| l.contains("LEA.HI.X") && l.trim_end().trim_end_matches(';').contains(", RZ, 0x2"));
     assert!(ex_rz && lea_rz, "{sass}");
 }
-
-#[test]
-fn a_zero_extending_load_holds_one_register_and_a_sign_extending_one_a_pair() {
-    // risc0's fri_fold: `ld.global.u32 %rd6, [%rd15]` is `LDG.E R2, [R12.64]` in ptxas.
-    let text = |ty: &str| {
-        format!(
-            ".version 9.0\n.target sm_80\n.address_size 64\n\
-             .visible .entry k(.param .u64 k_a)\n{{\n.reg .b32 %r<8>; .reg .b64 %rd<20>;\n\
-             ld.param.u64 %rd1, [k_a]; cvta.to.global.u64 %rd2, %rd1;\n\
-             ld.global.{ty} %rd3, [%rd2];\nmov.u32 %r1, %tid.x; cvt.u64.u32 %rd4, %r1;\n\
-             mul.lo.s64 %rd5, %rd3, %rd4; add.s64 %rd6, %rd5, %rd3; st.global.u64 [%rd2], %rd6;\nret;\n}}\n"
-        )
-    };
-    assert_eq!(width(&staged(&text("u32")), "%rd3"), Some(1));
-    assert_eq!(width(&staged(&text("u16")), "%rd3"), Some(1));
-    assert_eq!(width(&staged(&text("s32")), "%rd3"), Some(2));
-    assert_eq!(width(&staged(&text("u64")), "%rd3"), Some(2));
-}

@@ -12,9 +12,8 @@
 //! `ISETP.NE.AND.EX P0, PT, RZ, RZ` for its high word. The seeds are silent.
 //!
 //! The model: a 64-bit R vreg narrows when every def is a whole def that leaves the high
-//! word zero — a widening conversion from an unsigned 32-bit (or narrower) source, a
-//! load of such a value (`ld.global.u32 %rd6`: PTX zero-extends it into the wide
-//! register), an `AND` with an immediate below 2^32, a copy of another such vreg — and every use is
+//! word zero — a widening conversion from an unsigned 32-bit (or narrower) source, an
+//! `AND` with an immediate below 2^32, a copy of another such vreg — and every use is
 //! its low word, its high word (which becomes the immediate 0: `RZ`), or the whole value
 //! as a source of integer arithmetic, a compare or a copy (the instruction reads the one
 //! register, zero-extended). A value that is a memory address, stored, passed to a call
@@ -48,14 +47,6 @@ fn zero_high_def(f: &Function, inst: &Inst, zero_high: &[bool]) -> bool {
         // cvt from an unsigned source: the type words are destination then source.
         "PRMT" if inst.has_mod("CVT") => {
             u.len() == 1 && src32(&u[0]) && ["U32", "U16", "U8"].iter().any(|m| inst.has_mod(m))
-        }
-        // A load of an unsigned or untyped ≤ 32-bit value into a 64-bit register
-        // zero-extends (PTX `ld`); ptxas loads one register (`LDG.E R2, [R12.64]` for
-        // risc0's `ld.global.u32 %rd6, [%rd15]` in fri_fold).
-        "LDG" | "LDS" | "LD" | "LDL" => {
-            inst.ndefs == 1
-                && !["V2", "V4", "64", "128"].iter().any(|m| inst.has_mod(m))
-                && ["U32", "U16", "U8", "B32", "B16", "B8"].iter().any(|m| inst.has_mod(m))
         }
         "LOP3" if inst.has_mod("AND") => u.iter().any(|o| matches!(o, Operand::Imm(k) if (0..1i64 << 32).contains(k))),
         "MOV" if inst.mods.is_empty() || inst.has_mod("U64") || inst.has_mod("B64") || inst.has_mod("S64") => {
