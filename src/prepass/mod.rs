@@ -23,6 +23,7 @@ pub mod components;
 pub mod expand;
 pub mod fold;
 pub mod fragments;
+pub mod fuse;
 pub mod ifconvert;
 pub mod list;
 pub mod narrow;
@@ -87,6 +88,7 @@ pub const PASSES: &[Pass] = &[
     fold::PASS,
     narrow::PASS,
     zext::PASS,
+    fuse::PASS,
     vectorize::PASS,
     remat::PASS,
     ifconvert::PASS,
