@@ -23,7 +23,6 @@ pub mod components;
 pub mod expand;
 pub mod fold;
 pub mod fragments;
-pub mod fuse;
 pub mod ifconvert;
 pub mod list;
 pub mod narrow;
@@ -88,7 +87,6 @@ pub const PASSES: &[Pass] = &[
     fold::PASS,
     narrow::PASS,
     zext::PASS,
-    fuse::PASS,
     vectorize::PASS,
     remat::PASS,
     ifconvert::PASS,
