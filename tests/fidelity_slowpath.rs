@@ -166,3 +166,52 @@ fn a_sweep_row_is_a_separate_run_at_its_budget() {
         assert_eq!(row.funcs, radbg::why::whatif::figures(&m), "--maxrregcount {b}");
     }
 }
+
+/// One load, a division by it (a slowpath call), three more loads and their sum: ptxas
+/// 13.0.88 keeps the three loads after the call (`CALL.REL.NOINC ..; BSYNC B1; LDG.E R5,
+/// [R2.64+0x400]; LDG.E R6, ..; LDG.E R7, ..`): the routine's branch and call split its
+/// blocks, so its scheduler does not issue them before the division (issue 23 rule 15).
+fn loads_after_a_division() -> String {
+    ".version 9.0\n.target sm_80\n.address_size 64\n\
+     .visible .entry k(.param .u64 k_a, .param .u64 k_b)\n{\n\
+     .reg .f32 %f<20>; .reg .b32 %r<20>; .reg .b64 %rd<40>;\n\
+     ld.param.u64 %rd1, [k_a]; cvta.to.global.u64 %rd2, %rd1;\n\
+     ld.param.u64 %rd3, [k_b]; cvta.to.global.u64 %rd4, %rd3;\n\
+     mov.u32 %r1, %tid.x;\n\
+     mul.wide.u32 %rd5, %r1, 4; add.s64 %rd6, %rd2, %rd5;\n\
+     ld.global.f32 %f1, [%rd6];\n\
+     div.rn.f32 %f2, 0f3F800000, %f1;\n\
+     ld.global.f32 %f3, [%rd6+1024];\n\
+     ld.global.f32 %f4, [%rd6+2048];\n\
+     ld.global.f32 %f5, [%rd6+3072];\n\
+     add.f32 %f6, %f2, %f3; add.f32 %f7, %f6, %f4; add.f32 %f8, %f7, %f5;\n\
+     add.s64 %rd7, %rd4, %rd5; st.global.f32 [%rd7], %f8;\nret;\n}\n"
+        .to_string()
+}
+
+#[test]
+fn the_schedule_issues_no_load_across_a_routine_call() {
+    let (mut m, _) = radbg::ir::ptx::import_str("k.ptx", &loads_after_a_division()).expect("imports");
+    radbg::prepass::apply(&mut m, &BTreeSet::new(), &["fold", "schedule"]);
+    let f = &m.functions[0];
+    let order: Vec<String> =
+        f.blocks.iter().flat_map(|b| &b.insts).map(|i| radbg::ir::print::print_inst(f, i)).collect();
+    let div = order.iter().position(|s| s.contains("MUFU.DIV")).expect("the division");
+    let loads: Vec<usize> = order.iter().enumerate().filter(|(_, s)| s.contains("LDG")).map(|(i, _)| i).collect();
+    assert_eq!(loads.len(), 4, "{order:#?}");
+    assert!(loads[0] < div && loads[1..].iter().all(|&l| l > div), "{order:#?}");
+}
+
+#[test]
+fn ptxas_keeps_the_loads_after_the_routine_call() {
+    let Some(common::ptxas::SassTools { ptxas, nvdisasm, dir }) =
+        common::ptxas::sass_tools("slowpath-order", "the loads after a routine call")
+    else {
+        return;
+    };
+    let sass = common::ptxas::sass_for(&ptxas, &nvdisasm, &dir, "k", &loads_after_a_division(), "sm_80");
+    let _ = std::fs::remove_dir_all(&dir);
+    let call = sass.find("CALL.REL.NOINC").expect("a routine call");
+    let after = sass[call..].lines().filter(|l| l.contains("LDG.E")).count();
+    assert_eq!(after, 3, "{sass}");
+}

@@ -82,10 +82,15 @@ pub const FILL_WAIT: u32 = 20;
 pub const FILL_IN_FLIGHT: usize = 1;
 
 /// Whether an instruction must keep its place: the scheduler works on the regions
-/// between such instructions (a call and the ABI moves around it, a PHI).
+/// between such instructions (a call and the ABI moves around it, a PHI, and an operation
+/// `slowpath` turns into a call of a ptxas routine: ptxas emits its fast path, a branch
+/// and `CALL.REL.NOINC` there, which split its blocks — cached_quantization's SASS in
+/// deepspeed computes the store address `IMAD.WIDE R10, R9, R10, c[0x0][0x168]` after
+/// both calls, where the PTX has it).
 pub fn opaque(inst: &Inst) -> bool {
     let i = inst.info();
     i.is(props::CALL)
+        || crate::prepass::slowpath::called_by(inst).is_some()
         || i.is(props::PHI)
         || i.is(props::UNKNOWN)
         || i.is(props::SUSPEND)
