@@ -602,6 +602,13 @@ pub static CATALOGUE: &[KnobInfo] = &[
     )
     .live("fat-point scan: first tie-break below the bank limit (alloc::constraints rotation lists) — ARCHITECTURE.md, issue 23 rule 6"),
     r(
+        "radbg.SpillRemat",
+        BOOL,
+        Default::Bool(true),
+        "issue 23 rule 16 (ptxas's SASS; seed 000 names the allocator's rematerialization lists, +696 and +1128, not what they hold): a value guidance chooses to spill whose one def reads no register (a launch-invariant special register, a constant-bank word, an immediate) is recomputed right before each instruction that reads it instead of stored to local memory: no spill bytes; off: every chosen value gets a slot",
+    )
+    .live("spill code: rematerialization of register-free defs (alloc::spill::rematerialize) — ARCHITECTURE.md, issue 23 rule 16"),
+    r(
         "radbg.CalleeClobbers",
         BOOL,
         Default::Bool(true),

@@ -166,6 +166,8 @@ pub struct FunctionAlloc {
     pub records: Arc<Vec<AttemptRecord>>,
     /// Shared with checkpoints; copied only when spill code is inserted.
     pub spills: Arc<Vec<SpilledVreg>>,
+    /// Spilled values recomputed before their uses instead (issue 23 rule 16).
+    pub remats: Arc<Vec<spill::Remat>>,
     /// Shared with checkpoints (its queue holds every candidate).
     pub guidance: Option<Arc<Guidance>>,
     pub pool_local: SlotPool,
@@ -351,6 +353,7 @@ impl FunctionAlloc {
             attempt: None,
             records: Arc::new(Vec::new()),
             spills: Arc::new(Vec::new()),
+            remats: Arc::new(Vec::new()),
             guidance: None,
             pool_local: SlotPool::new(SlotConfig::for_threshold(threshold)),
             pool_shared: SlotPool::new(SlotConfig::for_threshold(threshold)),
@@ -1051,13 +1054,20 @@ impl FunctionAlloc {
                 picked.push(v);
             }
         }
+        // A value rematerialized instead of stored costs no memory traffic: it heads the
+        // queue (issue 23 rule 16; the `-v` line counts no bytes for it).
+        let remat: Vec<VRegId> = if self.params.spill_remat {
+            spill::rematerializable(&self.func, &picked).into_iter().map(|(v, _)| v).collect()
+        } else {
+            Vec::new()
+        };
         let cands: Vec<guidance::Cand> = picked
             .iter()
             .enumerate()
             .map(|(k, &v)| guidance::Cand {
                 vreg: v,
                 width: self.func.vreg(v).width,
-                cost: an.costs.cost[v.index()],
+                cost: if remat.contains(&v) { 0.0 } else { an.costs.cost[v.index()] },
                 interior: &runs[bounds[k]..bounds[k + 1]],
                 needs_spill: marked[v.index()],
             })
@@ -1084,18 +1094,34 @@ impl FunctionAlloc {
             return None;
         }
         let smem = self.state.mode == AllocMode::Smem && matches!(plan.class, RegClass::UR | RegClass::T);
+        let remat = if self.params.spill_remat { spill::rematerializable(&self.func, &chosen) } else { Vec::new() };
         let mut list = Vec::new();
-        for &v in &chosen {
+        for &v in chosen.iter().filter(|v| !remat.iter().any(|(r, _)| r == *v)) {
             let bytes = self.func.vreg(v).width as u32 * 4;
             let pool = if smem { &mut self.pool_shared } else { &mut self.pool_local };
             let Some(off) = pool.alloc(bytes) else { continue };
             list.push((v, if smem { SpillMem::Shared } else { SpillMem::Local }, off));
         }
-        if list.is_empty() {
+        if list.is_empty() && remat.is_empty() {
             return None;
         }
         let f = Arc::make_mut(&mut self.func);
+        let remade = spill::rematerialize(f, &remat);
         let recs = spill::insert(f, &list);
+        self.flags.resize(f.vregs.len(), 0);
+        for r in &remade {
+            self.flags[r.vreg.index()] |= vflags::SPILLED;
+            for t in &r.temps {
+                self.flags[t.index()] |= vflags::SPILLED;
+            }
+        }
+        let remat_vregs: Vec<VRegId> = remade.iter().map(|r| r.vreg).collect();
+        let recomputed: u32 = remade.iter().map(|r| r.temps.len() as u32).sum();
+        let remat_event = (!remat_vregs.is_empty()).then(|| Box::new((remat_vregs, recomputed)));
+        self.state.remat_count += remade.len() as u32;
+        if !remade.is_empty() {
+            Arc::make_mut(&mut self.remats).extend(remade);
+        }
         self.flags.resize(f.vregs.len(), 0);
         for r in &recs {
             self.flags[r.vreg.index()] |= vflags::SPILLED;
@@ -1106,10 +1132,10 @@ impl FunctionAlloc {
         let stores = recs.iter().map(|r| r.stores).sum();
         let loads = recs.iter().map(|r| r.reloads).sum();
         self.state.spill_done = true;
-        self.state.has_spilled = true;
+        self.state.has_spilled |= !recs.is_empty();
         let frame = if smem { self.pool_shared.frame() } else { self.pool_local.frame() };
         let vregs = recs.iter().map(|r| (r.vreg, r.offset)).collect();
         Arc::make_mut(&mut self.spills).extend(recs);
-        Some(AllocEvent::SpillCode { class: plan.class, vregs, stores, loads, frame, smem })
+        Some(AllocEvent::SpillCode { class: plan.class, vregs, stores, loads, frame, smem, remat: remat_event })
     }
 }

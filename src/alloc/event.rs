@@ -53,11 +53,16 @@ pub enum AllocEvent {
     Guidance(Box<Guidance>),
     SpillCode {
         class: RegClass,
-        vregs: Vec<(VRegId, u32)>,
+        /// Each value stored, with its slot's offset.
+        vregs: Box<[(VRegId, u32)]>,
         stores: u32,
         loads: u32,
         frame: u32,
         smem: bool,
+        /// Chosen values recomputed before each use instead of stored (issue 23 rule
+        /// 16), and how many recomputations went in; boxed, and absent when there are
+        /// none, so that the event stays small (`tests/engine_memory.rs`).
+        remat: Option<Box<(Vec<VRegId>, u32)>>,
     },
     Relive {
         class: RegClass,
@@ -274,11 +279,24 @@ impl AllocEvent {
                 g.peak_after,
                 if g.fallback { " (only the vregs marked needs-spill)" } else { "" }
             ),
-            AllocEvent::SpillCode { vregs, stores, loads, frame, smem, .. } => format!(
-                "spill code: {} vreg(s) to {}, {stores} store(s), {loads} reload(s), frame {frame} bytes",
-                vregs.len(),
-                if *smem { "SMEM" } else { "LMEM" }
-            ),
+            AllocEvent::SpillCode { vregs, stores, loads, frame, smem, remat, .. } => {
+                let mem = format!(
+                    "{} vreg(s) to {}, {stores} store(s), {loads} reload(s), frame {frame} bytes",
+                    vregs.len(),
+                    if *smem { "SMEM" } else { "LMEM" }
+                );
+                match remat.as_deref() {
+                    Some((remat, recomputed)) => {
+                        let re = format!(
+                            "{} rematerialized ({}): {recomputed} recomputation(s), no memory",
+                            remat.len(),
+                            names(remat)
+                        );
+                        if vregs.is_empty() { format!("spill code: {re}") } else { format!("spill code: {mem}; {re}") }
+                    }
+                    None => format!("spill code: {mem}"),
+                }
+            }
             AllocEvent::BitSpill { vregs, stores, restores } => format!(
                 "bit-spill: {} predicate(s) kept in general registers ({}): {stores} P2R, {restores} ISETP restore(s)",
                 vregs.len(),

@@ -14,6 +14,9 @@ pub const GUIDANCE_WALK: u32 = 622;
 pub const INTERVAL_INTERFERENCE: &str = "radbg.IntervalInterference";
 /// radbg's knob for the store-data rotation (issue 23 rule 6): its pool size.
 pub const STORE_ROTATION: &str = "radbg.StoreRotation";
+/// radbg's knob for rematerializing spilled values that read no register (issue 23
+/// rule 16).
+pub const SPILL_REMAT: &str = "radbg.SpillRemat";
 /// radbg's knob choosing the seed's or radbg's reading of each six-list rule.
 pub const SIX_LISTS: &str = "radbg.SixLists";
 /// `six_lists` bits.
@@ -44,6 +47,10 @@ pub struct FatPointParams {
     /// Knob 622 (seed 003, +10704 "Instruction walk context (knob 622 gate)"): when off,
     /// guidance takes only the vregs the failed attempt marked needs-spill.
     pub guidance_walk: bool,
+    /// `radbg.SpillRemat` (issue 23 rule 16; seed 000 names ptxas's remat lists, not
+    /// what they hold): a value guidance spills whose one def reads no register is
+    /// recomputed before each use instead of stored (`alloc::spill::Remat`).
+    pub spill_remat: bool,
     /// Knob 638 (RegAllocNoRetargetPrefs): SPILL attempts keep the target at the budget.
     pub no_retarget: bool,
     /// Knob 639 (RegAllocNumNonSpillTrials): SPILL attempts after the NOSPILL one.
@@ -79,6 +86,7 @@ impl FatPointParams {
             store_rotation: k.int(STORE_ROTATION).clamp(0, 16) as u32,
             six_lists: k.int(SIX_LISTS).clamp(0, 7) as u8,
             guidance_walk: k.bool(GUIDANCE_WALK),
+            spill_remat: k.bool(SPILL_REMAT),
             no_retarget: k.bool(knobs::NO_RETARGET),
             spill_trials: k.int(knobs::NUM_SPILL_TRIALS).clamp(0, u32::MAX as i64) as u32,
             spill_weight: k.float("radbg.SpillWeight"),

@@ -333,6 +333,129 @@ fn rename_uses(inst: &mut Inst, from: VRegId, to: VRegId) {
 }
 
 /// Whether an instruction is spill code inserted by the allocator.
+/// A spilled vreg recomputed before each use instead of stored (seed 000: ptxas's
+/// allocator keeps rematerialization candidate lists per class, +696 and +1128–1271,
+/// populated before the allocation loop; which values qualify the seed does not say).
+/// radbg's choice (ARCHITECTURE.md, issue 23 rule 16): a value whose one def reads no
+/// register — a launch-invariant special register (`S2R SR_CTAID.X`: ggml's
+/// `ggml_matvec_f32` under `--maxrregcount 32` reads `SR_CTAID.X` and `SR_CTAID.Y` twice
+/// each rather than spilling them), a constant-bank word or an immediate — costs one
+/// instruction per use and no memory, so it is rematerialized.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Remat {
+    pub vreg: VRegId,
+    /// The temporaries, one per instruction that reads the value, each defined by a copy
+    /// of the value's def right before that instruction.
+    pub temps: Vec<VRegId>,
+    /// Origins (source lines) of the instructions that got a recomputation.
+    pub origins: Vec<u32>,
+}
+
+/// Special registers that hold the same value wherever a thread reads them.
+fn invariant_special(s: &str) -> bool {
+    ["SR_TID", "SR_CTAID", "SR_NTID", "SR_NCTAID", "SR_LANEID", "SR_CLUSTERID", "SR_NCLUSTERID"]
+        .iter()
+        .any(|p| s.starts_with(p))
+}
+
+/// Of `vs`, those that can be rematerialized, each with its def (see [`Remat`]).
+pub fn rematerializable(f: &Function, vs: &[VRegId]) -> Vec<(VRegId, Inst)> {
+    let mut want = vec![false; f.vregs.len()];
+    for v in vs {
+        want[v.index()] = true;
+    }
+    let mut defs: Vec<(u32, Option<&Inst>)> = vec![(0, None); f.vregs.len()];
+    for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+        inst.for_each_def(|r| {
+            if want[r.vreg.index()] {
+                let d = &mut defs[r.vreg.index()];
+                d.0 += if r.comp.is_none() { 1 } else { 2 };
+                d.1 = Some(inst);
+            }
+        });
+    }
+    vs.iter()
+        .filter_map(|&v| {
+            let (n, inst) = defs[v.index()];
+            let inst = inst?;
+            let m = inst.op.mnemonic();
+            let ok = n == 1
+                && inst.ndefs == 1
+                && inst.guard_is_always()
+                && !inst.has_side_effects()
+                && f.vreg(v).alias.is_none()
+                && f.vreg(v).pin.is_none()
+                && match (m, inst.uses()) {
+                    ("S2R", [Operand::Special(s)]) => invariant_special(s),
+                    ("LDC", [Operand::CBank { .. }]) => true,
+                    ("MOV", [Operand::Imm(_) | Operand::FImm(_) | Operand::CBank { .. }]) => true,
+                    _ => false,
+                };
+            ok.then(|| (v, inst.clone()))
+        })
+        .collect()
+}
+
+/// Rematerializes `list` (from [`rematerializable`]) in `f`: each value's def goes, and
+/// a copy of it into a fresh temporary comes right before every instruction that reads
+/// the value. Returns one record per vreg.
+pub fn rematerialize(f: &mut Function, list: &[(VRegId, Inst)]) -> Vec<Remat> {
+    let mut index: Vec<Option<usize>> = vec![None; f.vregs.len()];
+    for (i, (v, _)) in list.iter().enumerate() {
+        index[v.index()] = Some(i);
+    }
+    let mut recs: Vec<Remat> =
+        list.iter().map(|(v, _)| Remat { vreg: *v, temps: Vec::new(), origins: Vec::new() }).collect();
+    for (v, _) in list {
+        f.vregs[v.index()].flags |= vflags::SPILLED;
+    }
+    for b in 0..f.blocks.len() {
+        let old = std::mem::take(&mut f.blocks[b].insts);
+        let mut out = Vec::with_capacity(old.len());
+        for mut inst in old {
+            let mut defines = false;
+            inst.for_each_def(|r| defines |= index.get(r.vreg.index()).copied().flatten().is_some());
+            if defines {
+                continue;
+            }
+            let mut reads: Vec<usize> = Vec::new();
+            inst.for_each_use(|r| {
+                if let Some(i) = index.get(r.vreg.index()).copied().flatten()
+                    && !reads.contains(&i)
+                {
+                    reads.push(i);
+                }
+            });
+            for i in reads {
+                let (v, def) = &list[i];
+                let rec = &mut recs[i];
+                let (name, class, width) = {
+                    let o = &f.vregs[v.index()];
+                    (VReg::derived_name(&o.name, "$rm", rec.temps.len()), o.class, o.width)
+                };
+                let t = VRegId::new(f.vregs.len());
+                let mut tv = VReg::new(name.clone(), class, width, f.decls.len());
+                tv.flags = vflags::SPILLED;
+                tv.origin = inst.origin;
+                f.decls.push(crate::ir::RegDecl { prefix: name, count: None, class, width, origin: inst.origin });
+                f.vregs.push(tv);
+                let mut copy = def.clone();
+                copy.operands[0] = Operand::vreg(t);
+                copy.origin = inst.origin;
+                out.push(copy);
+                rename_uses(&mut inst, *v, t);
+                rec.temps.push(t);
+                if let Some(o) = inst.origin {
+                    rec.origins.push(o);
+                }
+            }
+            out.push(inst);
+        }
+        f.blocks[b].insts = out;
+    }
+    recs
+}
+
 pub fn is_spill_code(inst: &Inst) -> bool {
     matches!(inst.op.mnemonic(), "STL" | "LDL" | "STS" | "LDS") && inst.has_mod("SPILL")
 }

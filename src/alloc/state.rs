@@ -105,6 +105,9 @@ pub struct AllocState {
     pub smem_spill: bool,
     pub bank_aware: bool,
     pub has_spilled: bool,
+    /// +720: values the spill code rematerialized so far (issue 23 rule 16; the seed
+    /// names the list and its count, radbg fills the count).
+    pub remat_count: u32,
     pub precolor_reuse: bool,
     pub abi_compat: bool,
     /// +1624 max threads, +1628 pressure threshold, +1632..+1648 coefficients,
@@ -163,6 +166,7 @@ impl AllocState {
             smem_spill: knobs.bool(k::SMEM_SPILL),
             bank_aware: knobs.bool(k::BANK_AWARE),
             has_spilled: false,
+            remat_count: 0,
             precolor_reuse: knobs.bool(k::PRECOLOR_REUSE),
             abi_compat: knobs.bool(k::ABI_COMPAT),
             budget_model: crate::alloc::budget::FractionModel::new(knobs, total_threads),
@@ -210,6 +214,7 @@ impl AllocState {
         add(448, 8, "bitvector set count", Some("6".into()));
         add(456, 240, "per-class bitvector sets (classes 1-6)", None);
         add(696, 24, "remat candidate list", None);
+        add(720, 4, "remat candidate list: count", Some(self.remat_count.to_string()));
         add(736, 8, "register linked list: secondary head", None);
         add(744, 8, "assignment stack (length / cursor)", Some(format!("{} / {}", self.stack_len, self.stack_cursor)));
         add(752, 1, "register list initialized flag", b(self.stack_len > 0));

@@ -116,8 +116,10 @@ pub fn explain(cx: &Ctx, fi: usize, name: &str) -> Result<Explanation, String> {
     let fname = &cx.m.module.functions[fi].name;
     let a = cx.alloc(fi);
     let rec = a.and_then(|a| a.spills.iter().find(|s| s.vreg == v));
+    let remat = a.and_then(|a| a.remats.iter().find(|s| s.vreg == v));
     let mut t = String::new();
     let mut facts = vec![("spilled".to_string(), rec.is_some() as i64)];
+    facts.push(("rematerialized".to_string(), remat.is_some() as i64));
     let mut answer = SpillAnswer {
         function: fname.clone(),
         vreg: name.to_string(),
@@ -137,10 +139,17 @@ pub fn explain(cx: &Ctx, fi: usize, name: &str) -> Result<Explanation, String> {
             let a = &a;
             let layout = f.layout();
             let (d, mut l, _) = crate::why::registers::def_use(f, a, &layout, v);
-            for &t in rec.map(|r| r.temps.as_slice()).unwrap_or(&[]) {
-                let (_, lt, _) = crate::why::registers::def_use(f, a, &layout, t);
+            let mut d = d;
+            let temps = rec.map(|r| r.temps.as_slice()).or(remat.map(|r| r.temps.as_slice())).unwrap_or(&[]);
+            for &t in temps {
+                let (dt, lt, _) = crate::why::registers::def_use(f, a, &layout, t);
                 if lt.is_some_and(|x| l.is_none_or(|y| x.0 > y.0)) {
                     l = lt;
+                }
+                // A rematerialized value's own def is gone: its first recomputation
+                // stands for it.
+                if remat.is_some() && dt.is_some_and(|x| d.is_none_or(|y| x.0 < y.0)) {
+                    d = dt;
                 }
             }
             (d, l)
@@ -149,7 +158,13 @@ pub fn explain(cx: &Ctx, fi: usize, name: &str) -> Result<Explanation, String> {
     };
     t.push_str(&format!(
         "why spill {name}: {} in {fname} ({} ×{}, defined {}, last used {})\n",
-        if rec.is_some() { "spilled" } else { "not spilled" },
+        if rec.is_some() {
+            "spilled"
+        } else if remat.is_some() {
+            "rematerialized (chosen to spill, recomputed instead)"
+        } else {
+            "not spilled"
+        },
         vr.class.name(),
         vr.width,
         crate::why::registers::at_line(cx, def),
@@ -242,7 +257,7 @@ pub fn explain(cx: &Ctx, fi: usize, name: &str) -> Result<Explanation, String> {
                 });
             }
         }
-    } else if rec.is_some() {
+    } else if rec.is_some() || remat.is_some() {
         t.push_str("never marked needs-spill itself: guidance chose it to lower the pressure\n");
     }
     if let Some((ev, attempt)) = chosen {
@@ -315,6 +330,28 @@ pub fn explain(cx: &Ctx, fi: usize, name: &str) -> Result<Explanation, String> {
             memory: mem,
             lines: lines.into_iter().map(|(kind, at)| SpillLine { kind, at }).collect(),
         });
+    } else if let Some(r) = remat {
+        // Issue 23 rule 16: the def reads no register, so it is repeated where the value
+        // is read (ptxas re-reads `SR_CTAID.X` under a tight budget) — no slot, no bytes.
+        let def = r
+            .temps
+            .first()
+            .and_then(|&t0| {
+                let g = &a?.func;
+                let i = g
+                    .blocks
+                    .iter()
+                    .flat_map(|b| &b.insts)
+                    .find(|i| i.defs().first().and_then(|o| o.as_vreg()).is_some_and(|d| d.vreg == t0))?;
+                let text = crate::ir::print::print_inst(g, i);
+                Some(text.split_once(" = ").map_or(text.clone(), |(_, r)| r.to_string()))
+            })
+            .unwrap_or_default();
+        t.push_str(&format!(
+            "rematerialized: its def ({def}) reads no register, so it is recomputed right before each of the {} instruction(s) that read it — no spill slot, no spill bytes (knob radbg.SpillRemat)\n",
+            r.temps.len()
+        ));
+        facts.push(("recomputed".to_string(), r.temps.len() as i64));
     } else if let Some(s) = a.and_then(|a| a.slot_of(v)) {
         t.push_str(&format!("it holds {}", query::reg_name(vr.file(), s, vr.width)));
         // Placement (issue 23): the lower register of the same cost the scan passed over.
