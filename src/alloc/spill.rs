@@ -238,17 +238,8 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
             });
             for &i in &reads {
                 let rec = &mut recs[i];
-                // Only what the temporary inherits (no clone of the whole vreg).
-                let (name, class, width) = {
-                    let o = &f.vregs[rec.vreg.index()];
-                    (VReg::derived_name(&o.name, "$rl", rec.temps.len()), o.class, o.width)
-                };
-                let t = VRegId::new(f.vregs.len());
-                let mut tv = VReg::new(name.clone(), class, width, f.decls.len());
-                tv.flags = vflags::SPILLED;
-                tv.origin = inst.origin;
-                f.decls.push(crate::ir::RegDecl { prefix: name, count: None, class, width, origin: inst.origin });
-                f.vregs.push(tv);
+                let t = temporary(f, rec.vreg, "$rl", rec.temps.len(), inst.origin);
+                let width = f.vregs[rec.vreg.index()].width;
                 rec.temps.push(t);
                 rec.reloads += 1;
                 if let Some(o) = inst.origin {
@@ -305,6 +296,23 @@ pub fn insert(f: &mut Function, spilled: &[(VRegId, SpillMem, u32)]) -> Vec<Spil
         f.blocks[b].insts = out;
     }
     recs
+}
+
+/// A fresh temporary of `of`'s class and width, named `of` + `tag` + `k` (`%x$rl0`),
+/// flagged spilled, serving the instruction at `origin`. Only what the temporary inherits
+/// is read (no clone of the whole vreg).
+fn temporary(f: &mut Function, of: VRegId, tag: &str, k: usize, origin: Option<u32>) -> VRegId {
+    let (name, class, width) = {
+        let o = &f.vregs[of.index()];
+        (VReg::derived_name(&o.name, tag, k), o.class, o.width)
+    };
+    let t = VRegId::new(f.vregs.len());
+    let mut tv = VReg::new(name.clone(), class, width, f.decls.len());
+    tv.flags = vflags::SPILLED;
+    tv.origin = origin;
+    f.decls.push(crate::ir::RegDecl { prefix: name, count: None, class, width, origin });
+    f.vregs.push(tv);
+    t
 }
 
 /// A spill reload of `rec`'s slot into `dest` (a reload temporary, or the spilled vreg
@@ -429,16 +437,7 @@ pub fn rematerialize(f: &mut Function, list: &[(VRegId, Inst)]) -> Vec<Remat> {
             for i in reads {
                 let (v, def) = &list[i];
                 let rec = &mut recs[i];
-                let (name, class, width) = {
-                    let o = &f.vregs[v.index()];
-                    (VReg::derived_name(&o.name, "$rm", rec.temps.len()), o.class, o.width)
-                };
-                let t = VRegId::new(f.vregs.len());
-                let mut tv = VReg::new(name.clone(), class, width, f.decls.len());
-                tv.flags = vflags::SPILLED;
-                tv.origin = inst.origin;
-                f.decls.push(crate::ir::RegDecl { prefix: name, count: None, class, width, origin: inst.origin });
-                f.vregs.push(tv);
+                let t = temporary(f, *v, "$rm", rec.temps.len(), inst.origin);
                 let mut copy = def.clone();
                 copy.operands[0] = Operand::vreg(t);
                 copy.origin = inst.origin;

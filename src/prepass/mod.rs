@@ -107,6 +107,47 @@ pub fn stage_names() -> Vec<&'static str> {
     PASSES.iter().map(|p| p.name).chain(RULES.iter().map(|r| r.0)).collect()
 }
 
+/// Per vreg of `f`: whether it is a 64-bit R value a pass may rewrite into one register —
+/// not pinned, not an ABI parameter or return, and in no alias chain (a chain shares a
+/// register: it is left as it is). `narrow` and `zext` start from it.
+pub(crate) fn free_pairs(f: &Function) -> Vec<bool> {
+    let mut ok: Vec<bool> = f
+        .vregs
+        .iter()
+        .map(|v| v.class == crate::ir::RegClass::R && v.width == 2 && v.pin.is_none() && v.alias.is_none())
+        .collect();
+    if let Some(abi) = &f.abi {
+        for b in abi.params.iter().chain(&abi.returns).filter_map(|p| p.bind) {
+            ok[b.index()] = false;
+        }
+    }
+    for v in f.vregs.iter().filter_map(|v| v.alias) {
+        ok[v.index()] = false;
+    }
+    ok
+}
+
+/// For each of `vs` (64-bit vregs of `f`), a new one-register R vreg in `g` (a copy of
+/// `f` being rewritten) named after it with `suffix`, with its flags and origin; indexed
+/// by the old vreg's id (`narrow`'s `%x$32`, `zext`'s `%x$lo`).
+pub(crate) fn one_register_vregs(
+    f: &Function,
+    g: &mut Function,
+    vs: &[crate::ir::VRegId],
+    suffix: &str,
+) -> Vec<Option<crate::ir::VRegId>> {
+    let mut to = vec![None; f.vregs.len()];
+    for &v in vs {
+        let o = &f.vregs[v.index()];
+        let id = g.add_vreg(format!("{}{suffix}", o.name), crate::ir::RegClass::R, 1);
+        let nv = &mut g.vregs[id.index()];
+        nv.flags = o.flags;
+        nv.origin = o.origin;
+        to[v.index()] = Some(id);
+    }
+    to
+}
+
 /// Reorders `insts` to `order`, a permutation of its indices.
 pub(crate) fn permute(insts: &mut Vec<crate::ir::Inst>, order: impl IntoIterator<Item = usize>) {
     let mut slots: Vec<Option<crate::ir::Inst>> = std::mem::take(insts).into_iter().map(Some).collect();

@@ -18,7 +18,7 @@
 //! A narrowed vreg is replaced by a new single register `%name$32`; a wide source of
 //! its def is read as its `.lo` half. No constant.
 
-use crate::ir::{Function, Inst, Operand, Reg, RegClass, RegRef, VRegId};
+use crate::ir::{Function, Inst, Operand, Reg, RegRef, VRegId};
 use crate::prepass::{Pass, PassCtx};
 
 pub const PASS: Pass = Pass {
@@ -62,20 +62,9 @@ fn narrowable(f: &Function) -> Vec<bool> {
         inst.for_each_def(|r| named[r.vreg.index()] = true);
         inst.for_each_use(|r| named[r.vreg.index()] = true);
     }
-    let mut ok: Vec<bool> = f
-        .vregs
-        .iter()
-        .zip(&named)
-        .map(|(v, &n)| n && v.class == RegClass::R && v.width == 2 && v.pin.is_none() && v.alias.is_none())
-        .collect();
-    if let Some(abi) = &f.abi {
-        for b in abi.params.iter().chain(&abi.returns).filter_map(|p| p.bind) {
-            ok[b.index()] = false;
-        }
-    }
-    // An alias chain shares a register: leave the whole chain as it is.
-    for v in f.vregs.iter().filter_map(|v| v.alias) {
-        ok[v.index()] = false;
+    let mut ok = crate::prepass::free_pairs(f);
+    for (o, &n) in ok.iter_mut().zip(&named) {
+        *o &= n;
     }
     // Only an instruction naming a vreg that may still narrow can drop one: the fixed
     // point walks those (issue 25: every sweep walked the whole function, which names
@@ -165,15 +154,7 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
         return (None, "no 64-bit value used only as a shared/local address".to_string());
     }
     let mut g = f.clone();
-    let mut to = vec![None; f.vregs.len()];
-    for &v in &narrowed {
-        let o = &f.vregs[v.index()];
-        let id = g.add_vreg(format!("{}$32", o.name), RegClass::R, 1);
-        let nv = &mut g.vregs[id.index()];
-        nv.flags = o.flags;
-        nv.origin = o.origin;
-        to[v.index()] = Some(id);
-    }
+    let to = crate::prepass::one_register_vregs(f, &mut g, &narrowed, "$32");
     let wide = |r: &RegRef, f: &Function| r.comp.is_none() && f.vreg(r.vreg).width == 2;
     for inst in g.blocks.iter_mut().flat_map(|b| &mut b.insts) {
         let narrows = narrowable_def(inst).is_some_and(|d| ok[d.index()]);

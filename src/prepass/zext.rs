@@ -21,7 +21,7 @@
 //! multiplies name the high word as a component (that component becomes `RZ` here), and
 //! after `narrow`, which takes the shared/local addresses first.
 
-use crate::ir::{Function, Inst, Operand, Reg, RegClass, RegRef, VRegId};
+use crate::ir::{Function, Inst, Operand, Reg, RegRef, VRegId};
 use crate::prepass::{Pass, PassCtx};
 
 pub const PASS: Pass = Pass {
@@ -65,19 +65,7 @@ fn zero_high_def(f: &Function, inst: &Inst, zero_high: &[bool]) -> bool {
 /// The vregs that narrow (see the module doc): the greatest set closed under the rules.
 fn zero_high(f: &Function) -> Vec<bool> {
     let n = f.vregs.len();
-    let mut ok: Vec<bool> = f
-        .vregs
-        .iter()
-        .map(|v| v.class == RegClass::R && v.width == 2 && v.pin.is_none() && v.alias.is_none())
-        .collect();
-    if let Some(abi) = &f.abi {
-        for b in abi.params.iter().chain(&abi.returns).filter_map(|p| p.bind) {
-            ok[b.index()] = false;
-        }
-    }
-    for v in f.vregs.iter().filter_map(|v| v.alias) {
-        ok[v.index()] = false;
-    }
+    let mut ok = crate::prepass::free_pairs(f);
     // A value never defined here (a parameter, an input) has no known high word.
     let mut defined = vec![false; n];
     for inst in f.blocks.iter().flat_map(|b| &b.insts) {
@@ -135,15 +123,7 @@ fn run(f: &Function, _ctx: &PassCtx) -> (Option<Function>, String) {
         return (None, "no 64-bit value with a known-zero high word".to_string());
     }
     let mut g = f.clone();
-    let mut to = vec![None; f.vregs.len()];
-    for &v in &narrowed {
-        let o = &f.vregs[v.index()];
-        let id = g.add_vreg(format!("{}$lo", o.name), RegClass::R, 1);
-        let nv = &mut g.vregs[id.index()];
-        nv.flags = o.flags;
-        nv.origin = o.origin;
-        to[v.index()] = Some(id);
-    }
+    let to = crate::prepass::one_register_vregs(f, &mut g, &narrowed, "$lo");
     for inst in g.blocks.iter_mut().flat_map(|b| &mut b.insts) {
         for o in inst.operands.iter_mut() {
             let Operand::Reg(Reg::V(r)) = o else { continue };
