@@ -173,7 +173,16 @@ pub fn explain(cx: &Ctx, fi: usize, class: Option<RegClass>) -> Explanation {
         }
         if let Some(x) = &stuck {
             let vr = f.vreg(x.vreg);
-            let def = cx.placement(fi).and_then(|p| crate::why::registers::def_use(f, &p, &f.layout(), x.vreg).0);
+            let def = cx.placement(fi).and_then(|p| {
+                let layout = f.layout();
+                let of = |v| crate::why::registers::def_use(f, &p, &layout, v).0;
+                // A value recomputed instead of stored (issue 23 rule 16) has lost its own
+                // def: its first recomputation stands for it.
+                of(x.vreg).or_else(|| {
+                    let r = cx.alloc(fi)?.remats.iter().find(|r| r.vreg == x.vreg)?;
+                    r.temps.iter().filter_map(|&t| of(t)).min_by_key(|d| d.0)
+                })
+            });
             t.push_str(&format!(
                 "  could not place {} (×{}, defined {}) in attempt {}: {} slot(s) blocked, {} discarded\n",
                 vr.name,
