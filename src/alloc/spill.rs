@@ -340,7 +340,6 @@ fn rename_uses(inst: &mut Inst, from: VRegId, to: VRegId) {
     });
 }
 
-/// Whether an instruction is spill code inserted by the allocator.
 /// A spilled vreg recomputed before each use instead of stored (seed 000: ptxas's
 /// allocator keeps rematerialization candidate lists per class, +696 and +1128–1271,
 /// populated before the allocation loop; which values qualify the seed does not say).
@@ -455,6 +454,7 @@ pub fn rematerialize(f: &mut Function, list: &[(VRegId, Inst)]) -> Vec<Remat> {
     recs
 }
 
+/// Whether an instruction is spill code inserted by the allocator.
 pub fn is_spill_code(inst: &Inst) -> bool {
     matches!(inst.op.mnemonic(), "STL" | "LDL" | "STS" | "LDS") && inst.has_mod("SPILL")
 }
