@@ -1056,18 +1056,19 @@ impl FunctionAlloc {
         }
         // A value rematerialized instead of stored costs no memory traffic: it heads the
         // queue (issue 23 rule 16; the `-v` line counts no bytes for it).
-        let remat: Vec<VRegId> = if self.params.spill_remat {
-            spill::rematerializable(&self.func, &picked).into_iter().map(|(v, _)| v).collect()
-        } else {
-            Vec::new()
-        };
+        let mut remat = vec![false; self.func.vregs.len()];
+        if self.params.spill_remat {
+            for (v, _) in spill::rematerializable(&self.func, &picked) {
+                remat[v.index()] = true;
+            }
+        }
         let cands: Vec<guidance::Cand> = picked
             .iter()
             .enumerate()
             .map(|(k, &v)| guidance::Cand {
                 vreg: v,
                 width: self.func.vreg(v).width,
-                cost: if remat.contains(&v) { 0.0 } else { an.costs.cost[v.index()] },
+                cost: if remat[v.index()] { 0.0 } else { an.costs.cost[v.index()] },
                 interior: &runs[bounds[k]..bounds[k + 1]],
                 needs_spill: marked[v.index()],
             })
@@ -1122,7 +1123,6 @@ impl FunctionAlloc {
         if !remade.is_empty() {
             Arc::make_mut(&mut self.remats).extend(remade);
         }
-        self.flags.resize(f.vregs.len(), 0);
         for r in &recs {
             self.flags[r.vreg.index()] |= vflags::SPILLED;
             for t in &r.temps {
