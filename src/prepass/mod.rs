@@ -21,6 +21,7 @@
 
 pub mod components;
 pub mod expand;
+pub mod extend;
 pub mod fold;
 pub mod fragments;
 pub mod ifconvert;
@@ -38,7 +39,6 @@ pub mod uniform;
 pub mod unroll;
 pub mod vectorize;
 pub mod webs;
-pub mod zext;
 
 use crate::ir::{Function, Module, Sm};
 
@@ -86,7 +86,7 @@ pub const PASSES: &[Pass] = &[
     expand::PASS,
     fold::PASS,
     narrow::PASS,
-    zext::PASS,
+    extend::ZEXT,
     vectorize::PASS,
     remat::PASS,
     ifconvert::PASS,
