@@ -8,6 +8,7 @@
 
 mod common;
 
+use common::vregs::read_width as width;
 use std::collections::BTreeSet;
 
 const KERNEL: &str = ".version 9.0\n.target sm_80\n.address_size 64\n\
@@ -46,23 +47,6 @@ fn staged(on: bool) -> radbg::ir::Function {
     }
     let ctx = radbg::prepass::PassCtx { module: &m, sm: &m.sm, maxrregcount: None, cap: None };
     radbg::prepass::extend::SEXT.run_owned(&m.functions[0], &ctx).0
-}
-
-/// The width of the vreg that holds `name` (its `$lo` replacement when it narrowed) and
-/// is still read.
-fn width(f: &radbg::ir::Function, name: &str) -> Option<u8> {
-    let named = |n: &str| f.vregs.iter().position(|v| &*v.name == n);
-    let read = |i: usize| {
-        f.blocks.iter().flat_map(|b| &b.insts).any(|inst| {
-            inst.operands
-                .iter()
-                .any(|o| matches!(o, radbg::ir::Operand::Reg(radbg::ir::Reg::V(r)) if r.vreg.index() == i))
-        })
-    };
-    if let Some(i) = named(&format!("{name}$lo")).filter(|&i| read(i)) {
-        return Some(f.vregs[i].width);
-    }
-    named(name).filter(|&i| read(i)).map(|i| f.vregs[i].width)
 }
 
 #[test]

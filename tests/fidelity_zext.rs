@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::vregs::read_width as width;
 use std::collections::BTreeSet;
 
 /// `sum = Σ a[i]` for `i` from the thread's index in steps of the grid, then
@@ -46,22 +47,6 @@ fn staged(text: &str) -> radbg::ir::Function {
     let (mut m, _) = radbg::ir::ptx::import_str("k.ptx", text).expect("imports");
     radbg::prepass::apply(&mut m, &BTreeSet::new(), &["components", "webs", "expand", "fold", "narrow", "zext"]);
     m.functions.remove(0)
-}
-
-fn width(f: &radbg::ir::Function, name: &str) -> Option<u8> {
-    // A vreg that narrows is replaced by `NAME$lo`; the old name is no longer read.
-    let named = |n: &str| f.vregs.iter().position(|v| &*v.name == n);
-    let read = |i: usize| {
-        f.blocks.iter().flat_map(|b| &b.insts).any(|inst| {
-            inst.operands
-                .iter()
-                .any(|o| matches!(o, radbg::ir::Operand::Reg(radbg::ir::Reg::V(r)) if r.vreg.index() == i))
-        })
-    };
-    if let Some(i) = named(&format!("{name}$lo")).filter(|&i| read(i)) {
-        return Some(f.vregs[i].width);
-    }
-    named(name).filter(|&i| read(i)).map(|i| f.vregs[i].width)
 }
 
 #[test]

@@ -8,6 +8,7 @@
 use std::path::Path;
 
 pub mod ptxas;
+pub mod vregs;
 
 /// Whether this run rewrites the expected files (`UPDATE_EXPECT=1`) instead of comparing.
 pub fn updating() -> bool {
