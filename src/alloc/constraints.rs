@@ -474,8 +474,9 @@ fn rotation(f: &Function, ranges: &Ranges, class: RegClass, pool: usize) -> (Vec
 /// ptxas's count lies between its packed count (peak live + 2) and that limit on 44 of 46
 /// functions, at the limit on 14 (softmax32 packed 42, 48 = the last count at 42 warps).
 pub fn bank_limit(sm_version: u32, peak: u32) -> u16 {
-    use crate::alloc::budget::{GPR_CAP, REPORT_EXTRA, STACK_POINTER, occupancy_top};
-    let packed = (peak + STACK_POINTER as u32 + 1 + REPORT_EXTRA).min(GPR_CAP);
+    use crate::alloc::budget::{GPR_CAP, REPORT_EXTRA, occupancy_top};
+    // The peak's values and R1 fill R0..R(peak); the report adds 2 to the highest + 1.
+    let packed = (peak + 1 + REPORT_EXTRA).min(GPR_CAP);
     (occupancy_top(sm_version, packed) - REPORT_EXTRA) as u16
 }
 

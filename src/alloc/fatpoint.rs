@@ -804,6 +804,11 @@ mod tests {
         assert_eq!(bank_limit(80, 39), 46);
         // Anything that fits full occupancy (64 warps) may spread to 32 registers.
         assert_eq!(bank_limit(80, 10), 30);
+        // At the edge: peak 29 + R1 + 2 = 32 registers packed, still full occupancy (R1
+        // counted once: twice made it 33, the next step, and let bank parity spread a
+        // 32-register kernel to 40).
+        assert_eq!(bank_limit(80, 29), 30);
+        assert_eq!(bank_limit(80, 30), 38);
         assert_eq!(bank_limit(90, 300), 253);
     }
 
