@@ -119,3 +119,96 @@ fn the_recorded_ptxas_copies_are_ptxas_s() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
+
+/// A dot-product loop from `start` by 256 (stop 38, rule 18): `pairs` pairs of loads
+/// (`ld.global.nc`, `.v2` when `wide`) from two arrays, each pair multiplied and added
+/// (`f32` FMA, or `halves` packed-half operations per pair instead), the sum stored after
+/// the loop — nothing stored in it.
+fn dot(start: &str, pairs: usize, wide: bool, halves: usize) -> String {
+    let mut body = String::new();
+    for j in 0..pairs {
+        let (x, y) = (10 + 4 * j, 12 + 4 * j);
+        let off = 2048 * j;
+        if wide {
+            body += &format!("ld.global.nc.v2.f32 {{%f{x}, %f{}}}, [%rd5+{off}];\n", x + 1);
+            body += &format!("ld.global.nc.v2.f32 {{%f{y}, %f{}}}, [%rd6+{off}];\n", y + 1);
+            body += &format!("fma.rn.f32 %f3, %f{x}, %f{y}, %f3;\nfma.rn.f32 %f3, %f{}, %f{}, %f3;\n", x + 1, y + 1);
+        } else if halves > 0 {
+            body += &format!("ld.global.nc.u32 %r{x}, [%rd5+{off}];\nld.global.nc.u32 %r{y}, [%rd6+{off}];\n");
+            body += &format!("mul.f16x2 %r{}, %r{x}, %r{y};\n", x + 1);
+            body += &(1..halves).map(|_| format!("add.f16x2 %r8, %r8, %r{};\n", x + 1)).collect::<String>();
+        } else {
+            body += &format!("ld.global.nc.f32 %f{x}, [%rd5+{off}];\nld.global.nc.f32 %f{y}, [%rd6+{off}];\n");
+            body += &format!("fma.rn.f32 %f3, %f{x}, %f{y}, %f3;\n");
+        }
+    }
+    let step = 256 * pairs;
+    format!(
+        ".version 8.8\n.target sm_80\n.address_size 64\n\
+         .visible .entry k(.param .u64 a, .param .u64 b, .param .u32 n)\n{{\n\
+         .reg .pred %p<4>; .reg .b32 %r<80>; .reg .f32 %f<80>; .reg .b64 %rd<12>;\n\
+         ld.param.u64 %rd7, [a]; ld.param.u64 %rd8, [b]; ld.param.u32 %r9, [n];\n\
+         cvta.to.global.u64 %rd1, %rd7; cvta.to.global.u64 %rd2, %rd8;\n\
+         mov.u32 %r5, {start};\nmov.f32 %f3, 0f00000000;\nmov.b32 %r8, 0;\n\
+         setp.ge.u32 %p3, %r5, %r9; @%p3 bra $END;\n\
+         $LOOP:\nmul.wide.u32 %rd4, %r5, 8;\nadd.s64 %rd5, %rd1, %rd4;\nadd.s64 %rd6, %rd2, %rd4;\n\
+         {body}add.s32 %r5, %r5, {step};\nsetp.lt.u32 %p1, %r5, %r9;\n@%p1 bra $LOOP;\n\
+         $END:\nmul.wide.u32 %rd4, %r9, 4;\nadd.s64 %rd6, %rd2, %rd4;\n\
+         st.global.f32 [%rd6], %f3;\nst.global.u32 [%rd6+4], %r8;\nret;\n}}\n"
+    )
+}
+
+/// (what, kernel, whether ptxas unrolls it: more `LDG`s in its SASS than in the PTX).
+fn dot_cases() -> Vec<(&'static str, String, bool)> {
+    vec![
+        ("from %tid.x, loads only", dot("%tid.x", 1, false, 0), true),
+        ("from 0, loads only", dot("0", 1, false, 0), true),
+        ("fourteen v2 loads (28 words)", dot("%tid.x", 7, true, 0), true),
+        ("sixteen v2 loads (32 words)", dot("%tid.x", 8, true, 0), false),
+        ("sixteen v2 loads from 0", dot("0", 8, true, 0), false),
+        ("sixteen scalar loads", dot("%tid.x", 8, false, 0), true),
+        // Eight other instructions; the packed-half ones count twice: 8 + 2·20 = 48.
+        ("20 f16x2 operations", dot("%tid.x", 1, false, 20), true),
+        ("21 f16x2 operations", dot("%tid.x", 1, false, 21), false),
+    ]
+}
+
+/// Whether radbg's `unroll` stage copies the loop of `text`.
+fn unrolled(text: &str) -> bool {
+    let (mut m, _) = radbg::ir::ptx::import_str("k.ptx", text).expect("imports");
+    let loads = |m: &radbg::ir::Module| {
+        m.functions[0].blocks.iter().flat_map(|b| &b.insts).filter(|i| i.op.mnemonic() == "LDG").count()
+    };
+    let before = loads(&m);
+    radbg::prepass::apply(&mut m, &BTreeSet::new(), &["ifconvert", "unroll"]);
+    loads(&m) > before
+}
+
+#[test]
+fn radbg_unrolls_the_dot_products_ptxas_unrolls() {
+    let wrong: Vec<String> = dot_cases()
+        .into_iter()
+        .filter(|(_, text, want)| unrolled(text) != *want)
+        .map(|(what, _, want)| format!("{what}: ptxas {}", if want { "unrolls" } else { "keeps one copy" }))
+        .collect();
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+#[test]
+fn the_recorded_dot_product_unrolling_is_ptxas_s() {
+    let Some(common::ptxas::SassTools { ptxas, nvdisasm, dir }) =
+        common::ptxas::sass_tools("unroll-dot", "the recorded dot-product unrolling")
+    else {
+        return;
+    };
+    let mut wrong = Vec::new();
+    for (i, (what, text, want)) in dot_cases().into_iter().enumerate() {
+        let ptx_loads = text.matches("ld.global").count();
+        let ldg = common::ptxas::sass(&ptxas, &nvdisasm, &dir, &format!("d{i}"), &text).matches("LDG").count();
+        if (ldg > ptx_loads) != want {
+            wrong.push(format!("{what}: ptxas {ldg} LDG for {ptx_loads} loads, recorded unrolled = {want}"));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}

@@ -12,14 +12,27 @@
 //! - a trip count from constants, parameters, block indices or a load from a uniform
 //!   address is unrolled ×4 (7 `STG`: four, then two and one for the rest);
 //! - a trip count that depends on the thread (`%tid`, `%laneid`, a load from a
-//!   thread's own address) is unrolled too — unless the body loads from global
-//!   memory (`ld.global`, `.nc` included: 1 `STG`, kept as one copy) or holds an atomic
-//!   or a reduction, global or shared (`red.global.add`, `atom.global.add`,
-//!   `red.shared.add`: one `RED`/`ATOM` in SASS; the same loops with a uniform bound: 8,
-//!   unrolled; found on the corpus's `histo256`, whose loop of four `ld.shared` and
-//!   four `atom.global.add` ptxas keeps as one copy). With `ld.shared` or no load in its
-//!   place, and plain stores, the same loop is unrolled; cudpp's loop above, whose bound
-//!   comes from `ld.shared` at a thread's address, is one of those;
+//!   thread's own address) is unrolled too — unless the body both loads from and stores
+//!   to global memory (`ld.global`, `.nc` included, and `st.global`: 1 `STG`, kept as
+//!   one copy) or holds an atomic or a reduction, global or shared (`red.global.add`,
+//!   `atom.global.add`, `red.shared.add`: one `RED`/`ATOM` in SASS; the same loops with
+//!   a uniform bound: 8, unrolled; found on the corpus's `histo256`, whose loop of four
+//!   `ld.shared` and four `atom.global.add` ptxas keeps as one copy). With `ld.shared`
+//!   or no load in its place, and plain stores, the same loop is unrolled; cudpp's loop
+//!   above, whose bound comes from `ld.shared` at a thread's address, is one of those.
+//!   So is a loop from `%tid.x` that only loads (a dot product: two `ld.global.nc`, an
+//!   FMA, the sum stored after the loop — 16 `LDG`, ×4 and the remainders; stop 38,
+//!   rule 18): tract's `ggml_matvec_f32_ncols_1` loop of eight `v2` loads becomes 58
+//!   `LDG`s at every budget, where radbg kept it as one copy and counted 31 at
+//!   `--maxrregcount 64` for ptxas's 62;
+//! - a packed-half operation (`add.f16x2`, `mul.f16x2`, `fma.rn.f16x2`) counts twice
+//!   towards the body's size: a dot-product loop of eight other instructions and 20
+//!   `f16x2` operations is unrolled, with 21 it is kept (and tract's
+//!   `ggml_matvec_f16_ncols_2` loop — twelve loads, sixteen `f16x2` operations, six
+//!   others — is kept by ptxas, unrolled with integer operations in their place);
+//! - a body that loads 32 or more words from global memory is kept: fourteen
+//!   `ld.global.nc.v2.f32` (28 words) unrolled, sixteen (32) kept, sixteen scalar loads
+//!   unrolled, whether the trip count is the thread's or uniform;
 //! - bodies of up to 49 imported instructions (branch included, register copies not:
 //!   ptxas propagates them first) are unrolled, from 50 on they are not;
 //! - `.pragma "nounroll"` on the header, the function or the module keeps the loop;
@@ -35,8 +48,9 @@
 //!
 //! Model: a single-block loop (after `ifconvert` has predicated its short branches)
 //! ending in a guarded branch to itself, not marked nounroll, whose branch predicate is
-//! warp-uniform or whose body has no global load and no atomic, and whose body has at most
-//! [`MAX_BODY`] instructions, becomes [`FACTOR`]
+//! warp-uniform or whose body has no atomic and does not both load from and store to
+//! global memory, whose body has at most [`MAX_BODY`] instructions (packed-half ones
+//! counted twice) and loads fewer than [`MAX_LOADED_WORDS`] words, becomes [`FACTOR`]
 //! copies of its body and the one back edge. A value the body defines gets a fresh vreg
 //! in each copy but the last (`%f1$u1`, `%f1$u2` …), which keeps the original names so
 //! what flows round the loop and out of it is unchanged; the copies' exit tests stay (a
@@ -74,6 +88,11 @@ pub const FACTOR: usize = 4;
 /// The largest body unrolled, in imported instructions with the branch (module doc:
 /// 49 unrolled, 50 kept).
 pub const MAX_BODY: usize = 49;
+
+/// A body that loads this many words from global memory or more is kept as one copy
+/// (module doc: fourteen `v2` loads, 28 words, unrolled; sixteen, 32 words, kept;
+/// sixteen scalar loads unrolled).
+pub const MAX_LOADED_WORDS: u32 = 32;
 
 /// Special registers that are the same for every thread of a warp: the uniform pass's,
 /// and the grid id (which has no uniform datapath read there but is warp-uniform).
@@ -150,15 +169,27 @@ fn candidates(f: &Function) -> Vec<usize> {
                 })
             };
             let global_load = || blk.insts.iter().any(|i| matches!(i.op.mnemonic(), "LDG" | "LD"));
+            let global_store = || blk.insts.iter().any(|i| matches!(i.op.mnemonic(), "STG" | "ST"));
             let atomic = || blk.insts.iter().any(|i| i.info().is(props::ATOMIC));
             // Cheapest first (all are pure): a large body is out before it is walked.
             back && size(blk) <= MAX_BODY
                 && plain()
                 && counted(blk)
                 && !f.nounroll.contains(&blk.label)
-                && (!(global_load() || atomic()) || uniform())
+                && loaded_words(f, blk) < MAX_LOADED_WORDS
+                && (!(global_load() && global_store() || atomic()) || uniform())
         })
         .collect()
+}
+
+/// The words a loop body loads from global memory (a `v2` load two, a `v4` four).
+fn loaded_words(f: &Function, blk: &crate::ir::Block) -> u32 {
+    let words = |r: crate::ir::RegRef| if r.comp.is_some() { 1 } else { u32::from(f.vreg(r.vreg).width) };
+    blk.insts
+        .iter()
+        .filter(|i| matches!(i.op.mnemonic(), "LDG" | "LD"))
+        .flat_map(|i| i.defs().iter().filter_map(|d| d.as_vreg()).map(words))
+        .sum()
 }
 
 /// The body's size as ptxas counts it for unrolling: its instructions but register
@@ -167,7 +198,11 @@ fn candidates(f: &Function) -> Vec<usize> {
 fn size(blk: &crate::ir::Block) -> usize {
     let copy =
         |i: &&Inst| i.op.mnemonic() == "MOV" && i.guard_is_always() && matches!(i.uses(), [Operand::Reg(Reg::V(_))]);
-    blk.insts.len() - blk.insts.iter().filter(copy).count()
+    // A packed-half operation counts twice (module doc: a loop of 8 other instructions and
+    // 20 `f16x2` operations is unrolled, 21 are not; with integer operations in their
+    // place tract's `ggml_matvec_f16_ncols_2` loop is unrolled, as it is not with them).
+    let packed_half = |i: &&Inst| matches!(i.op.mnemonic(), "HADD2" | "HMUL2" | "HFMA2") && i.has_mod("F16X2");
+    blk.insts.len() - blk.insts.iter().filter(copy).count() + blk.insts.iter().filter(packed_half).count()
 }
 
 /// Whether the loop `blk` (a block branching back to itself) has a computable trip
