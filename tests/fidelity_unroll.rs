@@ -102,22 +102,32 @@ fn unrolling_raises_the_count_toward_ptxas() {
     assert!(off <= 10 && on > off, "without the stage {off}, with it {on}");
 }
 
-#[test]
-fn the_recorded_ptxas_copies_are_ptxas_s() {
-    let Some(common::ptxas::SassTools { ptxas, nvdisasm, dir }) =
-        common::ptxas::sass_tools("unroll", "the recorded copies")
-    else {
+/// Runs ptxas and nvdisasm (when installed) on each `(what, text)` and asserts `judge`
+/// (given the case's index, the kernel's text and its SASS) finds nothing wrong with any; `tag` names the
+/// temporary directory, `what` what goes unmeasured without the tools.
+fn recheck(tag: &str, what: &str, cases: Vec<(&str, String)>, judge: impl Fn(usize, &str, &str) -> Option<String>) {
+    let Some(common::ptxas::SassTools { ptxas, nvdisasm, dir }) = common::ptxas::sass_tools(tag, what) else {
         return;
     };
     let mut wrong = Vec::new();
-    for (i, (what, text, want, _)) in cases().into_iter().enumerate() {
-        let stg = common::ptxas::sass(&ptxas, &nvdisasm, &dir, &format!("k{i}"), &text).matches("STG").count();
-        if stg != want {
-            wrong.push(format!("{what}: ptxas {stg} STG, recorded {want}"));
+    for (i, (what, text)) in cases.into_iter().enumerate() {
+        let sass = common::ptxas::sass(&ptxas, &nvdisasm, &dir, &format!("k{i}"), &text);
+        if let Some(w) = judge(i, &text, &sass) {
+            wrong.push(format!("{what}: {w}"));
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
     assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+#[test]
+fn the_recorded_ptxas_copies_are_ptxas_s() {
+    let recorded: Vec<usize> = cases().iter().map(|c| c.2).collect();
+    let named = cases().into_iter().map(|(what, text, _, _)| (what, text)).collect();
+    recheck("unroll", "the recorded copies", named, |k, _, sass| {
+        let (stg, want) = (sass.matches("STG").count(), recorded[k]);
+        (stg != want).then(|| format!("ptxas {stg} STG, recorded {want}"))
+    });
 }
 
 /// A dot-product loop from `start` by 256 (stop 38, rule 18): `pairs` pairs of loads
@@ -196,19 +206,10 @@ fn radbg_unrolls_the_dot_products_ptxas_unrolls() {
 
 #[test]
 fn the_recorded_dot_product_unrolling_is_ptxas_s() {
-    let Some(common::ptxas::SassTools { ptxas, nvdisasm, dir }) =
-        common::ptxas::sass_tools("unroll-dot", "the recorded dot-product unrolling")
-    else {
-        return;
-    };
-    let mut wrong = Vec::new();
-    for (i, (what, text, want)) in dot_cases().into_iter().enumerate() {
-        let ptx_loads = text.matches("ld.global").count();
-        let ldg = common::ptxas::sass(&ptxas, &nvdisasm, &dir, &format!("d{i}"), &text).matches("LDG").count();
-        if (ldg > ptx_loads) != want {
-            wrong.push(format!("{what}: ptxas {ldg} LDG for {ptx_loads} loads, recorded unrolled = {want}"));
-        }
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(wrong.is_empty(), "{wrong:#?}");
+    let recorded: Vec<bool> = dot_cases().iter().map(|c| c.2).collect();
+    let named = dot_cases().into_iter().map(|(what, text, _)| (what, text)).collect();
+    recheck("unroll-dot", "the recorded dot-product unrolling", named, |k, text, sass| {
+        let (loads, ldg, want) = (text.matches("ld.global").count(), sass.matches("LDG").count(), recorded[k]);
+        ((ldg > loads) != want).then(|| format!("ptxas {ldg} LDG for {loads} loads, recorded unrolled = {want}"))
+    });
 }
