@@ -450,6 +450,17 @@ fn every_production_is_defined_and_used() {
 
 /// `knob_name` and `knob_key` are what the catalogue's names and indices look like.
 #[test]
+fn every_stage_is_a_pass_and_nothing_else_is() {
+    let rules = grammar();
+    for name in radbg::prepass::stage_names() {
+        assert!(derives(&rules, "pass", name), "stage {name} is not a `pass` of the grammar");
+    }
+    for other in ["texture", "uniform", "sext", "fuse", "bank"] {
+        assert!(!derives(&rules, "pass", other), "{other} is not a switchable stage");
+    }
+}
+
+#[test]
 fn every_knob_fits_knob_key() {
     let rules = grammar();
     for k in radbg::knobs::CATALOGUE {

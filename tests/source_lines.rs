@@ -28,13 +28,14 @@ fn list_finds_the_cuda_file_beside_the_ptx_or_under_source_dir() {
     std::fs::copy(concat!(env!("CARGO_MANIFEST_DIR"), "/sessions/hotspot.ptx"), &ptx).unwrap();
     let p = ptx.to_str().unwrap();
 
-    let (code, out) = repl(&[p, "--maxrregcount", "10"], "continue\nlist\n");
+    let (code, out) = repl(&[p, "--maxrregcount", "10", "--disable-stage", "floor"], "continue\nlist\n");
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("hotspot.cu: not found (looked for hotspot.cu)"), "{out}");
     assert!(out.contains("--source-dir DIR"), "{out}");
     assert!(out.contains("    10     6  S2     (code)"), "the table by line number: {out}");
 
-    let (code, out) = repl(&[p, "--maxrregcount", "10", "--source-dir", "sessions"], "continue\nlist\n");
+    let (code, out) =
+        repl(&[p, "--maxrregcount", "10", "--disable-stage", "floor", "--source-dir", "sessions"], "continue\nlist\n");
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("hotspot.cu (sessions/hotspot.cu)"), "{out}");
     assert!(out.contains("    10     6  S2         float a = p[0], b = p[1], c = p[2];"), "{out}");

@@ -241,7 +241,7 @@ fn source_pane_in_tmux() {
     std::fs::create_dir_all(&dir).unwrap();
     let t = Tmux { socket: format!("radbg-e2e-src-{}", std::process::id()), dir: dir.clone() };
     let script = format!(
-        "cd '{root}' && HOME='{d}' XDG_STATE_HOME='{d}' '{bin}' sessions/hotspot.ptx --maxrregcount 10; echo RADBG_EXIT=$?; sleep 60",
+        "cd '{root}' && HOME='{d}' XDG_STATE_HOME='{d}' '{bin}' sessions/hotspot.ptx --maxrregcount 10 --disable-stage floor; echo RADBG_EXIT=$?; sleep 60",
         root = env!("CARGO_MANIFEST_DIR"),
         d = dir.display(),
         bin = env!("CARGO_BIN_EXE_radbg"),
@@ -260,7 +260,7 @@ fn source_pane_in_tmux() {
     // Back into the SPILL attempt: the pane follows the cursor.
     t.keys(&["z"]);
     t.keys(&["S"]);
-    t.wait_for(&["event 290", "line live spill", "float edge"]);
+    t.wait_for(&["event 291", "line live spill", "float edge"]);
     t.keys(&["q"]);
     t.wait_for(&["RADBG_EXIT=0"]);
 }

@@ -363,7 +363,8 @@ fn why_explains_spills_names_the_budget_input_and_cuda_lines() {
     let (_, out, _) = radbg(&["why", "sessions/abi_7001.ori"]);
     assert!(out.contains("set by .maxnreg 64"), "{out}");
 
-    let (code, out, err) = radbg(&["why", "sessions/hotspot.ptx", "--maxrregcount", "10", "--json"]);
+    let (code, out, err) =
+        radbg(&["why", "sessions/hotspot.ptx", "--maxrregcount", "10", "--disable-stage", "floor", "--json"]);
     assert_eq!(code, 0, "{err}");
     let first: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
     let r = &first["files"][0];
@@ -371,7 +372,7 @@ fn why_explains_spills_names_the_budget_input_and_cuda_lines() {
     assert_eq!(r["sources"][0]["line"], "hotspot.cu:9");
     assert_eq!(r["sources"][0]["vregs"], serde_json::json!(["%rd5", "%rd4"]));
     assert!(out.lines().any(|l| l.contains("\"why\":\"spill\"")), "spills explained: {out}");
-    let (_, out, _) = radbg(&["why", "sessions/hotspot.ptx", "--maxrregcount", "10"]);
+    let (_, out, _) = radbg(&["why", "sessions/hotspot.ptx", "--maxrregcount", "10", "--disable-stage", "floor"]);
     assert!(out.contains("the values live at the peak come from hotspot.cu:9 (%rd5, %rd4) and :11 (%rd6)"), "{out}");
     assert!(out.contains("reload at sessions/hotspot.ptx:56 (hotspot.cu:15 [inlined hotspot.cu:3])"), "{out}");
 }

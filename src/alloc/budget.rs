@@ -44,6 +44,10 @@ impl BudgetSource {
     }
 }
 
+/// The fewest registers per thread ptxas 13.0.88 allocates to under any budget
+/// ([`resolve_as`], measured).
+pub const MIN_BUDGET: u32 = 24;
+
 /// The resolved budget of one function's general register file, with how it came about.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Budget {
@@ -154,6 +158,15 @@ pub fn resolve_as(m: &Module, f: &Function, uses_abi: bool, measured: bool) -> B
                 diagnostics.push(".minnctapersm ignored if -maxrregcount option is used".to_string());
                 1
             }
+            // Measured: more threads than an SM holds (`.maxntid 1024` with
+            // `.minnctapersm 4` on sm_80) and ptxas drops `.minnctapersm` with this line.
+            (Some(_), _) if measured && minnctapersm_out_of_range(m, f) => {
+                diagnostics.push(format!(
+                    "Value of threads per SM for entry {} is out of range. .minnctapersm will be ignored",
+                    f.name
+                ));
+                1
+            }
             (Some(b), _) => b,
             (None, _) => 1,
         };
@@ -165,6 +178,19 @@ pub fn resolve_as(m: &Module, f: &Function, uses_abi: bool, measured: bool) -> B
         }
     } else if f.minnctapersm.is_some() {
         diagnostics.push(".minnctapersm is ignored when neither .maxntid nor .reqntid is specified".to_string());
+    }
+    // Measured: ptxas raises a budget below 24 to 24 on every profile (sm_75 … sm_120),
+    // with its own line for `--maxrregcount` ("For profile sm_80 …") and `.maxnreg`
+    // ("For entry k …"). Launch bounds in range never ask for fewer than 32. The rule
+    // `floor` (`set stage floor off`) lets a session study smaller budgets anyway.
+    if measured && !m.options.budget_floor_off && gpr < MIN_BUDGET {
+        let whose = match source {
+            BudgetSource::MaxNReg => format!("entry {}", f.name),
+            _ => format!("profile {}", m.sm),
+        };
+        diagnostics
+            .push(format!("For {whose} adjusting per thread register count of {gpr} to lower bound of {MIN_BUDGET}"));
+        gpr = MIN_BUDGET;
     }
     // Values below the ABI floor are bumped up silently in ptxas; radbg says so.
     if uses_abi
@@ -211,8 +237,18 @@ pub fn stage_budget(m: &Module, f: &Function) -> Option<u32> {
     let b = resolve_as(m, f, false, true);
     let explicit =
         matches!(b.source, BudgetSource::MaxRegCount | BudgetSource::DeviceFunctionMaxRegCount | BudgetSource::MaxNReg)
-            || (f.launch_bounded() && f.minnctapersm.is_some());
+            || (f.launch_bounded() && f.minnctapersm.is_some() && !minnctapersm_out_of_range(m, f));
     explicit.then_some(b.gpr)
+}
+
+/// Whether `.minnctapersm` asks for more threads than an SM holds (`.maxntid 1024` with
+/// `.minnctapersm 4` on sm_80: 4096 > 2048), which ptxas 13.0.88 ignores with "Value of
+/// threads per SM for entry k is out of range. .minnctapersm will be ignored" (measured).
+pub fn minnctapersm_out_of_range(m: &Module, f: &Function) -> bool {
+    match (block_threads(f), f.minnctapersm) {
+        (Some(threads), Some(b)) => threads.saturating_mul(b) > max_warps_per_sm(m.sm.version) * 32,
+        _ => false,
+    }
 }
 
 /// Number of physical registers of a file that the allocator may use for a class

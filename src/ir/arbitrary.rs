@@ -84,6 +84,8 @@ pub fn module(rng: &mut Rng, cfg: &GenConfig) -> Module {
             register_usage_level: rng.chance(20).then(|| rng.range(0, 12) as u32),
             warn_on_spills: rng.chance(20),
             compile_mode: if rng.chance(20) { *rng.pick(&[4, 5, 7]) } else { 0 },
+            // A session setting (`set stage floor off`), not module text.
+            budget_floor_off: false,
         },
         ..Module::default()
     };

@@ -31,6 +31,8 @@ pub fn module(rng: &mut Rng, cfg: &GenConfig) -> Module {
             register_usage_level: rng.chance(20).then(|| rng.range(0, 10) as u32),
             warn_on_spills: rng.chance(30),
             compile_mode: *rng.pick(&[0, 0, 0, 4, 5]),
+            // A session setting (`set stage floor off`), not module text.
+            budget_floor_off: false,
         },
         ..Module::default()
     };

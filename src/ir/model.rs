@@ -88,6 +88,9 @@ pub struct Options {
     pub register_usage_level: Option<u32>,
     /// `--warn-on-spills`.
     pub warn_on_spills: bool,
+    /// The `floor` rule switched off (`set stage floor off`): a budget below ptxas's
+    /// lower bound of 24 is taken as given (`alloc::budget::resolve_as`).
+    pub budget_floor_off: bool,
     /// The compile mode word of ptxas's context at ctx+896 (seed 000): 0 for a CUDA
     /// compilation, 4 or 5 for OptiX IR. Mode 5 gates SMEM spilling (seed 003).
     pub compile_mode: u32,

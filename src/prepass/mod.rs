@@ -100,6 +100,7 @@ pub const PASSES: &[Pass] = &[
 pub const RULES: &[(&str, &str)] = &[
     ("report", "the `Used N registers` report: highest R + 3, R1 the stack pointer"),
     ("banks", "bank-aware allocation (knob 627): co-sources in different register banks, below the budget"),
+    ("floor", "a budget below 24 (--maxrregcount, .maxnreg) raised to 24, as ptxas does on every profile"),
 ];
 
 /// Every switchable stage name: the passes, then the rules.
