@@ -103,3 +103,29 @@ fn ptxas_prints_the_same_lines_and_counts() {
     assert!(maxnreg.contains(MAXNREG_LINE) && maxnreg.contains("Used 24 registers"), "{maxnreg}");
     assert!(range.contains(RANGE_LINE), "{range}");
 }
+
+#[test]
+fn why_names_the_raised_budget_and_the_floor_can_be_switched_off() {
+    let dir = std::env::temp_dir().join(format!("radbg-floor-why-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("k.ptx");
+    std::fs::write(&file, kernel("")).expect("writes");
+    let why = |extra: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_radbg"))
+            .arg("why")
+            .arg(&file)
+            .args(["--maxrregcount", "10"])
+            .args(extra)
+            .output()
+            .expect("radbg runs");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let (on, off) = (why(&[]), why(&["--disable-stage", "floor"]));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(on.contains("budget: 24 registers, set by --maxrregcount 10"), "{on}");
+    assert!(on.contains("For profile sm_80 adjusting per thread register count of 10 to lower bound of 24"), "{on}");
+    assert!(on.contains("--maxrregcount 10 (raised to ptxas's floor)"), "{on}");
+    assert!(off.contains("budget: 10 registers, set by --maxrregcount 10"), "{off}");
+    assert!(!off.contains("lower bound"), "{off}");
+}

@@ -41,9 +41,17 @@ impl Stages {
 fn filled_by(module: &crate::ir::Module, f: &crate::ir::Function) -> Option<String> {
     use crate::alloc::budget::{BudgetSource as S, resolve_as, stage_budget};
     let n = stage_budget(module, f)?;
+    // The value as given, when ptxas raised it to its floor of 24.
+    let given = |v: Option<u32>| match v.filter(|&v| v != n) {
+        Some(v) => format!("{v} (raised to ptxas's floor)"),
+        None => n.to_string(),
+    };
     Some(match resolve_as(module, f, false, true).source {
-        S::MaxNReg => format!(".maxnreg {n}"),
-        S::MaxRegCount | S::DeviceFunctionMaxRegCount => format!("--maxrregcount {n}"),
+        S::MaxNReg => format!(".maxnreg {}", given(f.maxnreg)),
+        S::MaxRegCount => format!("--maxrregcount {}", given(module.options.maxrregcount)),
+        S::DeviceFunctionMaxRegCount => {
+            format!("--maxrregcount {}", given(module.options.device_function_maxrregcount))
+        }
         _ => match (f.minnctapersm, crate::alloc::budget::block_threads(f)) {
             (Some(b), Some(t)) => format!(".minnctapersm {b} at {t} threads per block"),
             _ => format!("a budget of {n}"),
