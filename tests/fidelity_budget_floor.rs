@@ -129,3 +129,17 @@ fn why_names_the_raised_budget_and_the_floor_can_be_switched_off() {
     assert!(off.contains("budget: 10 registers, set by --maxrregcount 10"), "{off}");
     assert!(!off.contains("lower bound"), "{off}");
 }
+
+#[test]
+fn a_sweep_below_the_floor_says_those_rows_ran_at_it() {
+    use radbg::why::sweep::{Axis, floor_note};
+    let imported = radbg::engine::RunOptions { imported: true, ..Default::default() };
+    let note = floor_note(&Axis::MaxRegCount, &[16, 20, 24], &imported).expect("a note");
+    assert!(note.starts_with("budgets below 24 ran at 24"), "{note}");
+    assert_eq!(floor_note(&Axis::MaxRegCount, &[24, 32], &imported), None, "nothing below the floor");
+    let mut off = imported.clone();
+    off.disabled_passes.insert("floor".to_string());
+    assert_eq!(floor_note(&Axis::MaxRegCount, &[16], &off), None, "the floor switched off");
+    let ori = radbg::engine::RunOptions::default();
+    assert_eq!(floor_note(&Axis::MaxRegCount, &[16], &ori), None, "Ori IR takes any budget");
+}

@@ -60,6 +60,9 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some(n) = sweep::floor_note(&axis, &values, &opts) {
+        eprintln!("radbg: note: {n}");
+    }
     print(args, &rows, &axis)
 }
 
@@ -91,6 +94,9 @@ fn streamed(args: &Args, pa: &super::PipelineArgs, plan: &crate::ir::ptx::stream
                 *slot.get_mut(id)? = Some(f);
             }
         }
+    }
+    if let Some(n) = sweep::floor_note(&axis, &values, &opts) {
+        eprintln!("radbg: note: {n}");
     }
     let mut rows = Vec::with_capacity(values.len());
     for (&value, funcs) in values.iter().zip(slots) {

@@ -457,7 +457,7 @@ impl Session {
                     crate::why::sweep::Axis::Knob(name) => crate::engine::settings::knob_name(name)
                         .ok()
                         .and_then(|info| info.setting_note(&d.machine().knobs)),
-                    _ => None,
+                    _ => crate::why::sweep::floor_note(axis, values, &d.opts),
                 };
                 self.last_sweep = Some((axis.clone(), rows));
                 Ok(with_note(render::explanation(&x), note))

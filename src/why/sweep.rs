@@ -62,6 +62,19 @@ pub struct RowAnswer {
     pub failed: bool,
 }
 
+/// A note when a `maxrregcount` sweep of imported PTX goes below ptxas's floor: those
+/// rows ran at the floor (`alloc::budget::MIN_BUDGET`, the rule `floor`), so they repeat
+/// its figures.
+pub fn floor_note(axis: &Axis, values: &[i64], opts: &RunOptions) -> Option<String> {
+    let floor = i64::from(crate::alloc::budget::MIN_BUDGET);
+    (matches!(axis, Axis::MaxRegCount) && opts.stage_on("floor") && values.iter().any(|&v| v < floor)).then(|| {
+        format!(
+            "budgets below {floor} ran at {floor}: ptxas raises a smaller one to its floor \
+             (`set stage floor off` studies them as given)"
+        )
+    })
+}
+
 /// Parses `A..B` or `A..B:STEP` (inclusive).
 pub fn parse_range(s: &str) -> Result<Vec<i64>, String> {
     let (range, step) = match s.split_once(':') {
