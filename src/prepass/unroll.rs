@@ -77,7 +77,7 @@ use crate::prepass::{Pass, PassCtx};
 
 pub const PASS: Pass = Pass {
     name: "unroll",
-    about: "small loops with a warp-uniform trip count unrolled four times, as ptxas does",
+    about: "small counted loops unrolled four times, as ptxas does (not a thread-dependent one that loads and stores)",
     run,
     ori: false,
 };
