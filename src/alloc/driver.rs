@@ -1096,8 +1096,13 @@ impl FunctionAlloc {
         }
         let smem = self.state.mode == AllocMode::Smem && matches!(plan.class, RegClass::UR | RegClass::T);
         let remat = if self.params.spill_remat { spill::rematerializable(&self.func, &chosen) } else { Vec::new() };
+        // Per vreg, as guidance marks them: a list lookup per chosen value was quadratic.
+        let mut is_remat = vec![false; self.func.vregs.len()];
+        for (v, _) in &remat {
+            is_remat[v.index()] = true;
+        }
         let mut list = Vec::new();
-        for &v in chosen.iter().filter(|v| !remat.iter().any(|(r, _)| r == *v)) {
+        for &v in chosen.iter().filter(|v| !is_remat[v.index()]) {
             let bytes = self.func.vreg(v).width as u32 * 4;
             let pool = if smem { &mut self.pool_shared } else { &mut self.pool_local };
             let Some(off) = pool.alloc(bytes) else { continue };

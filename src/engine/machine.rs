@@ -139,7 +139,7 @@ impl Machine {
         if let Some(n) = opts.maxrregcount {
             module.options.maxrregcount = Some(n);
         }
-        module.options.budget_floor_off = opts.imported && !opts.stage_on("floor");
+        module.options.budget_floor_off = opts.budget_floor_off();
         let knobs = crate::engine::settings::knobs_in_force(&module.knobs, &opts);
         let n = module.functions.len();
         // A batch run keeps the loaded module's settings but not its functions: the
@@ -180,8 +180,7 @@ impl Machine {
     /// `--sm` or `--maxrregcount` override the machine's `source` is that module itself,
     /// not a third copy of every function beside it and the one the stages rewrite.
     pub fn over(loaded: &Arc<Module>, opts: RunOptions) -> Machine {
-        let floor_off = opts.imported && !opts.stage_on("floor");
-        if opts.sm.is_some() || opts.maxrregcount.is_some() || opts.batch || floor_off {
+        if opts.sm.is_some() || opts.maxrregcount.is_some() || opts.batch || opts.budget_floor_off() {
             return Machine::new((**loaded).clone(), opts);
         }
         let mut m = Machine::new(Module::default(), opts);

@@ -55,4 +55,10 @@ impl RunOptions {
     pub fn stage_on(&self, name: &str) -> bool {
         self.imported && !self.disabled_passes.contains(name)
     }
+
+    /// Whether imported PTX takes a budget below ptxas's floor as given (the rule
+    /// `floor` switched off; `ir::Options::budget_floor_off`).
+    pub fn budget_floor_off(&self) -> bool {
+        self.imported && !self.stage_on("floor")
+    }
 }
