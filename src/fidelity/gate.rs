@@ -395,6 +395,7 @@ mod tests {
             radbg_stores: 0,
             radbg_loads: 0,
             radbg_frame: 0,
+            radbg_peak: 0,
             naive_peak: 0,
             faults: faults.iter().map(|s| s.to_string()).collect(),
             alloc_failed,

@@ -255,6 +255,7 @@ fn row_of(r: &OracleRecord, f: Option<&measure::FuncRun>) -> Row {
         radbg_stores: 0,
         radbg_loads: 0,
         radbg_frame: 0,
+        radbg_peak: 0,
         naive_peak: 0,
         faults: Vec::new(),
         alloc_failed: false,
@@ -266,6 +267,7 @@ fn row_of(r: &OracleRecord, f: Option<&measure::FuncRun>) -> Row {
             row.radbg_stores = f.spill_stores;
             row.radbg_loads = f.spill_loads;
             row.radbg_frame = f.stack_frame;
+            row.radbg_peak = f.peak;
             row.naive_peak = f.naive_peak;
             row.faults = f.faults.clone();
             row.alloc_failed = f.alloc_failed;

@@ -29,6 +29,8 @@ pub struct Row {
     pub radbg_stores: u32,
     pub radbg_loads: u32,
     pub radbg_frame: u32,
+    /// Peak live general registers radbg allocated (`measure::FuncRun::peak`).
+    pub radbg_peak: u32,
     /// Peak live general registers of the imported PTX.
     pub naive_peak: u32,
     /// Allocation failures and checker faults (the row is still scored).

@@ -45,7 +45,7 @@ fn row_json(r: &Row) -> Value {
         "file": r.file, "function": r.function, "sm": r.sm, "budget": r.budget,
         "kind": match r.kind { OracleKind::Entry => "entry", _ => "func" },
         "ptxas": {"registers": r.ptxas_regs, "spill_stores": r.ptxas_stores, "spill_loads": r.ptxas_loads, "stack_frame": r.ptxas_frame},
-        "radbg": {"registers": r.radbg_regs, "spill_stores": r.radbg_stores, "spill_loads": r.radbg_loads, "stack_frame": r.radbg_frame},
+        "radbg": {"registers": r.radbg_regs, "spill_stores": r.radbg_stores, "spill_loads": r.radbg_loads, "stack_frame": r.radbg_frame, "peak": r.radbg_peak},
         "naive": {"peak": r.naive_peak, "registers": r.naive_regs(), "spills": r.naive_spills()},
         "faults": r.faults,
     })
