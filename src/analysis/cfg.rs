@@ -191,6 +191,46 @@ fn reverse_post_order(succs: &[Vec<usize>]) -> (Vec<usize>, Vec<bool>) {
     (post, reachable)
 }
 
+/// Immediate post-dominators: per block, the first block every path from it to an exit
+/// passes through; `None` when that is the function's end itself (the paths meet only
+/// there) or the block reaches no exit. Dominators of the reversed CFG rooted at a
+/// virtual exit that follows every block of `c.exits` (and every block with no
+/// successor).
+pub fn post_dominators(c: &Cfg) -> Vec<Option<usize>> {
+    let n = c.succs.len();
+    let end = n;
+    // The reversed graph: a block's predecessors there are its successors here.
+    let mut rpreds: Vec<Vec<usize>> = c.succs.to_vec();
+    rpreds.push(Vec::new());
+    let mut rsuccs: Vec<Vec<usize>> = c.preds.to_vec();
+    let mut from_end: Vec<usize> = c.exits.clone();
+    from_end.extend((0..n).filter(|&b| c.succs[b].is_empty() && !c.exits.contains(&b)));
+    for &b in &from_end {
+        rpreds[b].push(end);
+    }
+    rsuccs.push(from_end);
+    // Reverse post-order of the reversed graph from the end.
+    let mut seen = vec![false; n + 1];
+    let mut post = Vec::with_capacity(n + 1);
+    let mut stack = vec![(end, 0usize)];
+    seen[end] = true;
+    while let Some(&mut (b, ref mut k)) = stack.last_mut() {
+        if let Some(&s) = rsuccs[b].get(*k) {
+            *k += 1;
+            if !seen[s] {
+                seen[s] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            post.push(b);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    let idom = dominators(&post, &rpreds, n + 1);
+    idom.into_iter().take(n).map(|d| d.filter(|&x| x != end)).collect()
+}
+
 /// Immediate dominators by the Cooper-Harvey-Kennedy iteration over RPO.
 fn dominators(rpo: &[usize], preds: &[Vec<usize>], n: usize) -> Vec<Option<usize>> {
     let mut idom: Vec<Option<usize>> = vec![None; n];

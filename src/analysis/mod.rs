@@ -10,6 +10,7 @@
 pub mod bits;
 pub mod cfg;
 pub mod dce;
+pub mod divergence;
 pub mod liveness;
 pub mod liveset;
 pub mod query;

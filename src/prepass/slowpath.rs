@@ -24,6 +24,11 @@
 //! count of that kernel ptxas's (table [`ROUTINES`]; the test
 //! `tests/slowpath.rs` runs every one of them through ptxas when it is installed).
 //!
+//! Rule 19 (ARCHITECTURE.md) adds the warp-synchronous routines ([`WARP_ROUTINES`]): a
+//! `shfl.sync`/`vote.sync` that `analysis::divergence` finds under a thread-dependent
+//! branch calls one on sm_75–sm_89 (cub's `DeviceScanKernel`, sm_80: the 30 call sites
+//! of ptxas's listing are the 30 radbg marks).
+//!
 //! Not modelled: ptxas allocates the routine once for all its call sites, so its registers
 //! avoid what is live across *every* call; here each call site is on its own (a lower
 //! bound). The inline fast path around the call (MUFU.RCP, FFMA, FCHK for `div.rn.f32`)
@@ -41,7 +46,7 @@ use crate::prepass::{Pass, PassCtx, target_span};
 
 pub const PASS: Pass = Pass {
     name: "slowpath",
-    about: "operations ptxas implements as internal subroutines (div.rn.f32, sqrt.rn.f32, 64-bit div/rem, …): their registers clobbered at the call",
+    about: "operations ptxas implements as internal subroutines (div.rn.f32, sqrt.rn.f32, 64-bit div/rem, a partial warp's shfl/vote on sm_7x/8x, …): their registers clobbered at the call",
     run,
     ori: false,
 };
@@ -125,6 +130,47 @@ pub const ROUTINES: &[Routine] = &[
     r("__cuda_sm20_rem_s16", "IMAD", &["REM", "S16"], &[], 6),
 ];
 
+/// The warp-synchronous routines (issue 23 rule 19, ARCHITECTURE.md;
+/// `crate::analysis::divergence`): a `shfl.sync` or `vote.sync` that may run with part
+/// of its warp is a check and a call of one of these (`BRA.DIV ~URZ` to `CALL.REL.NOINC
+/// $__cuda_sm70_shflsync_down_p`); a converged one is the bare `SHFL`/`VOTE`. A shuffle
+/// that also writes the predicate (`%r|%p`) calls the `_p` form. `words` from the
+/// one-operation kernels under `if (threadIdx.x < 64)` (hand-made, sm_80), as for
+/// [`ROUTINES`]; `tests/fidelity_slowpath.rs` re-measures them.
+pub const WARP_ROUTINES: &[Routine] = &[
+    r("__cuda_sm70_shflsync_down_p", "SHFL", &["DOWN", "P"], &[], 4),
+    r("__cuda_sm70_shflsync_up_p", "SHFL", &["UP", "P"], &[], 4),
+    r("__cuda_sm70_shflsync_bfly_p", "SHFL", &["BFLY", "P"], &[], 4),
+    r("__cuda_sm70_shflsync_idx_p", "SHFL", &["IDX", "P"], &[], 4),
+    r("__cuda_sm70_shflsync_down", "SHFL", &["DOWN"], &["P"], 4),
+    r("__cuda_sm70_shflsync_up", "SHFL", &["UP"], &["P"], 4),
+    r("__cuda_sm70_shflsync_bfly", "SHFL", &["BFLY"], &["P"], 4),
+    r("__cuda_sm70_shflsync_idx", "SHFL", &["IDX"], &["P"], 4),
+    r("__cuda_sm70_votesync_ballot", "VOTE", &["BALLOT"], &[], 3),
+    r("__cuda_sm70_votesync_any", "VOTE", &["ANY"], &[], 4),
+    r("__cuda_sm70_votesync_all", "VOTE", &["ALL"], &[], 4),
+];
+
+/// The first SM version that calls no warp routine: ptxas 13.0.88 calls them on sm_75,
+/// sm_80, sm_86 and sm_89, and on sm_90, sm_100 and sm_120 keeps the operation inline
+/// after a `WARPSYNC.ALL` (hand-made kernels, `tests/fidelity_slowpath.rs`).
+pub const WARP_ROUTINES_BELOW: u32 = 90;
+
+/// The warp routine `inst` calls when it runs with part of its warp: a `SHFL` with one
+/// destination or a value and a predicate (the `P` of the table: two destinations), a
+/// `VOTE` with one.
+pub fn warp_routine(inst: &Inst) -> Option<&'static Routine> {
+    let m = inst.op.mnemonic();
+    let two = inst.ndefs == 2;
+    if !(inst.ndefs == 1 || (two && m == "SHFL")) {
+        return None;
+    }
+    WARP_ROUTINES.iter().find(|r| {
+        let has = |x: &str| if x == "P" { two } else { inst.has_mod(x) };
+        r.mnemonic == m && r.with.iter().all(|x| has(x)) && !r.without.iter().any(|x| has(x))
+    })
+}
+
 /// The routine an imported instruction calls, if any. Only an instruction that writes its
 /// result (one whole destination) and reads it from nothing else qualifies.
 pub fn routine(inst: &Inst) -> Option<&'static Routine> {
@@ -189,10 +235,22 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
     // that calls no routine). An unknown opcode is asked in full.
     let ops: Vec<Opcode> = ROUTINES.iter().map(|r| Opcode::from_mnemonic(r.mnemonic)).collect();
     let may_call = |i: &Inst| i.ndefs == 1 && (!i.op.is_known() || ops.contains(&i.op));
-    if !f.blocks.iter().flat_map(|b| &b.insts).any(|i| may_call(i) && routine(i).is_some()) {
+    let (shfl, vote) = (Opcode::from_mnemonic("SHFL"), Opcode::from_mnemonic("VOTE"));
+    // sm_90 and later keep a partial warp's shuffle inline (`WARPSYNC.ALL; SHFL`, no
+    // call: hand-made kernels on sm_90, sm_100, sm_120; cub's sm_90 listings call none).
+    let slow_warp = ctx.sm.version < WARP_ROUTINES_BELOW;
+    let warp = |i: &Inst| slow_warp && (i.op == shfl || i.op == vote) && warp_routine(i).is_some();
+    let any_warp = f.blocks.iter().flat_map(|b| &b.insts).any(warp);
+    if !any_warp && !f.blocks.iter().flat_map(|b| &b.insts).any(|i| may_call(i) && routine(i).is_some()) {
         return (None, "no operation that ptxas calls a subroutine for".to_string());
     }
-    let live = liveness::compute_defined(f, &cfg::build(f, 1.0), &[]);
+    let c = cfg::build(f, 1.0);
+    // Which warp-synchronous operations may run with part of their warp: only those call.
+    let div = any_warp.then(|| crate::analysis::divergence::compute(f, &c));
+    let calls_at = |b: usize, i: &Inst| {
+        routine(i).or_else(|| div.as_ref().filter(|d| warp(i) && d.partial(b, i)).and_then(|_| warp_routine(i)))
+    };
+    let live = liveness::compute_defined(f, &c, &[]);
     let mut g = f.clone();
     let mut fresh = crate::prepass::FreshVregs::new(&g, "%slow");
     let mut calls: Vec<(&'static str, usize)> = Vec::new();
@@ -201,7 +259,7 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
         // Backwards from the block's live-out: the set after each instruction.
         let insts = &f.blocks[bi].insts;
         let mut clobbers = vec![0u8; insts.len()];
-        if insts.iter().any(|i| routine(i).is_some()) {
+        if insts.iter().any(|i| calls_at(bi, i).is_some()) {
             let mut after: LiveSet = live.live_out(bi);
             // Its R-file words, kept as the set changes (not recounted per call).
             let mut taken = live_words(f, &after);
@@ -211,7 +269,7 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
             };
             crate::work::add(insts.len() as u64);
             for (ii, inst) in insts.iter().enumerate().rev() {
-                if let Some(rt) = routine(inst) {
+                if let Some(rt) = calls_at(bi, inst) {
                     let k = rt.clobbers(f, inst, &|v| after.contains(v));
                     let dst: u32 = inst
                         .defs()
@@ -234,7 +292,7 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
             }
         }
         for (ii, &k) in clobbers.iter().enumerate() {
-            let Some(rt) = routine(&g.blocks[bi].insts[ii]) else { continue };
+            let Some(rt) = calls_at(bi, &f.blocks[bi].insts[ii]) else { continue };
             crate::work::add(k as u64);
             let mut defs = Vec::with_capacity(k as usize);
             for _ in 0..k {

@@ -190,7 +190,8 @@ fn sentence(s: &Step, st: &Stages) -> String {
             "ptxas expands divisions, 64-bit multiplies and predicated FP64 operations into sequences with temporaries of their own".to_string()
         }
         "slowpath" => "ptxas calls internal routines for these operations (div.rn.f32, sqrt.rn.f32, rcp.rn.f32, \
-                       64-bit div/rem, …), allocated with the kernel: each call clobbers the routine's registers"
+                       64-bit div/rem, …; on sm_75–sm_89 a shfl.sync or vote.sync under a thread-dependent \
+                       branch), allocated with the kernel: each call clobbers the routine's registers"
             .to_string(),
         "webs" => "a name PTX reuses for unrelated values becomes one value each, as in ptxas's own IR".to_string(),
         "components" => "ptxas builds a 64-bit value from its two 32-bit halves in place".to_string(),
