@@ -84,31 +84,55 @@ fn only_exits(f: &Function, b: usize) -> bool {
 pub fn compute(f: &Function, c: &Cfg) -> Divergence {
     let n = f.blocks.len();
     let ipdom = cfg::post_dominators(c);
-    let mut d = Divergence { values: vec![false; f.vregs.len()], blocks: vec![false; n] };
+    let nv = f.vregs.len();
+    let mut d = Divergence { values: vec![false; nv], blocks: vec![false; n] };
+    // The instructions that read each vreg, flat (`start[v]..start[v + 1]`): a value that
+    // turns thread-dependent revisits only its readers, so the fixed point costs the
+    // function's reads, not passes × instructions (a chain against the layout order
+    // would need a pass per link).
+    let mut start = vec![0u32; nv + 1];
+    for blk in &f.blocks {
+        for inst in &blk.insts {
+            inst.for_each_use(|r| start[r.vreg.index() + 1] += 1);
+        }
+    }
+    for v in 0..nv {
+        start[v + 1] += start[v];
+    }
+    let mut fill = start.clone();
+    let mut readers = vec![(0u32, 0u32); start[nv] as usize];
+    for (b, blk) in f.blocks.iter().enumerate() {
+        for (i, inst) in blk.insts.iter().enumerate() {
+            inst.for_each_use(|r| {
+                let at = &mut fill[r.vreg.index()];
+                readers[*at as usize] = (b as u32, i as u32);
+                *at += 1;
+            });
+        }
+    }
+    let mut work: Vec<(u32, u32)> = Vec::new();
+    for (b, blk) in f.blocks.iter().enumerate() {
+        work.extend((0..blk.insts.len()).map(|i| (b as u32, i as u32)));
+    }
     loop {
         // Values, given the regions.
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for (b, blk) in f.blocks.iter().enumerate() {
-                for inst in &blk.insts {
-                    if inst.ndefs == 0 || warp_uniform_result(inst) {
-                        continue;
+        while let Some((b, i)) = work.pop() {
+            let (b, inst) = (b as usize, &f.blocks[b as usize].insts[i as usize]);
+            if inst.ndefs == 0 || warp_uniform_result(inst) {
+                continue;
+            }
+            let mut div = d.blocks[b] || source_of_divergence(inst);
+            if !div {
+                inst.for_each_use(|r| div |= d.values[r.vreg.index()]);
+            }
+            if div {
+                inst.for_each_def(|r| {
+                    let v = r.vreg.index();
+                    if !d.values[v] {
+                        d.values[v] = true;
+                        work.extend_from_slice(&readers[start[v] as usize..start[v + 1] as usize]);
                     }
-                    let mut div = d.blocks[b] || source_of_divergence(inst);
-                    if !div {
-                        inst.for_each_use(|r| div |= d.values[r.vreg.index()]);
-                    }
-                    if div {
-                        inst.for_each_def(|r| {
-                            let v = &mut d.values[r.vreg.index()];
-                            if !*v {
-                                *v = true;
-                                changed = true;
-                            }
-                        });
-                    }
-                }
+                });
             }
         }
         // Regions, given the values.
@@ -138,8 +162,12 @@ pub fn compute(f: &Function, c: &Cfg) -> Divergence {
         // Regions only grow with the values, and values with the regions: stop when
         // neither does.
         let mut grew = false;
-        for (a, x) in d.blocks.iter_mut().zip(blocks) {
-            grew |= x && !*a;
+        for (b, (a, x)) in d.blocks.iter_mut().zip(blocks).enumerate() {
+            if x && !*a {
+                grew = true;
+                // Its definitions are thread-dependent now: visit them again.
+                work.extend((0..f.blocks[b].insts.len()).map(|i| (b as u32, i as u32)));
+            }
             *a |= x;
         }
         if !grew {
@@ -216,6 +244,26 @@ BB2:
 ",
         );
         assert_eq!(d.blocks, vec![false, false, false], "the taken side only exits");
+    }
+
+    #[test]
+    fn a_loop_carries_thread_dependence_back_to_earlier_reads() {
+        let (f, d) = divergence(
+            "BB0:
+  %r1 = MOV 0
+BB1:
+  %r2 = IADD3 %r1, 1
+  %r0 = S2R SR_TID.X
+  %r1 = IADD3 %r0, %r2
+  %p0 = ISETP.LT.U32 %r2, 100
+  @%p0 BRA BB1
+BB2:
+  %r3 = IADD3 %r1, 2
+  EXIT
+",
+        );
+        assert!(value(&f, &d, "%r2") && value(&f, &d, "%p0"), "through the back edge");
+        assert_eq!(d.blocks, vec![false, true, false], "the loop runs while some lanes stay");
     }
 
     #[test]
