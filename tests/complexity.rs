@@ -94,6 +94,33 @@ fn repeated_body(copies: usize) -> String {
     s
 }
 
+/// A warp reduction `steps` times on sm_80, each shuffle under its own `if (tid < k)`:
+/// every one is a routine call (`slowpath`, rule 19) found by `analysis::divergence`.
+fn divergent_shuffles(steps: usize) -> String {
+    let mut s = String::from(
+        ".version 9.0\n.target sm_80\n.address_size 64\n\n.visible .entry sh(\n\t.param .u64 sh_param_0\n)\n{\n",
+    );
+    s.push_str(&format!(
+        "\t.reg .pred \t%p<{}>;\n\t.reg .b32 \t%r<{}>;\n\t.reg .b64 \t%rd<4>;\n\n",
+        2 * steps + 2,
+        steps + 4
+    ));
+    s.push_str("\tld.param.u64 \t%rd1, [sh_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n\tmov.u32 \t%r1, %tid.x;\n");
+    s.push_str("\tmul.wide.u32 \t%rd3, %r1, 4;\n\tadd.s64 \t%rd3, %rd2, %rd3;\n\tld.global.u32 \t%r3, [%rd3];\n");
+    for k in 0..steps {
+        s.push_str(&format!("\tsetp.gt.u32 \t%p{}, %r1, {};\n\t@%p{} bra \t$L__BB0_{k};\n", 2 * k, 64 + k, 2 * k));
+        s.push_str(&format!(
+            "\tshfl.sync.down.b32 \t%r{}|%p{}, %r3, 1, 31, -1;\n\tadd.s32 \t%r3, %r3, %r{};\n",
+            4 + k,
+            2 * k + 1,
+            4 + k
+        ));
+        s.push_str(&format!("$L__BB0_{k}:\n"));
+    }
+    s.push_str("\tst.global.u32 \t[%rd3], %r3;\n\tret;\n\n}\n");
+    s
+}
+
 /// `entries` separate kernels, each the first copy of `repeated_body` renamed.
 fn many_entries(entries: usize) -> String {
     let one = repeated_body(1);
@@ -135,6 +162,12 @@ fn repeated_body_work_grows_linearly() {
     let small = work_of(&repeated_body(60), None);
     let large = work_of(&repeated_body(120), None);
     assert_linear("repeated body", small, large);
+}
+
+#[test]
+fn divergent_shuffles_work_grows_linearly() {
+    let (small, large) = (work_of(&divergent_shuffles(200), None), work_of(&divergent_shuffles(400), None));
+    assert_linear("divergent shuffles", small, large);
 }
 
 #[test]

@@ -117,6 +117,7 @@ pub fn compute(f: &Function, c: &Cfg) -> Divergence {
     loop {
         // Values, given the regions.
         while let Some((b, i)) = work.pop() {
+            crate::work::add(1);
             let (b, inst) = (b as usize, &f.blocks[b as usize].insts[i as usize]);
             if inst.ndefs == 0 || warp_uniform_result(inst) {
                 continue;
@@ -156,6 +157,7 @@ pub fn compute(f: &Function, c: &Cfg) -> Divergence {
                 }
                 seen[x] = b;
                 blocks[x] = true;
+                crate::work::add(1);
                 stack.extend(c.succs[x].iter().copied());
             }
         }
