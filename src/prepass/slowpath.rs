@@ -136,7 +136,7 @@ pub const ROUTINES: &[Routine] = &[
 /// $__cuda_sm70_shflsync_down_p`); a converged one is the bare `SHFL`/`VOTE`. A shuffle
 /// that also writes the predicate (`%r|%p`) calls the `_p` form. `words` from the
 /// one-operation kernels under `if (threadIdx.x < 64)` (hand-made, sm_80), as for
-/// [`ROUTINES`]; `tests/fidelity_slowpath.rs` re-measures them.
+/// [`ROUTINES`]; `tests/fidelity_warp_sync.rs` re-measures them.
 pub const WARP_ROUTINES: &[Routine] = &[
     r("__cuda_sm70_shflsync_down_p", "SHFL", &["DOWN", "P"], &[], 4),
     r("__cuda_sm70_shflsync_up_p", "SHFL", &["UP", "P"], &[], 4),
@@ -153,7 +153,7 @@ pub const WARP_ROUTINES: &[Routine] = &[
 
 /// The first SM version that calls no warp routine: ptxas 13.0.88 calls them on sm_75,
 /// sm_80, sm_86 and sm_89, and on sm_90, sm_100 and sm_120 keeps the operation inline
-/// after a `WARPSYNC.ALL` (hand-made kernels, `tests/fidelity_slowpath.rs`).
+/// after a `WARPSYNC.ALL` (hand-made kernels, `tests/fidelity_warp_sync.rs`).
 pub const WARP_ROUTINES_BELOW: u32 = 90;
 
 /// The warp routine `inst` calls when it runs with part of its warp: a `SHFL` with one
@@ -271,12 +271,7 @@ fn run(f: &Function, ctx: &PassCtx) -> (Option<Function>, String) {
             for (ii, inst) in insts.iter().enumerate().rev() {
                 if let Some(rt) = calls_at(bi, inst) {
                     let k = rt.clobbers(f, inst, &|v| after.contains(v));
-                    let dst: u32 = inst
-                        .defs()
-                        .iter()
-                        .filter_map(|o| o.as_vreg())
-                        .map(|r| f.vregs[r.vreg.index()].width as u32)
-                        .sum();
+                    let dst: u32 = inst.defs().iter().filter_map(|o| o.as_vreg()).map(|r| words_of(r.vreg)).sum();
                     clobbers[ii] = fit(k, taken + dst, f, ctx);
                 }
                 inst.for_each_def(|r| {
