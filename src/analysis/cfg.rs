@@ -165,14 +165,19 @@ pub fn build(f: &Function, loop_weight: f64) -> Cfg {
 /// Iterative depth-first search from block 0 (no recursion: kernels have tens of
 /// thousands of blocks). Successors are visited in list order.
 fn reverse_post_order(succs: &[Vec<usize>]) -> (Vec<usize>, Vec<bool>) {
+    reverse_post_order_from(succs, 0)
+}
+
+/// [`reverse_post_order`] from node `root`.
+fn reverse_post_order_from(succs: &[Vec<usize>], root: usize) -> (Vec<usize>, Vec<bool>) {
     let n = succs.len();
     let mut reachable = vec![false; n];
     let mut post = Vec::with_capacity(n);
     if n == 0 {
         return (post, reachable);
     }
-    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
-    reachable[0] = true;
+    let mut stack: Vec<(usize, usize)> = vec![(root, 0)];
+    reachable[root] = true;
     while let Some(top) = stack.last_mut() {
         let (b, next) = *top;
         if next < succs[b].len() {
@@ -209,25 +214,8 @@ pub fn post_dominators(c: &Cfg) -> Vec<Option<usize>> {
         rpreds[b].push(end);
     }
     rsuccs.push(from_end);
-    // Reverse post-order of the reversed graph from the end.
-    let mut seen = vec![false; n + 1];
-    let mut post = Vec::with_capacity(n + 1);
-    let mut stack = vec![(end, 0usize)];
-    seen[end] = true;
-    while let Some(&mut (b, ref mut k)) = stack.last_mut() {
-        if let Some(&s) = rsuccs[b].get(*k) {
-            *k += 1;
-            if !seen[s] {
-                seen[s] = true;
-                stack.push((s, 0));
-            }
-        } else {
-            post.push(b);
-            stack.pop();
-        }
-    }
-    post.reverse();
-    let idom = dominators(&post, &rpreds, n + 1);
+    let (rpo, _) = reverse_post_order_from(&rsuccs, end);
+    let idom = dominators(&rpo, &rpreds, n + 1);
     idom.into_iter().take(n).map(|d| d.filter(|&x| x != end)).collect()
 }
 
