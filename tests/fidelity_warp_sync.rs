@@ -158,3 +158,24 @@ fn ptxas_calls_the_routines_where_radbg_does() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn why_registers_names_the_routine_a_clobbered_register_belongs_to() {
+    let dir = std::env::temp_dir().join(format!("radbg-warp-why-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    // Three shuffles under the branch: the clobbers are at the peak.
+    let op = "shfl.sync.down.b32 %r9|%p3, %r5, %r7, %r6, %r8;\nmov.b32 %r5, %r9;\n\
+              shfl.sync.down.b32 %r9|%p3, %r5, %r7, %r6, %r8;\nmov.b32 %r5, %r9;\n\
+              shfl.sync.down.b32 %r9|%p3, %r5, %r7, %r6, %r8;";
+    let file = dir.join("k.ptx");
+    std::fs::write(&file, kernel("sm_80", op, Place::Divergent)).expect("writes");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_radbg")).arg("why").arg(&file).output().expect("runs");
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("ptxas's internal routine __cuda_sm70_shflsync_down_p clobbers, called for the sync.down.b32"),
+        "{text}"
+    );
+    assert!(text.contains("3 call(s) of ptxas-internal routines (3× __cuda_sm70_shflsync_down_p)"), "{text}");
+}

@@ -240,7 +240,7 @@ pub fn stands_for(m: &Machine, f: &Function, v: VRegId) -> Option<String> {
             i.for_each_def(|r| hit |= r.vreg == v);
             hit
         })?;
-        let rt = crate::prepass::slowpath::called_by(call)?;
+        let rt = crate::prepass::slowpath::routine_called(f, call)?;
         return Some(format!(
             "a register ptxas's internal routine {} clobbers, called for the {} at {}",
             rt.name,

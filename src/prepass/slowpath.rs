@@ -160,15 +160,35 @@ pub const WARP_ROUTINES_BELOW: u32 = 90;
 /// destination or a value and a predicate (the `P` of the table: two destinations), a
 /// `VOTE` with one.
 pub fn warp_routine(inst: &Inst) -> Option<&'static Routine> {
+    warp_routine_with(inst, inst.ndefs as usize)
+}
+
+/// [`warp_routine`] for an instruction with `own` destinations of its own.
+fn warp_routine_with(inst: &Inst, own: usize) -> Option<&'static Routine> {
     let m = inst.op.mnemonic();
-    let two = inst.ndefs == 2;
-    if !(inst.ndefs == 1 || (two && m == "SHFL")) {
+    let two = own == 2;
+    if !(own == 1 || (two && m == "SHFL")) {
         return None;
     }
     WARP_ROUTINES.iter().find(|r| {
         let has = |x: &str| if x == "P" { two } else { inst.has_mod(x) };
         r.mnemonic == m && r.with.iter().all(|x| has(x)) && !r.without.iter().any(|x| has(x))
     })
+}
+
+/// The routine the call `inst` of `f` makes once this stage has run: an arithmetic
+/// routine ([`called_by`]) or a warp routine, recognised by the destinations it had
+/// before the stage added its clobbers (`%slowN`).
+pub fn routine_called(f: &Function, inst: &Inst) -> Option<&'static Routine> {
+    if let Some(rt) = called_by(inst) {
+        return Some(rt);
+    }
+    let own = inst
+        .defs()
+        .iter()
+        .filter(|o| o.as_vreg().is_none_or(|r| !f.vregs[r.vreg.index()].name.starts_with("%slow")))
+        .count();
+    warp_routine_with(inst, own)
 }
 
 /// The routine an imported instruction calls, if any. Only an instruction that writes its
