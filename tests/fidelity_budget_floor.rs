@@ -78,12 +78,9 @@ fn minnctapersm_beyond_the_sm_is_ignored() {
 
 #[test]
 fn ptxas_prints_the_same_lines_and_counts() {
-    let Some(ptxas) = common::ptxas::ptxas() else {
-        eprintln!("ptxas 13.0.88 not found: its budget lines are not re-measured");
+    let Some((ptxas, dir)) = common::ptxas::ptxas_in("floor", "its budget lines are") else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("radbg-floor-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
     let run = |name: &str, directives: &str, args: &[&str]| {
         let file = dir.join(format!("{name}.ptx"));
         std::fs::write(&file, kernel(directives)).expect("writes");

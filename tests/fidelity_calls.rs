@@ -123,12 +123,9 @@ fn the_importer_puts_callees_first() {
 
 #[test]
 fn the_recorded_ptxas_figures_are_ptxas_s() {
-    let Some(ptxas) = common::ptxas::ptxas() else {
-        eprintln!("ptxas 13.0.88 not in the corpus cache: the recorded figures are not re-measured");
+    let Some((ptxas, dir)) = common::ptxas::ptxas_in("calls", "the recorded figures are") else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("radbg-calls-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
     for (i, &(what, n, recursive, want, _)) in CASES.iter().enumerate() {
         let file = dir.join(format!("k{i}.ptx"));
         std::fs::write(&file, kernel(n, recursive)).expect("writes");
@@ -173,12 +170,9 @@ const BOUNDS: &str = "\n.maxntid 256, 1, 1\n.minnctapersm 2";
 fn a_callee_compiles_to_its_entrys_launch_bounds() {
     assert_eq!(callee_spills(&bounded(60, BOUNDS), 32), 0);
     assert!(callee_spills(&bounded(60, ""), 32) > 0);
-    let Some(ptxas) = common::ptxas::ptxas() else {
-        eprintln!("ptxas 13.0.88 not in the corpus cache: the recorded behaviour is not re-measured");
+    let Some((ptxas, dir)) = common::ptxas::ptxas_in("bounds", "the recorded behaviour is") else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("radbg-bounds-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
     for (name, bounds, spills) in [("with", BOUNDS, false), ("without", "", true)] {
         let file = dir.join(format!("{name}.ptx"));
         std::fs::write(&file, bounded(60, bounds)).expect("writes");
@@ -235,12 +229,9 @@ fn an_internal_callee_saves_nothing_for_its_callers() {
     assert_eq!((mid.spill_stores, mid.stack_frame), (0, 0));
     let k = run.funcs.iter().find(|f| f.name == "k").expect("k");
     assert!(k.faults.is_empty(), "{:?}", k.faults);
-    let Some(ptxas) = common::ptxas::ptxas() else {
-        eprintln!("ptxas 13.0.88 not in the corpus cache: the recorded behaviour is not re-measured");
+    let Some((ptxas, dir)) = common::ptxas::ptxas_in("nested", "the recorded behaviour is") else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("radbg-nested-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
     let file = dir.join("nested.ptx");
     std::fs::write(&file, nested(12, 10)).expect("writes");
     let (_, log) = common::ptxas::used_registers(&ptxas, &file);

@@ -85,12 +85,9 @@ fn without_the_stage_a_division_counts_like_an_add() {
 
 #[test]
 fn the_recorded_ptxas_figures_are_ptxas_s() {
-    let Some(ptxas) = common::ptxas::ptxas() else {
-        eprintln!("ptxas 13.0.88 not in the corpus cache: the recorded figures are not re-measured");
+    let Some((ptxas, dir)) = common::ptxas::ptxas_in("slowpath", "the recorded figures are") else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("radbg-slowpath-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
     for (i, &(ty, op, q, want, _)) in CASES.iter().enumerate() {
         let file = dir.join(format!("k{i}.ptx"));
         std::fs::write(&file, kernel(ty, op, q)).expect("writes");

@@ -12,6 +12,18 @@ mod common;
 
 use std::collections::BTreeSet;
 
+/// The kernels' entry: two pointers `a`, `b` (as `%rd1`, `%rd2`) and a count `n` (`%r9`),
+/// with `r` 32-bit and `f` float registers declared.
+fn entry(r: usize, f: usize) -> String {
+    format!(
+        ".version 8.8\n.target sm_80\n.address_size 64\n\
+         .visible .entry k(.param .u64 a, .param .u64 b, .param .u32 n)\n{{\n\
+         .reg .pred %p<4>; .reg .b32 %r<{r}>; .reg .f32 %f<{f}>; .reg .b64 %rd<12>;\n\
+         ld.param.u64 %rd7, [a]; ld.param.u64 %rd8, [b]; ld.param.u32 %r9, [n];\n\
+         cvta.to.global.u64 %rd1, %rd7; cvta.to.global.u64 %rd2, %rd8;\n"
+    )
+}
+
 /// A loop from `start` to `bound` by 1 with one load (`load`: `global` or `shared`),
 /// `fmas` dependent FMAs and one store; `extra` goes at the top of the loop header.
 fn kernel(start: &str, bound: &str, load: &str, fmas: usize, extra: &str, test: &str) -> String {
@@ -21,13 +33,9 @@ fn kernel(start: &str, bound: &str, load: &str, fmas: usize, extra: &str, test: 
         ("cvt.u32.u64 %r8, %rd4;", "ld.shared.f32 %f1, [%r8];")
     };
     let chain: String = (0..fmas).map(|_| "fma.rn.f32 %f2, %f2, %f1, 0f3F800000;\n").collect();
+    let head = entry(12, 4);
     format!(
-        ".version 8.8\n.target sm_80\n.address_size 64\n\
-         .visible .entry k(.param .u64 a, .param .u64 b, .param .u32 n)\n{{\n\
-         .reg .pred %p<4>; .reg .b32 %r<12>; .reg .f32 %f<4>; .reg .b64 %rd<12>;\n\
-         ld.param.u64 %rd7, [a]; ld.param.u64 %rd8, [b]; ld.param.u32 %r9, [n];\n\
-         cvta.to.global.u64 %rd1, %rd7; cvta.to.global.u64 %rd2, %rd8;\n\
-         mov.u32 %r5, {start};\nmov.u32 %r3, {bound};\n\
+        "{head}mov.u32 %r5, {start};\nmov.u32 %r3, {bound};\n\
          setp.ge.u32 %p3, %r5, %r3; @%p3 bra $END;\n\
          $LOOP:\n{extra}\n\
          mul.wide.u32 %rd4, %r5, 4;\n{addr}\n{ld}\n\
@@ -153,13 +161,9 @@ fn dot(start: &str, pairs: usize, wide: bool, halves: usize) -> String {
         }
     }
     let step = 256 * pairs;
+    let head = entry(80, 80);
     format!(
-        ".version 8.8\n.target sm_80\n.address_size 64\n\
-         .visible .entry k(.param .u64 a, .param .u64 b, .param .u32 n)\n{{\n\
-         .reg .pred %p<4>; .reg .b32 %r<80>; .reg .f32 %f<80>; .reg .b64 %rd<12>;\n\
-         ld.param.u64 %rd7, [a]; ld.param.u64 %rd8, [b]; ld.param.u32 %r9, [n];\n\
-         cvta.to.global.u64 %rd1, %rd7; cvta.to.global.u64 %rd2, %rd8;\n\
-         mov.u32 %r5, {start};\nmov.f32 %f3, 0f00000000;\nmov.b32 %r8, 0;\n\
+        "{head}mov.u32 %r5, {start};\nmov.f32 %f3, 0f00000000;\nmov.b32 %r8, 0;\n\
          setp.ge.u32 %p3, %r5, %r9; @%p3 bra $END;\n\
          $LOOP:\nmul.wide.u32 %rd4, %r5, 8;\nadd.s64 %rd5, %rd1, %rd4;\nadd.s64 %rd6, %rd2, %rd4;\n\
          {body}add.s32 %r5, %r5, {step};\nsetp.lt.u32 %p1, %r5, %r9;\n@%p1 bra $LOOP;\n\

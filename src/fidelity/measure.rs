@@ -166,7 +166,8 @@ fn func_runs(m: &Machine) -> Vec<FuncRun> {
             faults,
             alloc_failed,
             naive_peak: naive_peak(&source, fi),
-            peak: naive_peak(&m.module, fi),
+            // The pipeline's own solve of the allocator's input (no second one).
+            peak: m.pipeline_liveness(fi).map_or(0, |l| l.max_pressure(f, RegFile::R).0),
         });
     }
     funcs

@@ -17,6 +17,19 @@ pub fn ptxas() -> Option<PathBuf> {
     corpus_tool("root/nvidia/cu13/bin/ptxas")
 }
 
+/// ptxas with a fresh scratch directory `radbg-TAG-PID` under the temp directory; `None`,
+/// saying that `unmeasured` is not re-measured, when the corpus cache has no ptxas.
+#[allow(dead_code)] // not every test binary that includes `common` runs ptxas
+pub fn ptxas_in(tag: &str, unmeasured: &str) -> Option<(PathBuf, PathBuf)> {
+    let Some(ptxas) = ptxas() else {
+        eprintln!("ptxas 13.0.88 not in the corpus cache: {unmeasured} not re-measured");
+        return None;
+    };
+    let dir = std::env::temp_dir().join(format!("radbg-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    Some((ptxas, dir))
+}
+
 /// The first `Used N registers` of `ptxas -arch=sm_80 -v` on `file`, with its log.
 pub fn used_registers(ptxas: &Path, file: &Path) -> (Option<u32>, String) {
     let out =
